@@ -1,0 +1,81 @@
+// `cuflash-roofline ceilings`: the empirical roofline of the local GPU.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpu_choice.hpp"
+#include "kernels/measure/device_info.hpp"
+#include "measured_ceilings.hpp"
+#include "report_file.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+struct CeilingsOptions {
+  int device = 0;
+  std::string gpu = "auto";
+  std::string gpu_table;
+  std::string json_path;
+};
+
+void print(const CeilingsReport& report, std::ostream& out) {
+  out << fmt::format("Measured ceilings of device {} ({}), compared with the '{}' datasheet\n",
+                     report.device.index, report.device.name, report.datasheet_gpu);
+  out << fmt::format("{:<20} {:>10} {:<8} {:>10} {:>7} {:>8}  {}\n", "figure", "median", "unit",
+                     "datasheet", "ratio", "samples", "method");
+  for (const CeilingFigure& f : report.figures) {
+    out << fmt::format(
+        "{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
+        f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
+        f.datasheet_value ? fmt::format("{:.3f}", f.value / *f.datasheet_value) : "-",
+        f.samples.size(), f.method);
+  }
+  out << "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "
+         "JSON.\n";
+}
+
+}  // namespace
+
+void add_ceilings_command(CLI::App& app, CommandStatus& status) {
+  auto options = std::make_shared<CeilingsOptions>();
+  CLI::App* command = app.add_subcommand(
+      "ceilings", "measure DRAM and L2 bandwidth and compute peaks of the local GPU");
+  add_version_flag(*command);
+  command->add_option("--device", options->device, "CUDA device index")->capture_default_str();
+  command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
+      ->capture_default_str();
+  command->add_option("--gpu-table", options->gpu_table, "GPU table JSON (default: built in)");
+  command->add_option("--json", options->json_path,
+                      "write the ceilings JSON to PATH ('-' for stdout)");
+  command->callback([options, &status] {
+    const int devices = measure::device_count();
+    if (devices == 0) {
+      std::cerr << "cuflash-roofline: error: ceilings needs a CUDA device; none on this machine\n";
+      status.exit_status = 3;
+      return;
+    }
+    if (options->device < 0 || options->device >= devices) {
+      throw std::runtime_error(fmt::format("--device {}: no such device (this machine has {})",
+                                           options->device, devices));
+    }
+    const GpuTable table = load_gpu_table(options->gpu_table);
+    const measure::DeviceInfo info = measure::query_device(options->device);
+    const GpuSpec* datasheet = nullptr;
+    try {
+      datasheet = &choose_gpu(table, options->gpu, LocalDevice{info.name, info.cc});
+    } catch (const std::runtime_error& error) {
+      if (options->gpu != "auto") throw;
+      std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
+    }
+    const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
+    print(report, options->json_path == "-" ? std::cerr : std::cout);
+    if (!options->json_path.empty()) {
+      write_text_atomically(options->json_path, to_json(report).dump(2) + "\n");
+    }
+  });
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace cfr::app {
+
+// Each subcommand lives in its own file and registers itself here. A command
+// reports failure by throwing (one-line message, exit 2) or by setting
+// `exit_status` for outcomes that are not usage errors.
+struct CommandStatus {
+  int exit_status = 0;
+};
+
+// --version on a subcommand, printing the tool version and commit.
+void add_version_flag(CLI::App& command);
+
+void add_gpus_command(CLI::App& app);
+void add_model_command(CLI::App& app);
+void add_sweep_command(CLI::App& app, CommandStatus& status);
+void add_ceilings_command(CLI::App& app, CommandStatus& status);
+// Evidence tools (app/evidence/): each sets status.exit_status for a verdict
+// (an inconsistent report, a regression) and throws for unusable input.
+void add_audit_command(CLI::App& app, CommandStatus& status);
+void add_compare_command(CLI::App& app, CommandStatus& status);
+void add_plot_command(CLI::App& app, CommandStatus& status);
+void add_import_historical_command(CLI::App& app, CommandStatus& status);
+
+}  // namespace cfr::app

@@ -1,0 +1,62 @@
+// `cuflash-roofline audit REPORT…`: recomputes every derived figure of each
+// report from its own inputs and samples, and checks that `auditable: true`
+// is earned. Exit 0: every report consistent; 1: findings; 2: unusable file.
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "evidence/evidence_cli.hpp"
+#include "report_file.hpp"
+#include "roofline/evidence/audit.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+struct AuditOptions {
+  std::vector<std::string> files;
+  std::string json_path;
+};
+
+int run(const AuditOptions& options) {
+  const std::vector<Report> reports = read_reports(options.files);
+  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  nlohmann::json files = nlohmann::json::array();
+  bool all_consistent = true;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const evidence::AuditResult result = evidence::audit_report(reports[i]);
+    screen << evidence::render_audit(result, options.files[i]);
+    all_consistent = all_consistent && result.consistent();
+    nlohmann::json entry = evidence::to_json(result);
+    entry["file"] = options.files[i];
+    files.push_back(entry);
+  }
+  screen << std::flush;
+  if (!options.json_path.empty()) {
+    const nlohmann::json document{
+        {"schema", "cuflash-roofline/audit/v1"}, {"consistent", all_consistent}, {"files", files}};
+    write_text_atomically(
+        options.json_path,
+        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  return all_consistent ? 0 : 1;
+}
+
+}  // namespace
+
+void add_audit_command(CLI::App& app, CommandStatus& status) {
+  auto options = std::make_shared<AuditOptions>();
+  CLI::App* command = app.add_subcommand(
+      "audit",
+      "recompute every derived figure of reports and check their auditable flag (exit 0: "
+      "consistent, 1: findings, 2: unusable file)");
+  command->add_option("reports", options->files, "report JSON files")->required();
+  command->add_option("--json", options->json_path,
+                      "also write the findings as JSON to PATH ('-' for stdout)");
+  add_version_flag(*command);
+  command->callback([options, &status] { status.exit_status = run(*options); });
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,223 @@
+// `cuflash-roofline compare BASE NEW`: matched rows of two reports with a
+// noise-aware verdict, the CI regression gate (--fail-on-regression), and
+// `compare --roofline REPORT…`: each report against its own roof.
+//
+// Paths: BASE NEW (two files or two folders, folders matched by file name),
+// or BASE1 NEW1 BASE2 NEW2 … (pairs of files). Exit 0; 1 when
+// --fail-on-regression and a row is SLOWER or FAILED; 2 for an unusable file
+// or a refused comparison.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "evidence/evidence_cli.hpp"
+#include "report_file.hpp"
+#include "roofline/evidence/compare.hpp"
+#include "roofline/evidence/roof_fraction.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> paths;
+  double threshold = -1;  // negative: noise-aware
+  bool fail_on_regression = false;
+  bool allow_unauditable = false;
+  bool allow_cross_device = false;
+  std::vector<std::string> kernel_aliases;
+  bool roofline = false;
+  std::string json_path;
+};
+
+struct FilePairs {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::string> only_in_base;
+  std::vector<std::string> only_in_new;
+};
+
+FilePairs pair_paths(const std::vector<std::string>& paths) {
+  FilePairs out;
+  if (paths.size() == 2 && (is_folder(paths[0]) || is_folder(paths[1]))) {
+    for (const std::string& path : paths) {
+      if (!is_folder(path)) {
+        throw std::runtime_error(
+            fmt::format("{}: not a folder (two folders, or files in BASE NEW pairs)", path));
+      }
+    }
+    const std::vector<std::string> base = json_files_in(paths[0]);
+    const std::vector<std::string> next = json_files_in(paths[1]);
+    for (const std::string& name : base) {
+      if (std::find(next.begin(), next.end(), name) != next.end()) {
+        out.pairs.emplace_back(paths[0] + "/" + name, paths[1] + "/" + name);
+      } else {
+        out.only_in_base.push_back(paths[0] + "/" + name);
+      }
+    }
+    for (const std::string& name : next) {
+      if (std::find(base.begin(), base.end(), name) == base.end()) {
+        out.only_in_new.push_back(paths[1] + "/" + name);
+      }
+    }
+    if (out.pairs.empty()) {
+      throw std::runtime_error(
+          fmt::format("{} and {}: no report file name in common", paths[0], paths[1]));
+    }
+    return out;
+  }
+  if (paths.size() % 2 != 0) {
+    throw std::runtime_error(fmt::format(
+        "compare takes BASE NEW pairs; {} paths given (use --roofline for single reports)",
+        paths.size()));
+  }
+  for (std::size_t i = 0; i < paths.size(); i += 2) out.pairs.emplace_back(paths[i], paths[i + 1]);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_aliases(
+    const std::vector<std::string>& aliases) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& alias : aliases) {
+    const auto equals = alias.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == alias.size()) {
+      throw std::runtime_error(
+          fmt::format("--match-kernel {}: expected BASE_KERNEL=NEW_KERNEL", alias));
+    }
+    out.emplace_back(alias.substr(0, equals), alias.substr(equals + 1));
+  }
+  return out;
+}
+
+int run_roofline_view(const CompareOptions& options) {
+  std::vector<std::string> files;
+  for (const std::string& path : options.paths) {
+    if (!is_folder(path)) {
+      files.push_back(path);
+      continue;
+    }
+    for (const std::string& name : json_files_in(path)) files.push_back(path + "/" + name);
+  }
+  const std::vector<Report> reports = read_reports(files);
+  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  nlohmann::json entries = nlohmann::json::array();
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const auto rows = evidence::roof_fractions(reports[i]);
+    screen << evidence::render_roof_fractions(rows, reports[i], files[i]);
+    entries.push_back({{"file", files[i]},
+                       {"source", to_string(reports[i].provenance.source)},
+                       {"auditable", reports[i].provenance.auditable},
+                       {"ceiling", reports[i].ceiling.gpu},
+                       {"ceiling_source", reports[i].ceiling.source},
+                       {"rows", evidence::to_json(rows)}});
+  }
+  screen << std::flush;
+  if (!options.json_path.empty()) {
+    const nlohmann::json document{{"schema", "cuflash-roofline/roof-fraction/v1"},
+                                  {"reports", entries}};
+    write_text_atomically(
+        options.json_path,
+        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  return 0;
+}
+
+int run_comparison(const CompareOptions& options) {
+  const FilePairs files = pair_paths(options.paths);
+  evidence::CompareOptions settings;
+  if (options.threshold >= 0) settings.threshold = options.threshold;
+  settings.allow_unauditable = options.allow_unauditable;
+  settings.allow_cross_device = options.allow_cross_device;
+  settings.kernel_aliases = parse_aliases(options.kernel_aliases);
+
+  // Every file is read before anything is printed, so bad input fails alone.
+  std::vector<std::pair<Report, Report>> reports;
+  for (const auto& [base, next] : files.pairs) {
+    reports.emplace_back(read_report_file(base), read_report_file(next));
+  }
+  std::vector<evidence::Comparison> comparisons;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    try {
+      comparisons.push_back(
+          evidence::compare_reports(reports[i].first, reports[i].second, settings));
+    } catch (const evidence::ComparisonRefused& refused) {
+      throw std::runtime_error(fmt::format("{} -> {}: refused: {}", files.pairs[i].first,
+                                           files.pairs[i].second, refused.what()));
+    }
+  }
+
+  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  nlohmann::json pairs = nlohmann::json::array();
+  bool regressed = false;
+  for (std::size_t i = 0; i < comparisons.size(); ++i) {
+    screen << evidence::render_comparison(comparisons[i], files.pairs[i].first,
+                                          files.pairs[i].second);
+    regressed = regressed || comparisons[i].regressed();
+    nlohmann::json entry = evidence::to_json(comparisons[i]);
+    entry["base"] = files.pairs[i].first;
+    entry["new"] = files.pairs[i].second;
+    pairs.push_back(entry);
+  }
+  for (const std::string& path : files.only_in_base)
+    screen << "file only in base: " << path << '\n';
+  for (const std::string& path : files.only_in_new) screen << "file only in new: " << path << '\n';
+  if (comparisons.size() > 1)
+    screen << "total: " << evidence::render_verdict_counts(comparisons) << '\n';
+  if (regressed) screen << "REGRESSION: at least one row is SLOWER or FAILED\n";
+  screen << std::flush;
+
+  if (!options.json_path.empty()) {
+    const nlohmann::json document{
+        {"schema", "cuflash-roofline/compare/v1"},
+        {"threshold",
+         settings.threshold ? nlohmann::json(*settings.threshold) : nlohmann::json(nullptr)},
+        {"pairs", pairs},
+        {"files_only_in_base", files.only_in_base},
+        {"files_only_in_new", files.only_in_new},
+        {"regression", regressed}};
+    write_text_atomically(
+        options.json_path,
+        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  return regressed && options.fail_on_regression ? 1 : 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandStatus& status) {
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* command = app.add_subcommand(
+      "compare",
+      "compare matched rows of BASE and NEW reports (files, BASE NEW pairs, or two folders), or "
+      "with --roofline list each report's fraction of roof");
+  command->add_option("paths", options->paths, "BASE NEW [BASE NEW ...], or two folders")
+      ->required();
+  command
+      ->add_option("--threshold", options->threshold,
+                   "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
+                   "larger relative stdev of the two rows)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--fail-on-regression", options->fail_on_regression,
+                    "exit 1 when any row is SLOWER or FAILED (the CI gate)");
+  command->add_flag("--allow-unauditable", options->allow_unauditable,
+                    "compare against a baseline that is not auditable (labelled in the output)");
+  command->add_flag("--allow-cross-device", options->allow_cross_device,
+                    "compare reports of different device models (labelled in the output)");
+  command->add_option("--match-kernel", options->kernel_aliases,
+                      "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one");
+  command->add_flag("--roofline", options->roofline,
+                    "treat every path as a report and list each row's fraction of its roof, "
+                    "worst first");
+  command->add_option("--json", options->json_path,
+                      "also write the comparison as JSON to PATH ('-' for stdout)");
+  add_version_flag(*command);
+  command->callback([options, &status] {
+    status.exit_status = options->roofline ? run_roofline_view(*options) : run_comparison(*options);
+  });
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,74 @@
+#include "measured_ceilings.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "device_record.hpp"
+#include "kernels/ceilings/ceilings.hpp"
+#include "kernels/measure/device_info.hpp"
+#include "report_file.hpp"
+#include "roofline/report_json.hpp"
+#include "roofline/row_model.hpp"
+#include "tool_info.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+std::optional<double> datasheet_value(const GpuSpec* gpu, const ceilings::CeilingMeasurement& m) {
+  if (gpu == nullptr) return std::nullopt;
+  if (m.figure == "dram_bandwidth") return gpu->memory_bandwidth_GBps.value;
+  if (m.compute_unit) return gpu->peak(*m.compute_unit);
+  return std::nullopt;  // L2 bandwidth: no vendor figure
+}
+
+}  // namespace
+
+CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
+                                       const measure::TimingOptions& timing) {
+  CeilingsReport report;
+  report.tool = current_tool_info();
+  report.provenance.source = ProvenanceSource::measured;
+  report.provenance.created_utc = utc_now_iso8601();
+  report.provenance.command = command_line();
+  report.provenance.host = host_name();
+  const measure::DeviceInfo info = measure::query_device(device);
+  report.device = device_record(info);
+  report.datasheet_gpu = datasheet ? datasheet->id : "";
+  for (const ceilings::CeilingMeasurement& m : ceilings::measure_ceilings(device, timing)) {
+    CeilingFigure figure;
+    figure.figure = m.figure;
+    figure.unit = m.unit;
+    figure.value = m.value;
+    figure.samples = m.samples;
+    figure.method = m.method;
+    figure.compute_unit = m.compute_unit;
+    figure.datasheet_value = datasheet_value(datasheet, m);
+    figure.sm_clock_MHz = m.timing.sm_clock_MHz;
+    report.figures.push_back(std::move(figure));
+  }
+  if (report.tool.git_dirty) {
+    report.provenance.reasons.push_back("built from a dirty or unknown tree");
+  }
+  report.provenance.auditable = report.provenance.reasons.empty();
+  return report;
+}
+
+CeilingRecord measured_ceiling(const std::string& mode, const GpuSpec& datasheet,
+                               std::string_view table_origin, int device) {
+  const CeilingRecord sheet = datasheet_ceiling(datasheet, table_origin);
+  if (mode == "measured") {
+    const CeilingsReport measured = measure_ceilings_report(device, &datasheet, {});
+    return measured_ceiling_record(measured, sheet, "measured by this sweep");
+  }
+  CeilingsReport measured;
+  try {
+    measured = ceilings_from_json(read_json_file(mode));
+  } catch (const ReportError& error) {
+    throw std::runtime_error(fmt::format("--ceiling {}: {}", mode, error.what()));
+  }
+  return measured_ceiling_record(measured, sheet, mode);
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "kernels/measure/cold_timer.hpp"
+#include "roofline/ceilings_report.hpp"
+#include "roofline/gpu_table.hpp"
+
+namespace cfr::app {
+
+// Runs every ceiling micro-benchmark on `device` and records it, with each
+// figure's datasheet counterpart from `datasheet` (may be null).
+CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
+                                       const measure::TimingOptions& timing);
+
+// mode "measured": measure now on `device`; otherwise mode is the path of a
+// `ceilings` JSON file.
+CeilingRecord measured_ceiling(const std::string& mode, const GpuSpec& datasheet,
+                               std::string_view table_origin, int device);
+
+}  // namespace cfr::app

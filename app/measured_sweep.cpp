@@ -1,0 +1,258 @@
+#include "measured_sweep.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "ceiling_choice.hpp"
+#include "device_record.hpp"
+#include "gpu_choice.hpp"
+#include "kernels/bench/attention_bench.hpp"
+#include "kernels/measure/device_info.hpp"
+#include "kernels/measure/device_selection.hpp"
+#include "report_file.hpp"
+#include "report_output.hpp"
+#include "roofline/auditability.hpp"
+#include "roofline/row_model.hpp"
+#include "tool_info.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  interrupted.store(true);
+}
+
+std::string describe(const ResultRow& row) {
+  return fmt::format("{} {} {} B={} H={} N={} d={}{}", row.kernel, to_string(row.direction),
+                     to_string(row.dtype), row.batch, row.heads, row.seq_len, row.head_dim,
+                     row.causal ? " causal" : "");
+}
+
+// Serializes progress lines, row updates and report rewrites across the
+// per-device threads.
+class SweepState {
+ public:
+  SweepState(Report report, std::string json_path)
+      : report_(std::move(report)),
+        json_path_(std::move(json_path)),
+        start_(std::chrono::steady_clock::now()) {}
+
+  std::size_t total() const { return report_.results.size(); }
+  ResultRow row(std::size_t index) {
+    std::lock_guard lock(mutex_);
+    return report_.results[index];
+  }
+
+  void begin(std::size_t index, int device) {
+    std::lock_guard lock(mutex_);
+    const double elapsed = seconds_since_start();
+    std::string eta = "ETA -";
+    if (done_ > 0) {
+      eta = fmt::format("ETA {:.0f} s", elapsed / static_cast<double>(done_) *
+                                            static_cast<double>(measurable_ - done_));
+    }
+    std::cerr << fmt::format("[{}/{}] device {}: {} ({})\n", done_ + 1, measurable_, device,
+                             describe(report_.results[index]), eta);
+  }
+
+  void finish(std::size_t index, ResultRow row) {
+    std::lock_guard lock(mutex_);
+    report_.results[index] = std::move(row);
+    ++done_;
+    const ResultRow& r = report_.results[index];
+    if (r.status != RowStatus::ok) {
+      std::cerr << fmt::format("    {}: {}\n", to_string(r.status), r.reason);
+    } else if (r.timing) {
+      std::cerr << fmt::format("    median {:.4f} ms over {} samples, check {}\n",
+                               r.timing->median_ms, r.timing->samples_ms.size(),
+                               r.correctness && r.correctness->passed ? "passed" : "FAILED");
+    }
+    write_partial();
+  }
+
+  void set_measurable(std::size_t count) { measurable_ = count; }
+
+  Report take() {
+    std::lock_guard lock(mutex_);
+    return std::move(report_);
+  }
+
+ private:
+  double seconds_since_start() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  // Rewrites the report after every row, so a crash or a kill loses nothing
+  // measured; the final write replaces it with the complete report.
+  void write_partial() {
+    if (json_path_.empty() || json_path_ == "-") return;
+    Report partial = report_;
+    partial.provenance.auditable = false;
+    partial.provenance.reasons.push_back(
+        fmt::format("incomplete: {} of {} configurations done", done_, measurable_));
+    write_text_atomically(json_path_, report_text(partial));
+  }
+
+  std::mutex mutex_;
+  Report report_;
+  std::string json_path_;
+  std::chrono::steady_clock::time_point start_;
+  std::size_t done_ = 0;
+  std::size_t measurable_ = 0;
+};
+
+void measure_on_device(int device, const std::vector<std::size_t>& indices,
+                       const bench::BenchSettings& settings, const CeilingRecord& ceiling,
+                       SweepState& state) {
+  std::optional<bench::DeviceSession> session;
+  std::string lost;
+  try {
+    session.emplace(device);
+  } catch (const std::exception& error) {
+    lost = fmt::format("device {} unusable: {}", device, error.what());
+  }
+  for (std::size_t index : indices) {
+    ResultRow row = state.row(index);
+    if (interrupted.load()) {
+      row.status = RowStatus::skipped;
+      row.reason = "interrupted before this configuration ran";
+      state.finish(index, std::move(row));
+      continue;
+    }
+    if (!lost.empty()) {
+      row.status = RowStatus::failed;
+      row.reason = lost;
+      state.finish(index, std::move(row));
+      continue;
+    }
+    state.begin(index, device);
+    const KernelDescription& kernel = *find_kernel(row.kernel);
+    bench::BenchResult result;
+    try {
+      result = session->run(kernel, row.problem(), settings);
+    } catch (const std::exception& error) {
+      result.status = RowStatus::failed;
+      result.reason = error.what();
+    }
+    row.status = result.status;
+    row.reason = result.reason;
+    row.timing = result.timing;
+    row.correctness = result.correctness;
+    if (row.timing) {
+      summarize_timing(*row.timing);
+      row.achieved = achieved_from(row, ceiling);
+    }
+    if (result.device_lost) lost = fmt::format("device {} lost after: {}", device, result.reason);
+    state.finish(index, std::move(row));
+  }
+}
+
+}  // namespace
+
+void add_measure_options(CLI::App& command, MeasureOptions& o) {
+  command.add_option("--devices", o.devices, "CUDA devices to measure on: 0,1 or all")
+      ->capture_default_str();
+  command
+      .add_option("--ceiling", o.ceiling,
+                  "roof to judge against: datasheet, measured (run `ceilings` now) or a "
+                  "ceilings JSON file")
+      ->capture_default_str();
+  command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
+  command.add_option("--warmup", o.warmup, "untimed runs before sampling")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  command.add_option("--min-samples", o.min_samples, "fewest samples per configuration")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  command
+      .add_option("--max-noise", o.target_rel_stdev,
+                  "stop sampling once the relative stdev is below this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+  command.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
+}
+
+int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
+                       const SweepPlan& plan) {
+  const std::vector<int> devices =
+      measure::parse_device_list(measure.devices, measure::device_count());
+  Report report;
+  report.tool = current_tool_info();
+  report.provenance.source = ProvenanceSource::measured;
+  report.provenance.created_utc = utc_now_iso8601();
+  report.provenance.command = command_line();
+  report.provenance.host = host_name();
+  for (int device : devices) report.devices.push_back(device_record(measure::query_device(device)));
+
+  const GpuTable table = load_gpu_table(options.gpu_table);
+  const ChosenCeiling chosen = choose_ceiling(table, options.gpu, measure.ceiling, report.devices);
+  report.ceiling = chosen.ceiling;
+  for (const std::string& warning : chosen.warnings) {
+    std::cerr << "WARNING: " << warning << '\n';
+  }
+
+  bench::BenchSettings settings;
+  settings.seed = measure.seed;
+  settings.timing.warmup_runs = measure.warmup;
+  settings.timing.min_samples = measure.min_samples;
+  settings.timing.target_rel_stdev = measure.target_rel_stdev;
+  settings.timing.max_seconds = measure.max_seconds;
+  settings.timing.flush_l2 = !measure.hot;
+
+  std::vector<std::vector<std::size_t>> work(devices.size());
+  std::size_t measurable = 0;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    for (const SweepPoint& point : plan.points) {
+      ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention);
+      row.device = devices[d];
+      if (row.status == RowStatus::ok) {
+        work[d].push_back(report.results.size());
+        ++measurable;
+      }
+      report.results.push_back(std::move(row));
+    }
+  }
+
+  const CeilingRecord ceiling = report.ceiling;
+  SweepState state(std::move(report), options.json_path);
+  state.set_measurable(measurable);
+  interrupted.store(false);
+  auto previous_int = std::signal(SIGINT, on_interrupt);
+  auto previous_term = std::signal(SIGTERM, on_interrupt);
+  std::vector<std::thread> threads;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    threads.emplace_back(measure_on_device, devices[d], std::cref(work[d]), std::cref(settings),
+                         std::cref(ceiling), std::ref(state));
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
+
+  Report done = state.take();
+  bool any_failed = false;
+  for (const ResultRow& row : done.results)
+    any_failed = any_failed || row.status == RowStatus::failed;
+  if (interrupted.load())
+    done.provenance.reasons.push_back("interrupted (Ctrl-C): not every configuration ran");
+  for (const std::string& reason : chosen.reasons) done.provenance.reasons.push_back(reason);
+  const std::vector<std::string> failures = auditability_failures(done);
+  done.provenance.auditable = failures.empty() && !interrupted.load();
+  done.provenance.reasons.insert(done.provenance.reasons.end(), failures.begin(), failures.end());
+  emit_report(done, options);
+  if (interrupted.load()) return 130;
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,33 @@
+#pragma once
+
+// The measuring half of `sweep`: every configuration on every chosen device,
+// one host thread per device, the report rewritten atomically after each row.
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sweep_options.hpp"
+
+namespace cfr::app {
+
+struct MeasureOptions {
+  std::string devices = "0";          // "0,1" or "all"
+  std::string ceiling = "datasheet";  // datasheet | measured | FILE (a `ceilings` JSON)
+  bool hot = false;
+  int warmup = 3;
+  int min_samples = 10;
+  double target_rel_stdev = 0.005;
+  double max_seconds = 2.0;
+  std::uint64_t seed = 20261202;
+};
+
+void add_measure_options(CLI::App& command, MeasureOptions& options);
+
+// Returns the exit status: 0 when every row is ok or skipped, 1 when a row
+// failed, 130 when interrupted (the rows finished so far are still written).
+int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
+                       const SweepPlan& plan);
+
+}  // namespace cfr::app

@@ -1,0 +1,24 @@
+#include "model_report.hpp"
+
+#include "roofline/row_model.hpp"
+#include "tool_info.hpp"
+
+namespace cfr::app {
+
+Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling) {
+  Report report;
+  report.tool = current_tool_info();
+  report.provenance.source = ProvenanceSource::model;
+  report.provenance.auditable = false;
+  report.provenance.reasons = {model_projection_reason};
+  report.provenance.created_utc = utc_now_iso8601();
+  report.provenance.command = command_line();
+  report.provenance.host = host_name();
+  report.ceiling = ceiling;
+  for (const SweepPoint& point : plan.points) {
+    report.results.push_back(model_row(*point.kernel, point.problem, ceiling, plan.convention));
+  }
+  return report;
+}
+
+}  // namespace cfr::app

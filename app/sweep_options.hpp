@@ -1,0 +1,51 @@
+#pragma once
+
+// The axes and outputs shared by `model` and `sweep`.
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "roofline/attention_problem.hpp"
+#include "roofline/flop_model.hpp"
+#include "roofline/kernel_catalog.hpp"
+
+namespace cfr::app {
+
+struct SweepOptions {
+  std::string seq_lens = "1024:16384:x2";
+  std::string head_dims = "64";
+  std::string batch = "1";
+  std::string heads = "8";
+  bool causal = false;
+  bool no_causal = false;
+  bool both = false;
+  std::string dtypes = "fp16";
+  std::string kernels;  // empty: every forward kernel (plus fa1_bwd with --backward)
+  bool backward = false;
+  std::string gpu = "auto";
+  std::string gpu_table;
+  std::string flop_convention = "exact";
+  std::string json_path;
+  std::string csv_path;
+  std::string md_path;
+};
+
+void add_sweep_options(CLI::App& command, SweepOptions& options);
+
+struct SweepPoint {
+  const KernelDescription* kernel;
+  AttentionProblem problem;
+};
+
+struct SweepPlan {
+  std::vector<SweepPoint> points;
+  FlopConvention convention = FlopConvention::exact;
+};
+
+// Validates every option; throws std::invalid_argument with one line naming
+// the bad value.
+SweepPlan plan_sweep(const SweepOptions& options);
+
+}  // namespace cfr::app

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+
+#include "roofline/report.hpp"
+
+namespace cfr::app {
+
+// Version, build type, CUDA archs, and the commit stamped at build time.
+ToolInfo current_tool_info();
+
+std::string utc_now_iso8601();
+std::string host_name();
+
+// The command line as typed (argv joined by spaces), set once by main().
+void set_command_line(int argc, char** argv);
+const std::string& command_line();
+
+}  // namespace cfr::app

@@ -1,0 +1,82 @@
+#pragma once
+
+// Host-side entry points of the attention kernels. Plain C++ callers (app/,
+// tests) include this; the definitions live in the .cu file of each family.
+// Layout of every tensor: [batch, heads, seq_len, head_dim], contiguous.
+
+#include <cstddef>
+#include <string_view>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "roofline/dtype.hpp"
+
+namespace cfr::kernels {
+
+struct AttentionShape {
+  int batch = 1;
+  int heads = 1;
+  int seq_len = 1;
+  int head_dim = 64;
+  bool causal = false;
+  DType dtype = DType::fp16;
+  float softmax_scale = 0.f;  // 0 means 1/sqrt(head_dim)
+};
+
+struct ForwardBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // [batch, heads, seq_len], natural-log logsumexp of the scaled scores
+};
+
+struct BackwardBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* o = nullptr;
+  const void* d_o = nullptr;
+  const float* lse = nullptr;
+  void* d_q = nullptr;
+  void* d_k = nullptr;
+  void* d_v = nullptr;
+};
+
+// What a launch may use beyond its buffers. workspace must hold at least the
+// kernel's workspace_bytes(shape).
+struct LaunchContext {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+struct ForwardKernel {
+  std::string_view name;  // matches a KernelDescription in roofline/kernel_catalog.hpp
+  std::size_t (*workspace_bytes)(const AttentionShape&);
+  // Returns cudaSuccess or the first error (an unsupported shape returns
+  // cudaErrorInvalidValue without launching).
+  cudaError_t (*launch)(const AttentionShape&, const ForwardBuffers&, const LaunchContext&);
+};
+
+struct BackwardKernel {
+  std::string_view name;
+  std::size_t (*workspace_bytes)(const AttentionShape&);
+  cudaError_t (*launch)(const AttentionShape&, const BackwardBuffers&, const LaunchContext&);
+};
+
+// Null when no kernel of that name exists for that direction.
+const ForwardKernel* find_forward_kernel(std::string_view name);
+const BackwardKernel* find_backward_kernel(std::string_view name);
+
+// The checking reference: materialized, fp32 accumulation, obviously right,
+// never timed. Outputs are fp32 regardless of the input dtype.
+cudaError_t reference_forward(const AttentionShape&, const void* q, const void* k, const void* v,
+                              float* o, float* lse, cudaStream_t stream);
+cudaError_t reference_backward(const AttentionShape&, const void* q, const void* k, const void* v,
+                               const void* d_o, float* d_q, float* d_k, float* d_v,
+                               cudaStream_t stream);
+
+}  // namespace cfr::kernels

@@ -1,0 +1,362 @@
+#include "kernels/bench/attention_bench.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "kernels/attention_api.hpp"
+#include "kernels/attention_check.hpp"
+#include "kernels/measure/cuda_error.hpp"
+
+namespace cfr::bench {
+
+namespace {
+
+using measure::DeviceBuffer;
+
+std::size_t elements(const AttentionProblem& p) {
+  return static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
+}
+std::size_t rows(const AttentionProblem& p) {
+  return static_cast<std::size_t>(p.batch * p.heads * p.seq_len);
+}
+
+kernels::AttentionShape shape_of(const AttentionProblem& p) {
+  kernels::AttentionShape shape;
+  shape.batch = static_cast<int>(p.batch);
+  shape.heads = static_cast<int>(p.heads);
+  shape.seq_len = static_cast<int>(p.seq_len);
+  shape.head_dim = static_cast<int>(p.head_dim);
+  shape.causal = p.causal;
+  shape.dtype = p.dtype;
+  return shape;
+}
+
+bool same_problem(const AttentionProblem& a, const AttentionProblem& b) {
+  return a.batch == b.batch && a.heads == b.heads && a.seq_len == b.seq_len &&
+         a.head_dim == b.head_dim && a.causal == b.causal && a.dtype == b.dtype;
+}
+
+// Errors that leave the context unusable: nothing after them can run.
+bool is_sticky(cudaError_t error) {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
+  }
+}
+
+// One problem's inputs and reference outputs, shared by every kernel of that
+// problem (the inputs come from the seed, so they are the same for each).
+struct ProblemData {
+  AttentionProblem problem;
+  std::uint64_t seed = 0;
+  bool backward = false;
+  DeviceBuffer q, k, v, d_o;
+  DeviceBuffer ref_o, ref_lse;          // forward reference, fp32
+  DeviceBuffer ref_dq, ref_dk, ref_dv;  // backward reference, fp32
+};
+
+std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& p) {
+  std::uint64_t h = seed;
+  for (std::int64_t x : {p.batch, p.heads, p.seq_len, p.head_dim,
+                         static_cast<std::int64_t>(p.causal), static_cast<std::int64_t>(p.dtype)}) {
+    h = (h ^ static_cast<std::uint64_t>(x)) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+struct DeviceSession::State {
+  int device = 0;
+  measure::CudaStream stream;
+  measure::CublasHandle cublas;
+  std::optional<ProblemData> data;
+
+  explicit State(int index) : device(index) {}
+};
+
+namespace {
+
+std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+  const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
+  const kernels::ForwardKernel* launcher = kernels::find_forward_kernel(kernel.name);
+  const std::size_t workspace = launcher ? launcher->workspace_bytes(shape_of(p)) : 0;
+  // Q, K, V, O in the dtype; LSE; reference O and LSE in fp32.
+  return 4 * elements(p) * e + rows(p) * 4 + workspace + elements(p) * 4 + rows(p) * 4;
+}
+
+std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+  const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
+  const kernels::BackwardKernel* launcher = kernels::find_backward_kernel(kernel.name);
+  const std::size_t workspace = launcher ? launcher->workspace_bytes(shape_of(p)) : 0;
+  // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; fp32 references of dQ, dK,
+  // dV and the reference's own materialized P and dP per head batch.
+  const std::size_t n = static_cast<std::size_t>(p.seq_len);
+  return 8 * elements(p) * e + rows(p) * 4 + workspace + 3 * elements(p) * 4 +
+         2 * n * n * 4 * static_cast<std::size_t>(p.heads * p.batch);
+}
+
+}  // namespace
+
+std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem) {
+  return kernel.direction == Direction::forward ? forward_bytes(kernel, problem)
+                                                : backward_bytes(kernel, problem);
+}
+
+DeviceSession::DeviceSession(int device) {
+  CFR_CUDA_CHECK(cudaSetDevice(device));
+  state_ = std::make_unique<State>(device);
+}
+
+DeviceSession::~DeviceSession() = default;
+
+int DeviceSession::device() const {
+  return state_->device;
+}
+
+namespace {
+
+// Outcome of one step; `error` is set when a CUDA call failed.
+struct StepError {
+  cudaError_t code = cudaSuccess;
+  std::string where;
+};
+
+#define CFR_STEP(expr)                                             \
+  do {                                                             \
+    const cudaError_t step_status_ = (expr);                       \
+    if (step_status_ != cudaSuccess) return {step_status_, #expr}; \
+  } while (false)
+
+StepError prepare_inputs(ProblemData& data, cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const std::size_t bytes = elements(p) * static_cast<std::size_t>(element_bytes(p.dtype));
+  data.q = DeviceBuffer(bytes);
+  data.k = DeviceBuffer(bytes);
+  data.v = DeviceBuffer(bytes);
+  CFR_STEP(kernels::fill_random(data.q.data(), elements(p), p.dtype, data.seed ^ 0x51,
+                                kernels::Distribution::normal, stream));
+  CFR_STEP(kernels::fill_random(data.k.data(), elements(p), p.dtype, data.seed ^ 0x4B,
+                                kernels::Distribution::normal, stream));
+  CFR_STEP(kernels::fill_random(data.v.data(), elements(p), p.dtype, data.seed ^ 0x56,
+                                kernels::Distribution::normal, stream));
+  data.ref_o = DeviceBuffer(elements(p) * 4);
+  data.ref_lse = DeviceBuffer(rows(p) * 4);
+  CFR_STEP(kernels::reference_forward(shape_of(p), data.q.data(), data.k.data(), data.v.data(),
+                                      data.ref_o.as<float>(), data.ref_lse.as<float>(), stream));
+  if (data.backward) {
+    data.d_o = DeviceBuffer(bytes);
+    CFR_STEP(kernels::fill_random(data.d_o.data(), elements(p), p.dtype, data.seed ^ 0x644F,
+                                  kernels::Distribution::normal, stream));
+    data.ref_dq = DeviceBuffer(elements(p) * 4);
+    data.ref_dk = DeviceBuffer(elements(p) * 4);
+    data.ref_dv = DeviceBuffer(elements(p) * 4);
+    CFR_STEP(kernels::reference_backward(shape_of(p), data.q.data(), data.k.data(), data.v.data(),
+                                         data.d_o.data(), data.ref_dq.as<float>(),
+                                         data.ref_dk.as<float>(), data.ref_dv.as<float>(), stream));
+  }
+  CFR_STEP(cudaStreamSynchronize(stream));
+  return {};
+}
+
+// Each tensor is judged by kernels::tolerance_for its own dtype (LSE is
+// fp32); the row keeps the worst errors and the I/O dtype's rel L2 bound.
+StepError check_tensor(const char* name, DType dtype, const void* out, const float* reference,
+                       std::size_t count, cudaStream_t stream, Correctness& correctness,
+                       bool& all_passed) {
+  kernels::CheckResult check;
+  CFR_STEP(kernels::compare_with_reference(out, dtype, reference, count, stream, check));
+  TensorError error{name, check.rel_l2_err, check.max_abs_err};
+  if (!check.all_finite) error.rel_l2_err = error.max_abs_err = INFINITY;
+  all_passed = all_passed && kernels::passes(check, kernels::tolerance_for(dtype));
+  correctness.tensors.push_back(error);
+  correctness.rel_l2_err = std::fmax(correctness.rel_l2_err, error.rel_l2_err);
+  correctness.max_abs_err = std::fmax(correctness.max_abs_err, error.max_abs_err);
+  return {};
+}
+
+}  // namespace
+
+BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionProblem& problem,
+                               const BenchSettings& settings) {
+  BenchResult result;
+  State& s = *state_;
+  CFR_CUDA_CHECK(cudaSetDevice(s.device));
+  const bool backward = kernel.direction == Direction::backward;
+  const kernels::ForwardKernel* forward =
+      kernels::find_forward_kernel(backward ? fa1_scalar_kernel.name : kernel.name);
+  const kernels::BackwardKernel* backward_launcher =
+      backward ? kernels::find_backward_kernel(kernel.name) : nullptr;
+  if (forward == nullptr || (backward && backward_launcher == nullptr)) {
+    result.status = RowStatus::skipped;
+    result.reason = fmt::format("no CUDA launcher registered for {}", kernel.name);
+    return result;
+  }
+
+  auto fail = [&](const StepError& error) {
+    result.status = RowStatus::failed;
+    result.reason = fmt::format("{}: {} ({})", error.where, cudaGetErrorName(error.code),
+                                cudaGetErrorString(error.code));
+    result.device_lost = is_sticky(error.code);
+    if (!result.device_lost) (void)cudaGetLastError();  // clear a non-sticky error
+    return result;
+  };
+
+  // New problem (or a backward needing dO): drop the old data before sizing.
+  const std::uint64_t seed = problem_seed(settings.seed, problem);
+  if (!s.data || !same_problem(s.data->problem, problem) || s.data->seed != seed ||
+      (backward && !s.data->backward)) {
+    s.data.reset();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CFR_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t needed = device_bytes_needed(kernel, problem);
+    // Keep 5% headroom for cuBLAS and the driver.
+    if (static_cast<double>(needed) > 0.95 * static_cast<double>(free_bytes)) {
+      result.status = RowStatus::skipped;
+      result.reason = fmt::format("needs {:.2f} GiB of device memory, {:.2f} GiB free",
+                                  needed / 1073741824.0, free_bytes / 1073741824.0);
+      return result;
+    }
+    s.data.emplace();
+    s.data->problem = problem;
+    s.data->seed = seed;
+    s.data->backward = backward;
+    if (const StepError e = prepare_inputs(*s.data, s.stream); e.code != cudaSuccess) {
+      s.data.reset();
+      return fail(e);
+    }
+  }
+  ProblemData& data = *s.data;
+  const kernels::AttentionShape shape = shape_of(problem);
+  const std::size_t bytes =
+      elements(problem) * static_cast<std::size_t>(element_bytes(problem.dtype));
+
+  Correctness correctness;
+  correctness.tolerance = kernels::tolerance_for(problem.dtype).rel_l2;
+  bool all_passed = true;
+  std::function<cudaError_t(cudaStream_t)> launch;
+  DeviceBuffer o, lse, workspace, forward_workspace, d_q, d_k, d_v;
+  try {
+    o = DeviceBuffer(bytes);
+    lse = DeviceBuffer(rows(problem) * 4);
+    const std::size_t forward_ws = forward->workspace_bytes(shape);
+    forward_workspace = DeviceBuffer(forward_ws);
+    if (backward) {
+      d_q = DeviceBuffer(bytes);
+      d_k = DeviceBuffer(bytes);
+      d_v = DeviceBuffer(bytes);
+      workspace = DeviceBuffer(backward_launcher->workspace_bytes(shape));
+    }
+  } catch (const measure::CudaError& error) {
+    (void)cudaGetLastError();
+    result.status = RowStatus::skipped;
+    result.reason = fmt::format("allocation failed: {}", error.what());
+    return result;
+  }
+
+  const kernels::ForwardBuffers forward_buffers{data.q.data(), data.k.data(), data.v.data(),
+                                                o.data(), lse.as<float>()};
+  const kernels::LaunchContext forward_context{s.stream, s.cublas.get(), forward_workspace.data(),
+                                               forward_workspace.bytes()};
+  if (const StepError e = [&]() -> StepError {
+        CFR_STEP(kernels::poison(o.data(), o.bytes(), s.stream));
+        CFR_STEP(kernels::poison(lse.data(), lse.bytes(), s.stream));
+        CFR_STEP(forward->launch(shape, forward_buffers, forward_context));
+        return {};
+      }();
+      e.code != cudaSuccess) {
+    return fail(e);
+  }
+
+  if (!backward) {
+    correctness.reference = "reference_forward: materialized attention, fp32 accumulate";
+    if (StepError e = check_tensor("O", problem.dtype, o.data(), data.ref_o.as<float>(),
+                                   elements(problem), s.stream, correctness, all_passed);
+        e.code != cudaSuccess) {
+      return fail(e);
+    }
+    if (StepError e = check_tensor("LSE", DType::fp32, lse.data(), data.ref_lse.as<float>(),
+                                   rows(problem), s.stream, correctness, all_passed);
+        e.code != cudaSuccess) {
+      return fail(e);
+    }
+    launch = [&](cudaStream_t stream) {
+      kernels::LaunchContext context = forward_context;
+      context.stream = stream;
+      return forward->launch(shape, forward_buffers, context);
+    };
+  } else {
+    correctness.reference =
+        "reference_backward: materialized attention gradients, fp32 accumulate (O, LSE from "
+        "fa1_scalar)";
+    const kernels::BackwardBuffers backward_buffers{data.q.data(), data.k.data(),   data.v.data(),
+                                                    o.data(),      data.d_o.data(), lse.as<float>(),
+                                                    d_q.data(),    d_k.data(),      d_v.data()};
+    const kernels::LaunchContext backward_context{s.stream, s.cublas.get(), workspace.data(),
+                                                  workspace.bytes()};
+    if (const StepError e = [&]() -> StepError {
+          for (DeviceBuffer* out : {&d_q, &d_k, &d_v})
+            CFR_STEP(kernels::poison(out->data(), out->bytes(), s.stream));
+          CFR_STEP(backward_launcher->launch(shape, backward_buffers, backward_context));
+          return {};
+        }();
+        e.code != cudaSuccess) {
+      return fail(e);
+    }
+    const std::pair<const char*, std::pair<DeviceBuffer*, DeviceBuffer*>> grads[] = {
+        {"dQ", {&d_q, &data.ref_dq}}, {"dK", {&d_k, &data.ref_dk}}, {"dV", {&d_v, &data.ref_dv}}};
+    for (const auto& [name, buffers] : grads) {
+      if (StepError e =
+              check_tensor(name, problem.dtype, buffers.first->data(), buffers.second->as<float>(),
+                           elements(problem), s.stream, correctness, all_passed);
+          e.code != cudaSuccess) {
+        return fail(e);
+      }
+    }
+    launch = [&, backward_buffers, backward_context](cudaStream_t stream) {
+      kernels::LaunchContext context = backward_context;
+      context.stream = stream;
+      return backward_launcher->launch(shape, backward_buffers, context);
+    };
+  }
+  correctness.passed = all_passed && std::isfinite(correctness.rel_l2_err) &&
+                       correctness.rel_l2_err <= correctness.tolerance;
+  result.correctness = correctness;
+  if (!correctness.passed) {
+    result.status = RowStatus::failed;
+    result.reason = fmt::format(
+        "correctness: worst rel L2 error {:.3g}, max abs error {:.3g} (rel L2 tolerance {:.3g})",
+        correctness.rel_l2_err, correctness.max_abs_err, correctness.tolerance);
+    return result;
+  }
+
+  measure::TimingResult timing;
+  if (const cudaError_t error = measure::time_cold(launch, settings.timing, s.stream, timing);
+      error != cudaSuccess) {
+    return fail({error, "time_cold"});
+  }
+  Timing t;
+  t.samples_ms = timing.samples_ms;
+  t.warmup = timing.warmup_runs;
+  t.l2_flush = timing.l2_flush;
+  t.sm_clock_MHz = timing.sm_clock_MHz;
+  t.sm_clock_min_MHz = timing.sm_clock_min_MHz;
+  t.throttled = timing.throttled;
+  t.throttled_discarded = timing.throttled_discarded;
+  t.noise_target_met = timing.noise_target_met;
+  t.stop_reason = timing.stop_reason;
+  result.timing = t;
+  return result;
+}
+
+}  // namespace cfr::bench

@@ -1,0 +1,56 @@
+#pragma once
+
+// Measures one attention configuration on one device: inputs from a seed,
+// outputs poisoned, a correctness check against the fp32 reference, then the
+// cold timer. Host C++ over the CUDA runtime; the kernels stay in kernels/*.cu.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kernels/measure/cold_timer.hpp"
+#include "roofline/attention_problem.hpp"
+#include "roofline/kernel_catalog.hpp"
+#include "roofline/report.hpp"
+
+namespace cfr::bench {
+
+struct BenchSettings {
+  measure::TimingOptions timing;
+  std::uint64_t seed = 20261202;
+};
+
+struct BenchResult {
+  RowStatus status = RowStatus::ok;
+  std::string reason;
+  std::optional<Timing> timing;
+  std::optional<Correctness> correctness;
+  // A sticky CUDA error: the device's context is unusable for the rest of the run.
+  bool device_lost = false;
+};
+
+// Everything one device keeps across configurations: the stream, the cuBLAS
+// handle, the L2 flusher and the last reference result (shared by every
+// kernel of the same problem, since their inputs come from the same seed).
+class DeviceSession {
+ public:
+  explicit DeviceSession(int device);
+  ~DeviceSession();
+  DeviceSession(const DeviceSession&) = delete;
+  DeviceSession& operator=(const DeviceSession&) = delete;
+
+  int device() const;
+  BenchResult run(const KernelDescription& kernel, const AttentionProblem& problem,
+                  const BenchSettings& settings);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Bytes a configuration needs on the device (inputs, outputs, workspace,
+// reference), to skip what cannot fit before allocating anything.
+std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem);
+
+}  // namespace cfr::bench

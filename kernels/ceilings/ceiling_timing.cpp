@@ -1,0 +1,45 @@
+#include "kernels/ceilings/ceiling_timing.hpp"
+
+#include <algorithm>
+
+#include "kernels/measure/cuda_error.hpp"
+#include "roofline/statistics.hpp"
+
+namespace cfr::ceilings::detail {
+
+CeilingMeasurement time_figure(const FigureSpec& spec,
+                               const std::function<cudaError_t(cudaStream_t)>& launch,
+                               const measure::TimingOptions& options, cudaStream_t stream) {
+  CeilingMeasurement measurement;
+  measurement.figure = spec.figure;
+  measurement.unit = spec.unit;
+  measurement.method = spec.method;
+  measurement.compute_unit = spec.compute_unit;
+  const cudaError_t status = measure::time_cold(launch, options, stream, measurement.timing);
+  if (status != cudaSuccess) {
+    throw measure::CudaError(status, "timing " + spec.figure + ": " + cudaGetErrorName(status) +
+                                         " (" + cudaGetErrorString(status) + ")");
+  }
+  for (double ms : measurement.timing.samples_ms) {
+    if (ms > 0) measurement.samples.push_back(spec.work_per_launch / (ms * 1e-3) / spec.unit_scale);
+  }
+  measurement.value = summarize(measurement.samples).median;
+  return measurement;
+}
+
+measure::TimingOptions hot(measure::TimingOptions options) {
+  options.flush_l2 = false;
+  return options;
+}
+
+int resident_blocks(const void* kernel, int threads) {
+  int device = 0;
+  CFR_CUDA_CHECK(cudaGetDevice(&device));
+  int sm_count = 0;
+  CFR_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
+  CFR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return std::max(1, sm_count * std::max(per_sm, 1));
+}
+
+}  // namespace cfr::ceilings::detail

@@ -1,0 +1,38 @@
+#pragma once
+
+// Shared by the ceiling benchmarks: time a launch with the cold timer and turn
+// each sample into a rate. Internal to kernels/ceilings.
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/ceilings/ceilings.hpp"
+
+namespace cfr::ceilings::detail {
+
+struct FigureSpec {
+  std::string figure;
+  std::string unit;            // "GB/s" or "TFLOP/s"
+  double work_per_launch = 0;  // bytes or FLOP moved / done by one launch
+  double unit_scale = 1;       // 1e9 for GB/s, 1e12 for TFLOP/s
+  std::string method;
+  std::optional<ComputeUnit> compute_unit;
+};
+
+// Times `launch` with `options`; throws measure::CudaError naming the figure
+// when the timer returns an error.
+CeilingMeasurement time_figure(const FigureSpec& spec,
+                               const std::function<cudaError_t(cudaStream_t)>& launch,
+                               const measure::TimingOptions& options, cudaStream_t stream);
+
+// options with the L2 flush off: compute and L2 figures are measured hot.
+measure::TimingOptions hot(measure::TimingOptions options);
+
+// Blocks of `threads` threads that fit on the current device at once
+// (occupancy x SM count), at least one.
+int resident_blocks(const void* kernel, int threads);
+
+}  // namespace cfr::ceilings::detail

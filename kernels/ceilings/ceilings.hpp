@@ -1,0 +1,77 @@
+#pragma once
+
+// The empirical roofline of the local GPU: memory bandwidths and compute
+// peaks measured with our own micro-benchmarks and cuBLAS, each timed through
+// the cold timer and reported as the median of its per-sample rates.
+// Host-only header: plain C++ callers (app/) include it.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/measure/cold_timer.hpp"
+#include "roofline/compute_unit.hpp"
+#include "roofline/dtype.hpp"
+
+namespace cfr::ceilings {
+
+struct CeilingMeasurement {
+  // "dram_bandwidth", "l2_bandwidth", "fp16_tensor_cublas", "bf16_tensor_cublas",
+  // "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2"
+  std::string figure;
+  std::string unit;             // "GB/s" (1e9 bytes/s) or "TFLOP/s" (1e12 FLOP/s)
+  double value = 0;             // median of samples
+  std::vector<double> samples;  // one rate per kept timing sample, in `unit`
+  std::string method;           // one sentence: kernel, sizes, what is counted
+  // The roof this figure bounds; empty for the bandwidths.
+  std::optional<ComputeUnit> compute_unit;
+  measure::TimingResult timing;  // the raw samples, clocks and stop reason
+};
+
+// Problem sizes. The defaults are the full measurement; tests pass small ones.
+struct CeilingSizes {
+  // Bytes of each of the two copy buffers. 0: max(2 GiB, 8 x L2), capped at a
+  // quarter of the free memory.
+  std::size_t dram_buffer_bytes = 0;
+  // Bytes of each of the two buffers; 0: L2 / 8, so the working set is L2 / 4.
+  std::size_t l2_buffer_bytes = 0;
+  // Copies per launch of the L2 benchmark; 0: enough for about 4 GiB of traffic.
+  int l2_passes = 0;
+  int gemm_size = 8192;        // m = n = k of the cuBLAS GEMM
+  int mma_iterations = 4096;   // per warp, each issuing 8 independent mma.sync
+  int fma_iterations = 16384;  // per thread, each issuing 8 independent FMAs
+};
+
+// Every figure of `device`, in the order of CeilingMeasurement::figure's list.
+// L2 and compute figures are timed hot (no L2 flush) whatever
+// options.flush_l2 says; DRAM follows options. Throws measure::CudaError.
+std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::TimingOptions& options,
+                                                 const CeilingSizes& sizes = {});
+
+// One figure each, on the current device and `stream`. Throw
+// measure::CudaError on a CUDA or cuBLAS failure, std::invalid_argument on a
+// bad size or dtype.
+CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
+                                          std::size_t buffer_bytes, cudaStream_t stream);
+CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
+                                        std::size_t buffer_bytes, int passes, cudaStream_t stream);
+// dtype: fp16 or bf16.
+CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::TimingOptions& options,
+                                              int size, cudaStream_t stream);
+CeilingMeasurement measure_mma_tensor_peak(DType dtype, const measure::TimingOptions& options,
+                                           int iterations, cudaStream_t stream);
+CeilingMeasurement measure_fp32_fma_peak(const measure::TimingOptions& options, int iterations,
+                                         cudaStream_t stream);
+CeilingMeasurement measure_fp16_hfma2_peak(const measure::TimingOptions& options, int iterations,
+                                           cudaStream_t stream);
+
+// The highest measured peak of `unit` over its methods (cuBLAS, mma, ...).
+std::optional<double> best_peak_TFLOPs(const std::vector<CeilingMeasurement>& ceilings,
+                                       ComputeUnit unit);
+// The "dram_bandwidth" figure.
+std::optional<double> dram_bandwidth_GBps(const std::vector<CeilingMeasurement>& ceilings);
+
+}  // namespace cfr::ceilings

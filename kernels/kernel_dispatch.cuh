@@ -1,0 +1,86 @@
+#pragma once
+
+// The one place that turns a runtime (dtype, head_dim) into a template
+// instantiation <T, HeadDim>, limited to what the kernel's catalog entry
+// declares: an undeclared dtype is never instantiated, an unsupported shape
+// returns cudaErrorInvalidValue before anything is launched. Host code of the
+// .cu launchers.
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/attention_api.hpp"
+#include "roofline/kernel_catalog.hpp"
+
+namespace cfr::kernels {
+
+inline bool has_positive_dimensions(const AttentionShape& shape) {
+  return shape.batch > 0 && shape.heads > 0 && shape.seq_len > 0 && shape.head_dim > 0;
+}
+
+// softmax_scale == 0 selects the usual 1/sqrt(head_dim).
+inline float softmax_scale_of(const AttentionShape& shape) {
+  return shape.softmax_scale != 0.f ? shape.softmax_scale
+                                    : 1.f / std::sqrt(static_cast<float>(shape.head_dim));
+}
+
+// [batch, heads] pairs, each one [seq_len, head_dim] matrix.
+inline std::size_t heads_total(const AttentionShape& shape) {
+  return static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.heads);
+}
+
+inline std::size_t elements_per_tensor(const AttentionShape& shape) {
+  return heads_total(shape) * static_cast<std::size_t>(shape.seq_len) *
+         static_cast<std::size_t>(shape.head_dim);
+}
+
+// Calls body.template operator()<T>() for the element type of `dtype`.
+template <DTypeSet dtypes, typename Body>
+cudaError_t with_element_type(DType dtype, Body&& body) {
+  if constexpr (dtypes.fp16) {
+    if (dtype == DType::fp16) return body.template operator()<__half>();
+  }
+  if constexpr (dtypes.bf16) {
+    if (dtype == DType::bf16) return body.template operator()<__nv_bfloat16>();
+  }
+  if constexpr (dtypes.fp32) {
+    if (dtype == DType::fp32) return body.template operator()<float>();
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <typename Body, std::size_t... index>
+cudaError_t with_head_dim_from(int head_dim, Body& body, std::index_sequence<index...>) {
+  cudaError_t status = cudaErrorInvalidValue;
+  (void)((head_dim == supported_head_dims[index]
+              ? (status = body.template operator()<supported_head_dims[index]>(), true)
+              : false) ||
+         ...);
+  return status;
+}
+
+// Calls body.template operator()<HeadDim>() for a head dim in supported_head_dims.
+template <typename Body>
+cudaError_t with_head_dim(int head_dim, Body&& body) {
+  return with_head_dim_from(head_dim, body, std::make_index_sequence<supported_head_dims.size()>{});
+}
+
+// Validates the shape against `kernel` and calls
+// launch.template operator()<T, HeadDim>().
+template <const KernelDescription& kernel, typename Launch>
+cudaError_t dispatch_dtype_and_head_dim(const AttentionShape& shape, Launch&& launch) {
+  if (!has_positive_dimensions(shape) || !kernel.supports_head_dim(shape.head_dim) ||
+      !kernel.dtypes.contains(shape.dtype)) {
+    return cudaErrorInvalidValue;
+  }
+  return with_element_type<kernel.dtypes>(shape.dtype, [&]<typename T>() {
+    return with_head_dim(shape.head_dim,
+                         [&]<int head_dim>() { return launch.template operator()<T, head_dim>(); });
+  });
+}
+
+}  // namespace cfr::kernels

@@ -1,0 +1,68 @@
+#include "auditability.hpp"
+
+#include <fmt/format.h>
+
+namespace cfr {
+
+namespace {
+
+void check_environment(const Report& report, std::vector<std::string>& failures) {
+  const ToolInfo& tool = report.tool;
+  if (tool.git_commit.empty() || tool.git_commit == "unknown") {
+    failures.push_back("the tool's git commit is unknown");
+  } else if (tool.git_dirty) {
+    failures.push_back(fmt::format("built from a dirty tree (commit {} plus uncommitted changes)",
+                                   tool.git_commit));
+  }
+  const Provenance& p = report.provenance;
+  if (p.created_utc.empty()) failures.push_back("provenance.created_utc is missing");
+  if (p.command.empty()) failures.push_back("provenance.command is missing");
+  if (p.host.empty()) failures.push_back("provenance.host is missing");
+  if (report.devices.empty()) failures.push_back("no device record");
+  for (const DeviceRecord& d : report.devices) {
+    if (d.name.empty() || d.cc.empty() || d.driver.empty() || d.runtime.empty() ||
+        d.pci_bus_id.empty() || d.sm_count <= 0 || d.memory_bytes <= 0 || d.clock_MHz <= 0) {
+      failures.push_back(fmt::format("device {} record is incomplete", d.index));
+    }
+  }
+  if (report.ceiling.matches_device == std::optional<bool>(false)) {
+    failures.push_back(
+        fmt::format("the ceiling is {}'s, not the measuring device's", report.ceiling.gpu));
+  }
+}
+
+std::string row_label(std::size_t index, const ResultRow& row) {
+  return fmt::format("results[{}] ({} {} N={} d={}{})", index, row.kernel, to_string(row.dtype),
+                     row.seq_len, row.head_dim, row.causal ? " causal" : "");
+}
+
+}  // namespace
+
+std::vector<std::string> auditability_failures(const Report& report) {
+  std::vector<std::string> failures;
+  if (report.provenance.source != ProvenanceSource::measured) {
+    failures.push_back(fmt::format("provenance source is '{}', not a measurement",
+                                   to_string(report.provenance.source)));
+    return failures;
+  }
+  check_environment(report, failures);
+  std::size_t ok_rows = 0;
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ResultRow& row = report.results[i];
+    if (row.status != RowStatus::ok) continue;
+    ++ok_rows;
+    if (!row.device) failures.push_back(row_label(i, row) + " names no device");
+    if (!row.timing || row.timing->samples_ms.empty()) {
+      failures.push_back(row_label(i, row) + " has no raw samples");
+    }
+    if (!row.correctness) {
+      failures.push_back(row_label(i, row) + " was not checked against the reference");
+    } else if (!row.correctness->passed) {
+      failures.push_back(row_label(i, row) + " is ok but failed its correctness check");
+    }
+  }
+  if (ok_rows == 0) failures.push_back("no row was measured successfully");
+  return failures;
+}
+
+}  // namespace cfr

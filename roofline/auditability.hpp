@@ -1,0 +1,18 @@
+#pragma once
+
+// When may a report say `auditable: true`? Only when it is a measurement whose
+// every passing row was checked against the reference and carries its raw
+// samples, made by a clean commit, with the environment recorded. The sweep
+// sets the flag from this function and `audit` re-checks it with the same one.
+
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+
+namespace cfr {
+
+// Each condition that fails, as one sentence; empty means auditable.
+std::vector<std::string> auditability_failures(const Report& report);
+
+}  // namespace cfr

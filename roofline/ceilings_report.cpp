@@ -1,0 +1,106 @@
+#include "ceilings_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "json_reader.hpp"
+#include "report_json.hpp"
+
+namespace cfr {
+
+const CeilingFigure* CeilingsReport::find(std::string_view figure) const {
+  for (const CeilingFigure& f : figures) {
+    if (f.figure == figure) return &f;
+  }
+  return nullptr;
+}
+
+std::optional<double> CeilingsReport::best_peak(ComputeUnit unit) const {
+  std::optional<double> best;
+  for (const CeilingFigure& f : figures) {
+    if (f.compute_unit == unit && (!best || f.value > *best)) best = f.value;
+  }
+  return best;
+}
+
+nlohmann::json to_json(const CeilingsReport& r) {
+  nlohmann::json figures = nlohmann::json::array();
+  for (const CeilingFigure& f : r.figures) {
+    figures.push_back(
+        {{"figure", f.figure},
+         {"unit", f.unit},
+         {"value", f.value},
+         {"samples", f.samples},
+         {"method", f.method},
+         {"compute_unit",
+          f.compute_unit ? nlohmann::json(to_string(*f.compute_unit)) : nlohmann::json(nullptr)},
+         {"datasheet_value",
+          f.datasheet_value ? nlohmann::json(*f.datasheet_value) : nlohmann::json(nullptr)},
+         {"fraction_of_datasheet", f.datasheet_value ? nlohmann::json(f.value / *f.datasheet_value)
+                                                     : nlohmann::json(nullptr)},
+         {"sm_clock_MHz", f.sm_clock_MHz}});
+  }
+  return {{"schema", r.schema},
+          {"tool", to_json(r.tool)},
+          {"provenance", to_json(r.provenance)},
+          {"device", to_json(r.device)},
+          {"datasheet_gpu", r.datasheet_gpu},
+          {"figures", figures}};
+}
+
+CeilingsReport ceilings_from_json(const nlohmann::json& document) {
+  const Node top(document, "");
+  CeilingsReport r;
+  r.schema = top.string("schema");
+  if (r.schema != ceilings_schema) {
+    throw ReportError(fmt::format("schema: expected '{}', found '{}'", ceilings_schema, r.schema));
+  }
+  r.tool = read_tool(top.object("tool"));
+  r.provenance = read_provenance(top.object("provenance"));
+  r.device = read_device(top.object("device"));
+  r.datasheet_gpu = top.string("datasheet_gpu");
+  const nlohmann::json& figures = top.array("figures");
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    const Node f(figures[i], fmt::format("figures[{}]", i));
+    CeilingFigure figure;
+    figure.figure = f.string("figure");
+    figure.unit = f.string("unit");
+    figure.value = f.number("value");
+    figure.method = f.string("method");
+    if (f.has("compute_unit")) {
+      figure.compute_unit = f.named("compute_unit", parse_compute_unit, "compute unit");
+    }
+    figure.datasheet_value = f.optional_number("datasheet_value");
+    const nlohmann::json& samples = f.array("samples");
+    for (const nlohmann::json& sample : samples) {
+      if (!sample.is_number()) f.fail("samples must be numbers");
+      figure.samples.push_back(sample.get<double>());
+    }
+    r.figures.push_back(std::move(figure));
+  }
+  return r;
+}
+
+CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
+                                      const CeilingRecord& datasheet, std::string_view origin) {
+  CeilingRecord ceiling = datasheet;
+  ceiling.source = "measured";
+  std::string detail = fmt::format("{} (measured on {}, {})", origin, measured.device.name,
+                                   measured.provenance.created_utc);
+  if (const CeilingFigure* dram = measured.find("dram_bandwidth")) {
+    ceiling.bandwidth_GBps = dram->value;
+  } else {
+    detail += "; bandwidth from the datasheet";
+  }
+  for (ComputeUnit unit : all_compute_units) {
+    if (const auto peak = measured.best_peak(unit)) {
+      ceiling.peak_TFLOPs[static_cast<std::size_t>(unit)] = peak;
+    } else if (datasheet.peak(unit)) {
+      detail += fmt::format("; {} from the datasheet", to_string(unit));
+    }
+  }
+  ceiling.source_detail = detail;
+  return ceiling;
+}
+
+}  // namespace cfr

@@ -1,0 +1,54 @@
+#pragma once
+
+// `audit`: is a report what it says it is? Every derived figure of every row
+// is recomputed from the report's own inputs and raw samples through the
+// same functions the sweep used (model_row's pieces, summarize_timing,
+// achieved_from), the auditable flag is re-derived with
+// auditability_failures, and a historical row's printed figures are checked
+// against each other. Pure: the caller reads the file.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "finding.hpp"
+#include "roofline/report.hpp"
+
+namespace cfr::evidence {
+
+// A figure and its recomputation agree when they differ by no more than
+// absolute + relative * max(|a|, |b|). JSON keeps doubles exactly, so any
+// difference beyond the last few bits is an edit, not rounding.
+struct AuditTolerance {
+  double relative = 1e-6;
+  double absolute = 1e-9;
+};
+
+struct AuditResult {
+  std::vector<Finding> findings;
+  std::size_t rows = 0;
+  std::size_t figures_checked = 0;  // recomputed figures compared, over all rows
+
+  std::size_t failing() const;
+  bool consistent() const { return failing() == 0; }
+};
+
+// Never throws on a report that report_from_json accepted: a row whose
+// figures cannot be recomputed (a shape too large to model, a traffic model
+// the direction has not) is a finding.
+AuditResult audit_report(const Report& report, const AuditTolerance& tolerance = {});
+
+// "results[3] (fa1_wmma fp16 N=1024 d=64 causal)": how findings name a row.
+std::string row_location(std::size_t index, const ResultRow& row);
+
+// One line per finding, "FILE: where: message", then a verdict line.
+std::string render_audit(const AuditResult& result, std::string_view file);
+
+// {"consistent", "rows", "figures_checked", "findings": [{"kind", "where",
+// "message", "fails"}]}
+nlohmann::json to_json(const AuditResult& result);
+
+}  // namespace cfr::evidence

@@ -1,0 +1,290 @@
+#include "compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "roofline/statistics.hpp"
+
+namespace cfr::evidence {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
+  return out;
+}
+
+// A row's time: its median, when it ran.
+std::optional<double> median_ms(const ResultRow& row) {
+  if (row.status != RowStatus::ok || !row.timing || row.timing->median_ms <= 0) {
+    return std::nullopt;
+  }
+  return row.timing->median_ms;
+}
+
+// The spread of the raw samples; a row without samples (historical) claims
+// no noise.
+double relative_stdev(const ResultRow& row) {
+  if (!row.timing) return 0;
+  return summarize(row.timing->samples_ms).relative_stdev();
+}
+
+std::string why_not_compared(const ResultRow& base, const ResultRow& next) {
+  for (const auto& [side, row] : {std::pair{"base", &base}, std::pair{"new", &next}}) {
+    if (row->status != RowStatus::ok) {
+      return fmt::format("{} {}: {}", side, to_string(row->status), row->reason);
+    }
+    if (!median_ms(*row)) return fmt::format("{} has no measured time", side);
+  }
+  return "";
+}
+
+RowComparison compare_rows(const RowKey& key, const ResultRow& base, const ResultRow& next,
+                           const CompareOptions& options) {
+  RowComparison out;
+  out.key = key;
+  out.base_ms = median_ms(base);
+  out.new_ms = median_ms(next);
+  if (!out.base_ms || !out.new_ms) {
+    const bool lost = out.base_ms && next.status == RowStatus::failed;
+    out.verdict = lost ? Verdict::failed : Verdict::not_compared;
+    out.note = why_not_compared(base, next);
+    return out;
+  }
+  out.ratio = *out.new_ms / *out.base_ms;
+  out.threshold = options.threshold.value_or(std::max(relative_stdev(base), relative_stdev(next)));
+  if (out.ratio > 1 + out.threshold) {
+    out.verdict = Verdict::slower;
+  } else if (out.ratio < 1 - out.threshold) {
+    out.verdict = Verdict::faster;
+  } else {
+    out.verdict = Verdict::same;
+  }
+  return out;
+}
+
+// The source and the first reason, cut short: a label is one line.
+std::string provenance_text(const Report& report) {
+  const Provenance& p = report.provenance;
+  std::string reason = p.reasons.empty() ? "" : p.reasons.front();
+  constexpr std::size_t longest = 100;
+  if (reason.size() > longest) {
+    std::size_t cut = longest;
+    while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    reason = reason.substr(0, cut) + "...";
+  }
+  return fmt::format("source {}{}", to_string(p.source), reason.empty() ? "" : "; " + reason);
+}
+
+void check_refusals(const Report& base, const Report& next, const CompareOptions& options,
+                    bool cross_device, Comparison& out) {
+  if (!base.provenance.auditable) {
+    if (!options.allow_unauditable) {
+      throw ComparisonRefused(fmt::format(
+          "the baseline is not auditable ({}); pass --allow-unauditable to compare anyway",
+          provenance_text(base)));
+    }
+    out.labels.push_back(fmt::format(
+        "BASELINE NOT AUDITABLE ({}): its times are not evidence; compared only because of "
+        "--allow-unauditable",
+        provenance_text(base)));
+  }
+  if (!next.provenance.auditable) {
+    out.labels.push_back(fmt::format("NEW REPORT NOT AUDITABLE ({}): its times are not evidence",
+                                     provenance_text(next)));
+  }
+  if (cross_device) {
+    const std::string base_models = join(device_models(base), ", ");
+    const std::string new_models = join(device_models(next), ", ");
+    if (!options.allow_cross_device) {
+      throw ComparisonRefused(
+          fmt::format("the reports come from different device models (base: {}; new: {}); pass "
+                      "--allow-cross-device to compare anyway",
+                      base_models, new_models));
+    }
+    out.labels.push_back(fmt::format(
+        "CROSS-DEVICE (base: {}; new: {}): ratios mix hardware and code; compared only because "
+        "of --allow-cross-device",
+        base_models, new_models));
+  }
+}
+
+RowKey key_of(const Report& report, const ResultRow& row, bool with_device) {
+  return {row.kernel,   row.direction, row.dtype,
+          row.batch,    row.heads,     row.seq_len,
+          row.head_dim, row.causal,    with_device ? device_model(report, row) : std::string()};
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::same: return "SAME";
+    case Verdict::faster: return "FASTER";
+    case Verdict::slower: return "SLOWER";
+    case Verdict::failed: return "FAILED";
+    case Verdict::not_compared: return "N/A";
+  }
+  return "?";
+}
+
+std::string describe(const RowKey& key) {
+  return fmt::format("{} {} {} B={} H={} N={} d={}{}{}", key.kernel, to_string(key.direction),
+                     to_string(key.dtype), key.batch, key.heads, key.seq_len, key.head_dim,
+                     key.causal ? " causal" : "",
+                     key.device_model.empty() ? "" : " on " + key.device_model);
+}
+
+std::string device_model(const Report& report, const ResultRow& row) {
+  if (row.device) {
+    for (const DeviceRecord& device : report.devices) {
+      if (device.index == *row.device) return device.name;
+    }
+    return fmt::format("device {} (unrecorded)", *row.device);
+  }
+  return report.ceiling.gpu_name.empty() ? report.ceiling.gpu : report.ceiling.gpu_name;
+}
+
+std::vector<std::string> device_models(const Report& report) {
+  std::set<std::string> models;
+  for (const ResultRow& row : report.results) models.insert(device_model(report, row));
+  return {models.begin(), models.end()};
+}
+
+std::size_t Comparison::count(Verdict verdict) const {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(),
+                    [verdict](const RowComparison& r) { return r.verdict == verdict; }));
+}
+
+bool Comparison::regressed() const {
+  return count(Verdict::slower) > 0 || count(Verdict::failed) > 0;
+}
+
+Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options) {
+  const bool cross_device = device_models(base) != device_models(next);
+  Comparison out;
+  check_refusals(base, next, options, cross_device, out);
+  // Across devices the device is dropped from the key, or nothing would match.
+  const bool with_device = !cross_device;
+
+  std::map<RowKey, std::vector<std::size_t>> unmatched_new;
+  for (std::size_t i = 0; i < next.results.size(); ++i) {
+    unmatched_new[key_of(next, next.results[i], with_device)].push_back(i);
+  }
+  for (const ResultRow& base_row : base.results) {
+    RowKey key = key_of(base, base_row, with_device);
+    for (const auto& [from, to] : options.kernel_aliases) {
+      if (key.kernel == from) key.kernel = to;
+    }
+    auto it = unmatched_new.find(key);
+    if (it == unmatched_new.end() || it->second.empty()) {
+      out.only_in_base.push_back(key);
+      continue;
+    }
+    // Repeated keys (several devices of one model) pair up in report order.
+    const std::size_t index = it->second.front();
+    it->second.erase(it->second.begin());
+    out.rows.push_back(compare_rows(key, base_row, next.results[index], options));
+  }
+  for (std::size_t i = 0; i < next.results.size(); ++i) {
+    const RowKey key = key_of(next, next.results[i], with_device);
+    const std::vector<std::size_t>& left = unmatched_new[key];
+    if (std::find(left.begin(), left.end(), i) != left.end()) out.only_in_new.push_back(key);
+  }
+  return out;
+}
+
+std::string render_comparison(const Comparison& c, std::string_view base_name,
+                              std::string_view new_name) {
+  std::string out = fmt::format("== {} -> {}\n", base_name, new_name);
+  for (const std::string& label : c.labels) out += fmt::format("!! {}\n", label);
+  out += fmt::format(
+      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} "
+      "{:>9}  {}\n",
+      "kernel", "dir", "dtype", "B", "H", "N", "d", "causal", "device", "base ms", "new ms",
+      "ratio", "threshold", "verdict");
+  auto ms = [](const std::optional<double>& x) {
+    return x ? fmt::format("{:.4f}", *x) : std::string("-");
+  };
+  for (const RowComparison& r : c.rows) {
+    const bool timed = r.base_ms && r.new_ms;
+    out += fmt::format(
+        "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9}  {}{}\n",
+        r.key.kernel, to_string(r.key.direction), to_string(r.key.dtype), r.key.batch, r.key.heads,
+        r.key.seq_len, r.key.head_dim, r.key.causal ? "yes" : "no",
+        r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
+        timed ? fmt::format("{:.3f}", r.ratio) : "-",
+        timed ? fmt::format("{:.1f}%", r.threshold * 100) : "-", to_string(r.verdict),
+        r.note.empty() ? "" : " (" + r.note + ")");
+  }
+  for (const RowKey& key : c.only_in_base) out += "only in base: " + describe(key) + "\n";
+  for (const RowKey& key : c.only_in_new) out += "only in new: " + describe(key) + "\n";
+  out += render_verdict_counts({c}) + "\n";
+  return out;
+}
+
+std::string render_verdict_counts(const std::vector<Comparison>& comparisons) {
+  std::size_t counts[5] = {};
+  std::size_t only_base = 0;
+  std::size_t only_new = 0;
+  for (const Comparison& c : comparisons) {
+    for (const RowComparison& r : c.rows) ++counts[static_cast<int>(r.verdict)];
+    only_base += c.only_in_base.size();
+    only_new += c.only_in_new.size();
+  }
+  return fmt::format(
+      "{} SAME, {} FASTER, {} SLOWER, {} FAILED, {} N/A; {} only in base, {} only "
+      "in new",
+      counts[0], counts[1], counts[2], counts[3], counts[4], only_base, only_new);
+}
+
+nlohmann::json to_json(const Comparison& c) {
+  auto key_json = [](const RowKey& k) {
+    return nlohmann::json{
+        {"kernel", k.kernel},
+        {"direction", to_string(k.direction)},
+        {"dtype", to_string(k.dtype)},
+        {"batch", k.batch},
+        {"heads", k.heads},
+        {"seq_len", k.seq_len},
+        {"head_dim", k.head_dim},
+        {"causal", k.causal},
+        {"device_model",
+         k.device_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.device_model)}};
+  };
+  auto optional = [](const std::optional<double>& x) {
+    return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RowComparison& r : c.rows) {
+    nlohmann::json row = key_json(r.key);
+    const bool timed = r.base_ms && r.new_ms;
+    row["base_ms"] = optional(r.base_ms);
+    row["new_ms"] = optional(r.new_ms);
+    row["ratio"] = timed ? nlohmann::json(r.ratio) : nlohmann::json(nullptr);
+    row["threshold"] = timed ? nlohmann::json(r.threshold) : nlohmann::json(nullptr);
+    row["verdict"] = to_string(r.verdict);
+    row["note"] = r.note;
+    rows.push_back(row);
+  }
+  nlohmann::json only_base = nlohmann::json::array();
+  for (const RowKey& key : c.only_in_base) only_base.push_back(key_json(key));
+  nlohmann::json only_new = nlohmann::json::array();
+  for (const RowKey& key : c.only_in_new) only_new.push_back(key_json(key));
+  nlohmann::json counts = nlohmann::json::object();
+  for (Verdict v :
+       {Verdict::same, Verdict::faster, Verdict::slower, Verdict::failed, Verdict::not_compared}) {
+    counts[std::string(to_string(v))] = c.count(v);
+  }
+  return {{"labels", c.labels},      {"rows", rows},     {"only_in_base", only_base},
+          {"only_in_new", only_new}, {"counts", counts}, {"regression", c.regressed()}};
+}
+
+}  // namespace cfr::evidence

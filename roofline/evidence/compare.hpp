@@ -1,0 +1,101 @@
+#pragma once
+
+// `compare BASE NEW`: the same configurations in two reports, side by side,
+// with a verdict that knows how noisy each measurement was. Pure: the
+// command reads the files and prints what render_comparison returns.
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "roofline/report.hpp"
+
+namespace cfr::evidence {
+
+// SAME within the threshold; FAILED when the base row ran and the new one
+// did not; NOT_COMPARED when either side has no time (model rows, skipped).
+enum class Verdict { same, faster, slower, failed, not_compared };
+
+std::string_view to_string(Verdict verdict);  // "SAME", "FASTER", "SLOWER", "FAILED", "N/A"
+
+// What makes two rows the same configuration.
+struct RowKey {
+  std::string kernel;
+  Direction direction = Direction::forward;
+  DType dtype = DType::fp16;
+  std::int64_t batch = 0;
+  std::int64_t heads = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t head_dim = 0;
+  bool causal = false;
+  std::string device_model;  // empty when devices are not part of the match
+
+  friend auto operator<=>(const RowKey&, const RowKey&) = default;
+};
+
+// "fa1_wmma forward fp16 B=1 H=8 N=1024 d=64 causal on NVIDIA H200"
+std::string describe(const RowKey& key);
+
+// The name of the device a row ran on, looked up by index in devices[]. A row
+// with no device (a model projection, a historical row) is keyed by the name
+// of the GPU its ceiling describes.
+std::string device_model(const Report& report, const ResultRow& row);
+
+// Every device model of a report's rows, sorted, without repeats.
+std::vector<std::string> device_models(const Report& report);
+
+struct CompareOptions {
+  std::optional<double> threshold;  // relative; empty: the noisier row's relative stdev
+  bool allow_unauditable = false;
+  bool allow_cross_device = false;
+  // Base kernel name -> new kernel name, to set a renamed kernel against its
+  // predecessor (a historical "cuflash-attn-v0.4.0" against "fa1_scalar").
+  std::vector<std::pair<std::string, std::string>> kernel_aliases;
+};
+
+struct RowComparison {
+  RowKey key;
+  std::optional<double> base_ms;  // medians
+  std::optional<double> new_ms;
+  double ratio = 0;      // new / base; above 1 is slower
+  double threshold = 0;  // the relative change this row had to exceed
+  Verdict verdict = Verdict::not_compared;
+  std::string note;  // why it was not compared, or what failed
+};
+
+struct Comparison {
+  std::vector<std::string> labels;  // printed loudly above the table
+  std::vector<RowComparison> rows;
+  std::vector<RowKey> only_in_base;
+  std::vector<RowKey> only_in_new;
+
+  std::size_t count(Verdict verdict) const;
+  // What --fail-on-regression gates on: a SLOWER or FAILED row.
+  bool regressed() const;
+};
+
+// One line; the command prefixes the file names.
+class ComparisonRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws ComparisonRefused for a baseline that is not auditable, or reports
+// of different device models, unless the options allow it; an allowed
+// comparison carries a label saying so.
+Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options);
+
+std::string render_comparison(const Comparison& comparison, std::string_view base_name,
+                              std::string_view new_name);
+// One line: "3 SAME, 1 FASTER, ..." over several comparisons.
+std::string render_verdict_counts(const std::vector<Comparison>& comparisons);
+
+nlohmann::json to_json(const Comparison& comparison);
+
+}  // namespace cfr::evidence

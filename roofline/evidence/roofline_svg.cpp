@@ -1,0 +1,425 @@
+#include "roofline_svg.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "log_axis.hpp"
+#include "xml_text.hpp"
+
+namespace cfr::evidence {
+
+namespace {
+
+// Canvas: the plot on the left, the legend on the right.
+constexpr double canvas_width = 1000;
+constexpr double canvas_height = 640;
+constexpr double plot_left = 80;
+constexpr double plot_right = 700;
+constexpr double plot_top = 80;
+constexpr double plot_bottom = 570;
+constexpr double legend_left = 725;
+
+// Tableau 10, minus gray: gray is for model projections.
+constexpr std::array<std::string_view, 9> kernel_colours{"#1f77b4", "#d62728", "#2ca02c",
+                                                         "#ff7f0e", "#9467bd", "#8c564b",
+                                                         "#e377c2", "#bcbd22", "#17becf"};
+constexpr std::string_view model_gray = "#8a8a8a";
+
+// GB/s x FLOP/byte = 1e9 FLOP/s = 1e-3 TFLOP/s.
+constexpr double tflops_per_GBps_flop_per_byte = 1e-3;
+
+struct Roof {
+  std::string ceiling;  // GPU label
+  std::string source;   // "datasheet" or "measured"
+  ComputeUnit unit = ComputeUnit::fp32_simt;
+  double bandwidth_GBps = 0;
+  double peak_TFLOPs = 0;
+  double ridge() const { return peak_TFLOPs / (bandwidth_GBps * tflops_per_GBps_flop_per_byte); }
+  bool measured() const { return source == "measured"; }
+};
+
+struct Marker {
+  std::string report;
+  std::string gpu;  // the report's ceiling id, to tell GPUs apart in the label
+  const ResultRow* row = nullptr;
+  bool auditable = false;
+  bool model = false;  // a projection drawn at its roof
+  double ai = 0;
+  double tflops = 0;
+};
+
+std::string attr(std::string_view text) {
+  return xml_escape(text);
+}
+std::string num(double x) {
+  return fmt::format("{:.10g}", x);
+}
+std::string px(double x) {
+  return fmt::format("{:.3f}", x);
+}
+
+std::string ceiling_label(const CeilingRecord& c) {
+  return c.gpu_name.empty() ? c.gpu : c.gpu_name;
+}
+
+std::string seq_label(std::int64_t n) {
+  if (n >= 1024 && n % 1024 == 0) return fmt::format("{}K", n / 1024);
+  return fmt::format("{}", n);
+}
+
+bool plottable(double x) {
+  return std::isfinite(x) && x > 0;
+}
+
+class Chart {
+ public:
+  Chart(const std::vector<PlotReport>& reports, const PlotOptions& options)
+      : reports_(reports), options_(options) {
+    collect_markers();
+    collect_roofs();
+    make_axes();
+  }
+
+  std::string render(PlotSummary* summary) {
+    std::string out;
+    out += fmt::format(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+        "viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+        "font-size=\"12\">\n",
+        canvas_width, canvas_height);
+    out += fmt::format("<title>{}</title>\n", attr(title()));
+    out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n",
+                       canvas_width, canvas_height);
+    out += fmt::format(
+        "<text class=\"title\" x=\"{}\" y=\"30\" font-size=\"17\" "
+        "font-weight=\"bold\">{}</text>\n",
+        plot_left, attr(title()));
+    out += fmt::format("<text class=\"subtitle\" x=\"{}\" y=\"52\" fill=\"#444\">{}</text>\n",
+                       plot_left, attr(subtitle()));
+    out += fmt::format(
+        "<g class=\"plot-area\" data-x-min=\"{}\" data-x-max=\"{}\" data-y-min=\"{}\" "
+        "data-y-max=\"{}\" data-left=\"{}\" data-right=\"{}\" data-top=\"{}\" "
+        "data-bottom=\"{}\">\n",
+        num(x_.min()), num(x_.max()), num(y_.min()), num(y_.max()), plot_left, plot_right, plot_top,
+        plot_bottom);
+    out += render_grid();
+    out += render_roofs();
+    out += render_markers();
+    out += "</g>\n";
+    out += render_legend();
+    out += "</svg>\n";
+    if (summary != nullptr) {
+      summary->points = static_cast<std::size_t>(std::count_if(
+          markers_.begin(), markers_.end(), [](const Marker& m) { return !m.model; }));
+      summary->model_points = markers_.size() - summary->points;
+      summary->roofs = roofs_.size();
+    }
+    return out;
+  }
+
+ private:
+  void collect_markers() {
+    for (const PlotReport& input : reports_) {
+      const Report& report = *input.report;
+      for (const ResultRow& row : report.results) {
+        if (row.status != RowStatus::ok || !plottable(row.ai)) continue;
+        Marker marker{
+            input.name, report.ceiling.gpu, &row, report.provenance.auditable, false, row.ai, 0};
+        if (row.achieved && plottable(row.achieved->TFLOPs)) {
+          marker.tflops = row.achieved->TFLOPs;
+        } else if (!row.achieved && row.roof_TFLOPs && plottable(*row.roof_TFLOPs)) {
+          marker.model = true;
+          marker.tflops = *row.roof_TFLOPs;
+        } else {
+          continue;
+        }
+        several_gpus_ = several_gpus_ || (!markers_.empty() && markers_.front().gpu != marker.gpu);
+        markers_.push_back(marker);
+        if (!marker.model &&
+            std::find(kernels_.begin(), kernels_.end(), row.kernel) == kernels_.end()) {
+          kernels_.push_back(row.kernel);
+        }
+      }
+    }
+  }
+
+  void add_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units) {
+    if (!plottable(ceiling.bandwidth_GBps)) return;
+    for (ComputeUnit unit : units) {
+      const auto peak = ceiling.peak(unit);
+      if (!peak || !plottable(*peak)) continue;
+      Roof roof{ceiling_label(ceiling), ceiling.source, unit, ceiling.bandwidth_GBps, *peak};
+      if (!plottable(roof.ridge())) continue;
+      const auto same = [&](const Roof& r) {
+        return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs) ==
+               std::tie(roof.ceiling, roof.source, roof.unit, roof.bandwidth_GBps,
+                        roof.peak_TFLOPs);
+      };
+      if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
+    }
+  }
+
+  void collect_roofs() {
+    std::set<ComputeUnit> all_units;
+    for (const PlotReport& input : reports_) {
+      std::set<ComputeUnit> units;
+      for (const ResultRow& row : input.report->results) {
+        if (row.status == RowStatus::ok) units.insert(row.compute_unit);
+      }
+      add_roofs(input.report->ceiling, units);
+      all_units.insert(units.begin(), units.end());
+    }
+    for (const CeilingRecord& ceiling : options_.extra_ceilings) add_roofs(ceiling, all_units);
+  }
+
+  void make_axes() {
+    std::vector<double> xs;
+    std::vector<double> ys;
+    for (const Marker& m : markers_) {
+      xs.push_back(m.ai);
+      ys.push_back(m.tflops);
+    }
+    for (const Roof& r : roofs_) {
+      xs.push_back(r.ridge());
+      ys.push_back(r.peak_TFLOPs);
+    }
+    x_ = axis_covering(xs, 2, 8, plot_left, plot_right);
+    y_ = axis_covering(ys, 2, 8, plot_bottom, plot_top);
+  }
+
+  std::string title() const {
+    if (!options_.title.empty()) return options_.title;
+    std::vector<std::string> gpus;
+    for (const Roof& r : roofs_) {
+      if (std::find(gpus.begin(), gpus.end(), r.ceiling) == gpus.end()) gpus.push_back(r.ceiling);
+    }
+    std::string names;
+    for (const std::string& g : gpus) names += (names.empty() ? "" : ", ") + g;
+    return names.empty() ? "Roofline" : "Roofline: " + names;
+  }
+
+  std::string subtitle() const {
+    const bool any_unauditable =
+        std::any_of(reports_.begin(), reports_.end(),
+                    [](const PlotReport& r) { return !r.report->provenance.auditable; });
+    return any_unauditable ? "Hollow markers are NOT evidence (unauditable or historical reports)."
+                           : "Every marker comes from an auditable measured report.";
+  }
+
+  std::string render_grid() const {
+    std::string out = "<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n";
+    for (double v : x_.minor_ticks()) {
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#f2f2f2\"/>\n",
+                         px(x_.to_pixel(v)), px(plot_top), px(plot_bottom));
+    }
+    for (double v : y_.minor_ticks()) {
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#f2f2f2\"/>\n",
+                         px(plot_left), px(y_.to_pixel(v)), px(plot_right));
+    }
+    for (double v : x_.decades()) {
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                         px(x_.to_pixel(v)), px(plot_top), px(plot_bottom));
+    }
+    for (double v : y_.decades()) {
+      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", px(plot_left),
+                         px(y_.to_pixel(v)), px(plot_right));
+    }
+    out += "</g>\n";
+    out += fmt::format(
+        "<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+        "stroke=\"#333\"/>\n",
+        plot_left, plot_top, plot_right - plot_left, plot_bottom - plot_top);
+    for (double v : x_.decades()) {
+      out += fmt::format(
+          "<text class=\"tick-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+          px(x_.to_pixel(v)), px(plot_bottom + 18), decade_label(v));
+    }
+    for (double v : y_.decades()) {
+      out += fmt::format(
+          "<text class=\"tick-label y\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+          px(plot_left - 8), px(y_.to_pixel(v) + 4), decade_label(v));
+    }
+    out += fmt::format(
+        "<text class=\"axis-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">Arithmetic "
+        "intensity (FLOP/byte of modelled HBM traffic)</text>\n",
+        px((plot_left + plot_right) / 2), px(plot_bottom + 45));
+    out += fmt::format(
+        "<text class=\"axis-label y\" x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 {0} {1})\">Performance (TFLOP/s)</text>\n",
+        px(plot_left - 55), px((plot_top + plot_bottom) / 2));
+    return out;
+  }
+
+  std::string render_roofs() const {
+    std::string out = "<g class=\"roofs\" fill=\"none\">\n";
+    for (std::size_t i = 0; i < roofs_.size(); ++i) {
+      const Roof& r = roofs_[i];
+      const double slope = r.bandwidth_GBps * tflops_per_GBps_flop_per_byte;
+      // Where the slope enters the plot: the left edge, or the bottom edge.
+      const double x_start = std::max(x_.min(), y_.min() / slope);
+      const double ridge = r.ridge();
+      const std::string colour = r.measured() ? "#000000" : "#555555";
+      out += fmt::format(
+          "<polyline class=\"roof\" data-ceiling=\"{}\" data-source=\"{}\" data-unit=\"{}\" "
+          "data-bandwidth-GBps=\"{}\" data-peak-TFLOPs=\"{}\" data-ridge=\"{}\" "
+          "points=\"{},{} {},{} {},{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
+          attr(r.ceiling), attr(r.source), to_string(r.unit), num(r.bandwidth_GBps),
+          num(r.peak_TFLOPs), num(ridge), px(x_.to_pixel(x_start)),
+          px(y_.to_pixel(x_start * slope)), px(x_.to_pixel(ridge)), px(y_.to_pixel(r.peak_TFLOPs)),
+          px(x_.to_pixel(x_.max())), px(y_.to_pixel(r.peak_TFLOPs)), colour,
+          r.measured() ? "2" : "1.5", r.measured() ? "" : " stroke-dasharray=\"7 4\"");
+      out += fmt::format(
+          "<circle class=\"ridge\" data-unit=\"{}\" data-ridge=\"{}\" data-tflops=\"{}\" "
+          "cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>ridge of {} {} ({}): {:.4g} "
+          "FLOP/byte</title></circle>\n",
+          to_string(r.unit), num(ridge), num(r.peak_TFLOPs), px(x_.to_pixel(ridge)),
+          px(y_.to_pixel(r.peak_TFLOPs)), colour, attr(r.ceiling), to_string(r.unit),
+          attr(r.source), ridge);
+      out += fmt::format(
+          "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\" "
+          "stroke=\"none\" font-size=\"11\">{} {} {:g} TFLOP/s, ridge {:.3g} ({})</text>\n",
+          px(plot_right - 4),
+          px(y_.to_pixel(r.peak_TFLOPs) - 5 - 12.0 * static_cast<double>(i % 2)), colour,
+          attr(r.ceiling), to_string(r.unit), r.peak_TFLOPs, ridge, attr(r.source));
+      // Roofs of one ceiling share the slope; label it once.
+      const bool slope_labelled = std::any_of(
+          roofs_.begin(), roofs_.begin() + static_cast<std::ptrdiff_t>(i), [&](const Roof& o) {
+            return o.ceiling == r.ceiling && o.source == r.source &&
+                   o.bandwidth_GBps == r.bandwidth_GBps;
+          });
+      if (slope_labelled) continue;
+      out += fmt::format(
+          "<text class=\"bandwidth-label\" x=\"{}\" y=\"{}\" fill=\"{}\" stroke=\"none\" "
+          "font-size=\"11\">{:g} GB/s ({})</text>\n",
+          px(x_.to_pixel(x_start) + 6), px(y_.to_pixel(x_start * slope) - 6), colour,
+          r.bandwidth_GBps, attr(r.source));
+    }
+    out += "</g>\n";
+    return out;
+  }
+
+  std::string colour_of(const std::string& kernel) const {
+    const auto it = std::find(kernels_.begin(), kernels_.end(), kernel);
+    const auto index = static_cast<std::size_t>(it - kernels_.begin());
+    return std::string(kernel_colours[index % kernel_colours.size()]);
+  }
+
+  static std::string shape(bool causal, double x, double y, std::string_view attributes) {
+    if (causal) {
+      return fmt::format("<path {} d=\"M {} {} L {} {} L {} {} Z\"", attributes, px(x), px(y - 6.5),
+                         px(x + 6), px(y + 4), px(x - 6), px(y + 4));
+    }
+    return fmt::format("<circle {} cx=\"{}\" cy=\"{}\" r=\"5\"", attributes, px(x), px(y));
+  }
+
+  std::string render_markers() const {
+    std::string out = "<g class=\"points\">\n";
+    for (const Marker& m : markers_) {
+      const ResultRow& row = *m.row;
+      const double x = x_.to_pixel(m.ai);
+      const double y = y_.to_pixel(m.tflops);
+      const std::string colour = m.model ? std::string(model_gray) : colour_of(row.kernel);
+      const bool hollow = m.model || !m.auditable;
+      const std::string attributes = fmt::format(
+          "class=\"{}\" data-report=\"{}\" data-kernel=\"{}\" data-dtype=\"{}\" "
+          "data-seq-len=\"{}\" data-head-dim=\"{}\" data-causal=\"{}\" data-auditable=\"{}\" "
+          "data-ai=\"{}\" data-tflops=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.6\"",
+          m.model ? "model-point" : "point", attr(m.report), attr(row.kernel), to_string(row.dtype),
+          row.seq_len, row.head_dim, row.causal ? "true" : "false", m.auditable ? "true" : "false",
+          num(m.ai), num(m.tflops), hollow ? "white" : colour, colour);
+      out += shape(row.causal, x, y, attributes);
+      out += fmt::format(
+          "><title>{} {} N={} d={}{}: {:.4g} TFLOP/s at {:.4g} FLOP/byte{} ({})</title>{}\n",
+          attr(row.kernel), to_string(row.dtype), row.seq_len, row.head_dim,
+          row.causal ? " causal" : "", m.tflops, m.ai,
+          m.model ? ", model roof" : (m.auditable ? "" : ", unauditable"), attr(m.report),
+          row.causal ? "</path>" : "</circle>");
+      const std::string label = seq_label(row.seq_len) + (several_gpus_ ? " " + m.gpu : "") +
+                                (!m.model && !m.auditable ? " unauditable" : "");
+      out += fmt::format(
+          "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>\n",
+          px(x + 8), px(y + 3.5), m.model ? model_gray : "#333", attr(label));
+    }
+    out += "</g>\n";
+    return out;
+  }
+
+  std::string render_legend() const {
+    std::string out = "<g class=\"legend\" font-size=\"11\">\n";
+    double y = plot_top;
+    const auto line = [&](const std::string& body) {
+      out += body;
+      y += 18;
+    };
+    line(fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Kernels</text>\n", legend_left,
+                     px(y)));
+    for (const std::string& kernel : kernels_) {
+      line(fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+          "<text x=\"{}\" y=\"{}\">{}</text>\n",
+          legend_left, px(y - 10), colour_of(kernel), legend_left + 18, px(y), attr(kernel)));
+    }
+    y += 8;
+    line(fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Markers</text>\n", legend_left,
+                     px(y)));
+    line(shape(false, legend_left + 6, y - 4, "fill=\"#333\" stroke=\"#333\"") +
+         fmt::format("/><text x=\"{}\" y=\"{}\">not causal</text>\n", legend_left + 18, px(y)));
+    line(shape(true, legend_left + 6, y - 4, "fill=\"#333\" stroke=\"#333\"") +
+         fmt::format("/><text x=\"{}\" y=\"{}\">causal</text>\n", legend_left + 18, px(y)));
+    line(shape(false, legend_left + 6, y - 4, "fill=\"#333\" stroke=\"#333\"") +
+         fmt::format("/><text x=\"{}\" y=\"{}\">filled: auditable measurement</text>\n",
+                     legend_left + 18, px(y)));
+    line(shape(false, legend_left + 6, y - 4,
+               "fill=\"white\" stroke=\"#333\" stroke-width=\"1.6\"") +
+         fmt::format("/><text x=\"{}\" y=\"{}\">hollow: unauditable, not evidence</text>\n",
+                     legend_left + 18, px(y)));
+    line(shape(false, legend_left + 6, y - 4,
+               fmt::format("fill=\"white\" stroke=\"{}\" stroke-width=\"1.6\"", model_gray)) +
+         fmt::format("/><text x=\"{}\" y=\"{}\">gray: model projection at its roof</text>\n",
+                     legend_left + 18, px(y)));
+    line(fmt::format("<text x=\"{}\" y=\"{}\">label: sequence length N</text>\n", legend_left,
+                     px(y)));
+    y += 8;
+    line(fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Roofs</text>\n", legend_left,
+                     px(y)));
+    line(
+        fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#555555\" "
+                    "stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>"
+                    "<text x=\"{3}\" y=\"{4}\">datasheet ceiling</text>\n",
+                    legend_left, px(y - 4), legend_left + 14, legend_left + 18, px(y)));
+    line(
+        fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#000000\" "
+                    "stroke-width=\"2\"/><text x=\"{3}\" y=\"{4}\">measured ceiling</text>\n",
+                    legend_left, px(y - 4), legend_left + 14, legend_left + 18, px(y)));
+    line(
+        fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"#555555\"/>"
+                    "<text x=\"{}\" y=\"{}\">ridge point</text>\n",
+                    legend_left + 7, px(y - 4), legend_left + 18, px(y)));
+    out += "</g>\n";
+    return out;
+  }
+
+  const std::vector<PlotReport>& reports_;
+  const PlotOptions& options_;
+  std::vector<Marker> markers_;
+  bool several_gpus_ = false;         // reports of several GPUs: labels name the GPU
+  std::vector<std::string> kernels_;  // colour order
+  std::vector<Roof> roofs_;
+  LogAxis x_;
+  LogAxis y_;
+};
+
+}  // namespace
+
+std::string roofline_svg(const std::vector<PlotReport>& reports, const PlotOptions& options,
+                         PlotSummary* summary) {
+  return Chart(reports, options).render(summary);
+}
+
+}  // namespace cfr::evidence

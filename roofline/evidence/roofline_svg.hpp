@@ -1,0 +1,51 @@
+#pragma once
+
+// `plot`: a roofline chart of one or more reports, as an SVG document
+// written by our own code. Log-log axes (arithmetic intensity in FLOP/byte,
+// performance in TFLOP/s), per ceiling the bandwidth slope and a flat roof
+// per compute unit present in the rows (datasheet dashed, measured solid)
+// with its ridge point marked, and one marker per measured row.
+//
+// The elements carry stable classes and data- attributes so tests and
+// scripts can read the chart back:
+//   <g class="plot-area" data-x-min data-x-max data-y-min data-y-max
+//      data-left data-right data-top data-bottom>
+//   <polyline class="roof" data-ceiling data-source data-unit
+//      data-bandwidth-GBps data-peak-TFLOPs data-ridge points="slope start,
+//      ridge corner, right end">
+//   <circle class="ridge" data-unit data-ridge data-tflops>
+//   <circle|path class="point" data-report data-kernel data-seq-len
+//      data-causal data-auditable data-ai data-tflops>   one per ok row with
+//      achieved TFLOP/s > 0: x = row.ai, y = achieved.TFLOPs
+//   <circle|path class="model-point" ...>  an ok row with no achieved figures
+//      (a model projection), drawn hollow gray at its roof
+
+#include <string>
+#include <vector>
+
+#include "roofline/report.hpp"
+
+namespace cfr::evidence {
+
+struct PlotReport {
+  std::string name;  // the file, shown in tooltips
+  const Report* report = nullptr;
+};
+
+struct PlotOptions {
+  std::string title;  // empty: "Roofline: " + the ceilings' GPU names
+  // Measured ceilings (from a `ceilings` file) drawn solid beside the
+  // reports' own; units without a figure are not drawn.
+  std::vector<CeilingRecord> extra_ceilings;
+};
+
+struct PlotSummary {
+  std::size_t points = 0;
+  std::size_t model_points = 0;
+  std::size_t roofs = 0;
+};
+
+std::string roofline_svg(const std::vector<PlotReport>& reports, const PlotOptions& options,
+                         PlotSummary* summary = nullptr);
+
+}  // namespace cfr::evidence

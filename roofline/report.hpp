@@ -1,0 +1,175 @@
+#pragma once
+
+// The report, schema "cuflash-roofline/report/v1" (docs/report-schema.md).
+// Every printer and checker reads these structs; report_json.cpp maps them to
+// and from JSON.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute_unit.hpp"
+#include "dtype.hpp"
+#include "flop_model.hpp"
+#include "kernel_catalog.hpp"
+#include "roofline_model.hpp"
+#include "traffic_model.hpp"
+
+namespace cfr {
+
+inline constexpr std::string_view report_schema = "cuflash-roofline/report/v1";
+
+struct ToolInfo {
+  std::string name = "cuflash-roofline";
+  std::string version;
+  std::string git_commit;
+  bool git_dirty = true;
+  std::string build_type;
+  std::string cuda_archs;
+};
+
+enum class ProvenanceSource { model, measured, historical };
+std::string_view to_string(ProvenanceSource source);
+
+struct Provenance {
+  ProvenanceSource source = ProvenanceSource::model;
+  bool auditable = false;
+  std::vector<std::string> reasons;  // why it is not auditable, and other warnings
+  std::string created_utc;
+  std::string command;
+  std::string host;
+};
+
+struct DeviceRecord {
+  int index = 0;
+  std::string name;
+  std::string cc;
+  int sm_count = 0;
+  double l2_bytes = 0;
+  double memory_bytes = 0;
+  double clock_MHz = 0;
+  double memory_clock_MHz = 0;
+  std::string driver;
+  std::string runtime;
+  std::string pci_bus_id;
+};
+
+// The roof a report is judged against.
+struct CeilingRecord {
+  std::string gpu;            // table id, e.g. "a100"
+  std::string gpu_name;       // e.g. "NVIDIA A100-SXM4-80GB"
+  std::string source;         // "datasheet" or "measured"
+  std::string source_detail;  // the table or ceilings file, and the figure's document
+  double bandwidth_GBps = 0;
+  std::array<std::optional<double>, all_compute_units.size()> peak_TFLOPs;
+  // False when the ceiling is another GPU's than the measuring device's;
+  // empty when nothing was measured.
+  std::optional<bool> matches_device;
+
+  std::optional<double> peak(ComputeUnit unit) const {
+    return peak_TFLOPs[static_cast<std::size_t>(unit)];
+  }
+};
+
+enum class RowStatus { ok, skipped, failed };
+std::string_view to_string(RowStatus status);
+
+struct Timing {
+  std::vector<double> samples_ms;
+  int warmup = 0;
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double mean_ms = 0;
+  double stdev_ms = 0;
+  double q1_ms = 0;
+  double q3_ms = 0;
+  bool l2_flush = true;
+  double sm_clock_MHz = 0;
+  double sm_clock_min_MHz = 0;
+  bool throttled = false;
+  int throttled_discarded = 0;
+  bool noise_target_met = false;
+  std::string stop_reason;
+};
+
+struct Achieved {
+  double TFLOPs = 0;                 // counted FLOPs (the report's convention) / median time
+  double bandwidth_GBps = 0;         // model bytes / median time
+  double bandwidth_utilization = 0;  // bandwidth_GBps / ceiling bandwidth
+  double fraction_of_roof = 0;       // TFLOPs / roof_TFLOPs
+};
+
+struct TensorError {
+  std::string tensor;  // "O", "LSE", "dQ", ...
+  double rel_l2_err = 0;
+  double max_abs_err = 0;
+};
+
+struct Correctness {
+  std::string reference;  // what the output was compared with
+  double rel_l2_err = 0;  // worst tensor
+  double max_abs_err = 0;
+  double tolerance = 0;  // on rel_l2_err
+  bool passed = false;
+  std::vector<TensorError> tensors;
+};
+
+// A historical row's figures exactly as its source document printed them
+// (configs/historical/). Not evidence: `audit` checks them against each other
+// and against our models.
+struct ClaimedFigures {
+  std::string source;  // the document and table they were copied from
+  double time_ms = 0;
+  double flops_G = 0;
+  double TFLOPs = 0;
+  double traffic_GB = 0;
+  double bandwidth_GBps = 0;
+  double bandwidth_utilization_percent = 0;
+  double ai_eff = 0;          // FLOP/byte
+  std::string regime;         // as worded by the source
+  double ridge_distance = 0;  // "N x below the ridge"
+};
+
+struct ResultRow {
+  std::string kernel;
+  Direction direction = Direction::forward;
+  DType dtype = DType::fp16;
+  std::int64_t batch = 1;
+  std::int64_t heads = 1;
+  std::int64_t seq_len = 1;
+  std::int64_t head_dim = 64;
+  bool causal = false;
+  TileShape tile;
+  ComputeUnit compute_unit = ComputeUnit::fp32_simt;
+  RowStatus status = RowStatus::ok;
+  std::string reason;
+  FlopCounts flops;
+  TrafficEstimate traffic;
+  double ai = 0;
+  // Empty when the ceiling has no peak for this compute unit.
+  std::optional<double> ridge;
+  std::optional<double> ridge_distance;
+  std::optional<Regime> regime;
+  std::optional<double> roof_TFLOPs;
+  std::optional<double> roof_time_ms;
+  std::optional<int> device;
+  std::optional<Timing> timing;
+  std::optional<Achieved> achieved;
+  std::optional<Correctness> correctness;
+  std::optional<ClaimedFigures> claimed;
+
+  AttentionProblem problem() const { return {batch, heads, seq_len, head_dim, causal, dtype}; }
+};
+
+struct Report {
+  std::string schema{report_schema};
+  ToolInfo tool;
+  Provenance provenance;
+  std::vector<DeviceRecord> devices;
+  CeilingRecord ceiling;
+  std::vector<ResultRow> results;
+};
+
+}  // namespace cfr

@@ -1,0 +1,31 @@
+#pragma once
+
+// The roofline itself: pure arithmetic over a FLOP count, a byte count and
+// two ceilings (LLM-Viewer's roofline_analyze, in our units).
+
+#include <string_view>
+
+namespace cfr {
+
+enum class Regime { memory_bound, compute_bound };
+
+constexpr std::string_view to_string(Regime regime) {
+  return regime == Regime::memory_bound ? "memory-bound" : "compute-bound";
+}
+
+struct RooflinePoint {
+  double ai = 0;              // FLOP per HBM byte
+  double ridge = 0;           // FLOP per byte where peak meets bandwidth
+  double ridge_distance = 0;  // ridge / ai: > 1 means left of the ridge
+  Regime regime = Regime::memory_bound;
+  double roof_TFLOPs = 0;   // min(peak, bandwidth * ai)
+  double roof_time_ms = 0;  // max(flops / peak, bytes / bandwidth)
+  double compute_time_ms = 0;
+  double memory_time_ms = 0;
+};
+
+// flops and bytes > 0; peak in TFLOP/s, bandwidth in GB/s (10^9 bytes/s).
+RooflinePoint analyze_roofline(double flops, double bytes, double peak_TFLOPs,
+                               double bandwidth_GBps);
+
+}  // namespace cfr

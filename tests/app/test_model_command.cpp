@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+using nlohmann::json;
+
+TEST_CASE("cli: model --json - writes a model report, not auditable, with the reason") {
+  const CliResult r = run_cli("model --gpu a100 --seq-lens 16384 --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc["schema"] == "cuflash-roofline/report/v1");
+  CHECK(doc["provenance"]["source"] == "model");
+  CHECK(doc["provenance"]["auditable"] == false);
+  CHECK(doc["provenance"]["reasons"][0] == "model projection, not a measurement");
+  CHECK(doc["devices"].empty());
+  CHECK(doc["ceiling"]["gpu"] == "a100");
+  REQUIRE(doc["results"].size() == 3);  // naive, fa1_scalar, fa1_wmma
+  const json& scalar = doc["results"][1];
+  CHECK(scalar["kernel"] == "fa1_scalar");
+  CHECK(scalar["traffic"]["bytes"].get<double>() == 8624013312.0);  // the seed's ≈ 8.6 GB
+  CHECK(scalar["flops"]["dense"].get<double>() == 549755813888.0);
+  CHECK(r.err.find("kernel") != std::string::npos);  // the table went to stderr
+}
+
+TEST_CASE("cli: model axes: ranges, --both, --backward, ragged N and N = 1") {
+  const CliResult r = run_cli(
+      "model --seq-lens 1,17,1000 --head-dims 32,128 --both --backward "
+      "--dtype fp16,fp32 --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  // 2 masks · 2 dtypes · 2 head dims · 3 N · 4 kernels
+  CHECK(doc["results"].size() == 96);
+  int skipped = 0;
+  for (const json& row : doc["results"]) {
+    if (row["status"] == "skipped") {
+      ++skipped;
+      CHECK(row["reason"] == "fa1_wmma has no fp32 variant");
+    }
+  }
+  CHECK(skipped == 12);
+}
+
+TEST_CASE("cli: csv and md outputs are written; the table lists every row") {
+  const std::string csv = temp_path("out.csv");
+  const std::string md = temp_path("out.md");
+  const CliResult r = run_cli("model --seq-lens 1024:4096:x2 --csv " + csv + " --md " + md);
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_file(csv).rfind("kernel,dir,dtype", 0) == 0);
+  CHECK(read_file(md).find("| fa1_wmma") != std::string::npos);
+  CHECK(r.out.find("model projection, not a measurement") != std::string::npos);
+  std::remove(csv.c_str());
+  std::remove(md.c_str());
+}
+
+TEST_CASE("cli: bad values fail with one line naming the value; nothing half-written") {
+  const std::string out = temp_path("never.json");
+  const std::pair<const char*, const char*> cases[] = {
+      {"--seq-lens 0", "--seq-lens: 0 must be positive"},
+      {"--seq-lens -3", "--seq-lens: -3 must be positive"},
+      {"--seq-lens 1024:16384", "--seq-lens: malformed range '1024:16384'"},
+      {"--head-dims 96", "--head-dims: 96 is not supported (supported: 32, 64, 128)"},
+      {"--kernels fa9",
+       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa1_bwd)"},
+      {"--dtype fp8", "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"},
+      {"--gpu b200", "--gpu b200: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"},
+      {"--batch x", "--batch: 'x' is not an integer (in 'x')"},
+      {"--flop-convention quarter", "--flop-convention: unknown convention 'quarter'"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    INFO(arguments);
+    const CliResult r = run_cli(std::string("model ") + arguments + " --json " + out);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(file_exists(out));
+  }
+}

@@ -1,0 +1,123 @@
+#include "sample_reports.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/gpu_table.hpp"
+#include "roofline/row_model.hpp"
+
+using namespace cfr;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+template <typename Each>
+void for_each_point(Each each) {
+  for (const KernelDescription* kernel : {&fa1_scalar_kernel, &fa1_wmma_kernel}) {
+    for (std::int64_t n : {1024, 4096}) {
+      for (bool causal : {false, true})
+        each(*kernel, AttentionProblem{1, 8, n, 64, causal, DType::fp16});
+    }
+  }
+}
+
+}  // namespace
+
+std::string source_path(const std::string& relative) {
+  return std::string(CFR_SOURCE_ROOT) + "/" + relative;
+}
+
+CeilingRecord h200_datasheet() {
+  CeilingRecord c;
+  c.gpu = "h200";
+  c.gpu_name = "NVIDIA H200 SXM 141GB";
+  c.source = "datasheet";
+  c.source_detail = "configs/gpus.json (built in)";
+  c.bandwidth_GBps = 4800;
+  c.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
+  return c;
+}
+
+Report measured_report() {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.git_commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+  r.tool.git_dirty = false;
+  r.tool.build_type = "release";
+  r.tool.cuda_archs = "90a";
+  r.provenance.source = ProvenanceSource::measured;
+  r.provenance.auditable = true;
+  r.provenance.created_utc = "2026-12-02T00:00:00Z";
+  r.provenance.command = "cuflash-roofline sweep --json results/h200/sweep.json";
+  r.provenance.host = "gpu-host";
+  r.devices.push_back({0, "NVIDIA H200", "9.0", 132, 62914560, 1.5e11, 1980, 3201, "580.65", "13.0",
+                       "0000:00:01.0"});
+  r.ceiling = h200_datasheet();
+  r.ceiling.matches_device = true;
+  for_each_point([&](const KernelDescription& kernel, const AttentionProblem& problem) {
+    ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact);
+    row.device = 0;
+    // A plausible time: a few times the roofline bound, samples about 1% apart.
+    const double t = *row.roof_time_ms * (kernel.name == "fa1_scalar" ? 6.0 : 2.5);
+    row.timing = Timing{};
+    row.timing->samples_ms = {t, t * 1.01, t * 0.99, t * 1.02, t * 0.995};
+    row.timing->warmup = 3;
+    row.timing->sm_clock_MHz = 1980;
+    row.timing->noise_target_met = true;
+    row.timing->stop_reason = "noise target met";
+    summarize_timing(*row.timing);
+    row.achieved = achieved_from(row, r.ceiling);
+    row.correctness =
+        Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
+    r.results.push_back(row);
+  });
+  ResultRow skipped = model_row(fa1_wmma_kernel, {1, 8, 1024, 64, false, DType::fp32}, r.ceiling,
+                                FlopConvention::exact);
+  skipped.device = 0;
+  r.results.push_back(skipped);
+  return r;
+}
+
+Report model_report() {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.git_commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+  r.tool.git_dirty = false;
+  r.provenance.source = ProvenanceSource::model;
+  r.provenance.reasons = {"a model projection: nothing was measured"};
+  r.provenance.created_utc = "2026-12-02T00:00:00Z";
+  r.provenance.command = "cuflash-roofline model --gpu h200";
+  r.ceiling = h200_datasheet();
+  for_each_point([&](const KernelDescription& kernel, const AttentionProblem& problem) {
+    r.results.push_back(model_row(kernel, problem, r.ceiling, FlopConvention::exact));
+  });
+  return r;
+}
+
+void scale_row_time(Report& report, std::size_t index, double factor) {
+  ResultRow& row = report.results.at(index);
+  for (double& sample : row.timing->samples_ms) sample *= factor;
+  summarize_timing(*row.timing);
+  row.achieved = achieved_from(row, report.ceiling);
+}
+
+evidence::HistoricalTable seed_table() {
+  return evidence::parse_historical_table(
+      nlohmann::json::parse(read_text(source_path("configs/historical/v0.4.0.json"))));
+}
+
+Report seed_report(const std::string& gpu) {
+  const GpuTable gpus = parse_gpu_table(
+      nlohmann::json::parse(read_text(source_path("configs/gpus.json"))), "configs/gpus.json");
+  return evidence::historical_report(seed_table(), gpu, gpus);
+}

@@ -1,0 +1,33 @@
+#pragma once
+
+// Reports the evidence tests start from, built through the same functions the
+// sweep uses (model_row, summarize_timing, achieved_from), so a clean one is
+// consistent by construction and each test tampers with one thing.
+
+#include <string>
+
+#include "roofline/evidence/historical.hpp"
+#include "roofline/report.hpp"
+
+// The H200 datasheet roof of configs/gpus.json: 4800 GB/s, fp32 SIMT 67,
+// fp16 SIMT 133.8, fp16/bf16 tensor 989.4 TFLOP/s.
+cfr::CeilingRecord h200_datasheet();
+
+// A measured, auditable H200 report: fa1_scalar and fa1_wmma forward, fp16,
+// B=1 H=8 d=64, N in {1024, 4096}, causal and not (8 ok rows, each with five
+// samples about 1% apart), plus one skipped row (fa1_wmma has no fp32).
+cfr::Report measured_report();
+
+// The same grid as `model` writes it: no device, timing or achieved figures.
+cfr::Report model_report();
+
+// Scales every sample of row `index` (and its summary and achieved figures,
+// as a new sweep would write them) by `factor`.
+void scale_row_time(cfr::Report& report, std::size_t index, double factor);
+
+// configs/historical/v0.4.0.json, parsed.
+cfr::evidence::HistoricalTable seed_table();
+// Its rows for one GPU ("V100", "A100" or "H100") as a report.
+cfr::Report seed_report(const std::string& gpu);
+
+std::string source_path(const std::string& relative);

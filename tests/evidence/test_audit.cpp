@@ -1,0 +1,191 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "roofline/evidence/audit.hpp"
+#include "roofline/report_json.hpp"
+#include "roofline/row_model.hpp"
+#include "sample_reports.hpp"
+
+using namespace cfr;
+using namespace cfr::evidence;
+
+namespace {
+
+// The findings of one kind whose message starts with `field`.
+std::vector<Finding> findings(const AuditResult& result, FindingKind kind,
+                              std::string_view field = "") {
+  std::vector<Finding> out;
+  for (const Finding& f : result.findings) {
+    if (f.kind == kind && f.message.starts_with(field)) out.push_back(f);
+  }
+  return out;
+}
+
+std::string all_messages(const AuditResult& result) {
+  return render_audit(result, "r.json");
+}
+
+}  // namespace
+
+TEST_CASE("a clean measured report audits consistent, every derived figure recomputed") {
+  // sample_reports.cpp builds the report through model_row/summarize/achieved_from.
+  const AuditResult result = audit_report(measured_report());
+  INFO(all_messages(result));
+  CHECK(result.consistent());
+  CHECK(result.failing() == 0);
+  CHECK(result.rows == 9);
+  // 8 ok rows x (4 flops + 2 traffic + 5 breakdown + ai + 5 roofline + 7 timing + 4 achieved)
+  // plus the skipped row, which has no model figures.
+  CHECK(result.figures_checked == 8 * (4 + 2 + 5 + 1 + 5 + 7 + 4));
+}
+
+TEST_CASE("the audit survives the JSON round trip: doubles are written exactly") {
+  const Report back = report_from_json(nlohmann::json::parse(to_json(measured_report()).dump()));
+  CHECK(audit_report(back).consistent());
+}
+
+TEST_CASE("an edited median is caught and named with the row and both values") {
+  Report report = measured_report();
+  const double true_median = report.results[0].timing->median_ms;
+  report.results[0].timing->median_ms = true_median * 1.1;
+  const AuditResult result = audit_report(report);
+  CHECK_FALSE(result.consistent());
+  const auto found = findings(result, FindingKind::mismatch, "timing.median_ms");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].where == "results[0] (fa1_scalar fp16 N=1024 d=64)");
+  CHECK(found[0].message == fmt::format("timing.median_ms: report {:.10g}, recomputed {:.10g}",
+                                        true_median * 1.1, true_median));
+}
+
+TEST_CASE("a removed sample is caught: the summary no longer follows from the samples") {
+  Report report = measured_report();
+  report.results[3].timing->samples_ms.pop_back();
+  const AuditResult result = audit_report(report);
+  CHECK_FALSE(result.consistent());
+  CHECK(findings(result, FindingKind::mismatch, "timing.mean_ms").size() == 1);
+  CHECK(findings(result, FindingKind::mismatch, "timing.median_ms").size() == 1);
+  CHECK(
+      findings(result, FindingKind::mismatch, "timing.mean_ms")[0].where.starts_with("results[3]"));
+}
+
+TEST_CASE("a flipped auditable flag is caught in both directions, naming the condition") {
+  Report dirty = measured_report();
+  dirty.tool.git_dirty = true;  // auditable still says true
+  const auto dirty_findings = findings(audit_report(dirty), FindingKind::auditability);
+  REQUIRE(dirty_findings.size() == 1);
+  CHECK(dirty_findings[0].message ==
+        "provenance.auditable is true, but built from a dirty tree (commit "
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904 plus uncommitted changes)");
+
+  Report unchecked = measured_report();
+  unchecked.results[2].correctness.reset();
+  const auto unchecked_findings = findings(audit_report(unchecked), FindingKind::auditability);
+  REQUIRE(unchecked_findings.size() == 1);
+  CHECK(unchecked_findings[0].message.ends_with("was not checked against the reference"));
+
+  Report model = model_report();
+  model.provenance.auditable = true;
+  const auto model_findings = findings(audit_report(model), FindingKind::auditability);
+  REQUIRE(model_findings.size() == 1);
+  CHECK(model_findings[0].message ==
+        "provenance.auditable is true, but provenance source is 'model', not a measurement");
+
+  Report understated = measured_report();
+  understated.provenance.auditable = false;  // every condition holds, no reason given
+  CHECK(findings(audit_report(understated), FindingKind::auditability).size() == 1);
+}
+
+TEST_CASE("a wrong FLOP count is caught against attention_flops") {
+  Report report = measured_report();
+  report.results[1].flops.exact *= 2;  // e.g. the dense count typed for a causal row
+  const auto found = findings(audit_report(report), FindingKind::mismatch);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].where == "results[1] (fa1_scalar fp16 N=1024 d=64 causal)");
+  CHECK(found[0].message.starts_with("flops.exact: report"));
+}
+
+TEST_CASE("edited bytes, tile and achieved figures are each caught") {
+  Report bytes = measured_report();
+  bytes.results[4].traffic.breakdown[1].bytes *= 1.01;  // K
+  CHECK(findings(audit_report(bytes), FindingKind::mismatch, "traffic.breakdown.K").size() == 1);
+
+  Report tile = measured_report();
+  tile.results[4].tile = {32, 32};  // fa1_wmma uses 64x32 at d = 64
+  const AuditResult tiled = audit_report(tile);
+  CHECK(findings(tiled, FindingKind::mismatch,
+                 "tile: report 32x32, the catalog's fa1_wmma uses "
+                 "64x32 at d=64")
+            .size() == 1);
+  CHECK(findings(tiled, FindingKind::mismatch, "traffic.bytes").size() == 1);
+
+  Report achieved = measured_report();
+  achieved.results[5].achieved->TFLOPs *= 1.5;
+  CHECK(findings(audit_report(achieved), FindingKind::mismatch, "achieved.TFLOPs").size() == 1);
+
+  Report roof = measured_report();
+  roof.results[6].roof_TFLOPs = 989.4;  // the compute roof instead of bandwidth x AI
+  CHECK(findings(audit_report(roof), FindingKind::mismatch, "roof_TFLOPs").size() == 1);
+}
+
+TEST_CASE("a correctness verdict that contradicts its own tolerance is caught") {
+  Report report = measured_report();
+  report.results[0].correctness->rel_l2_err = 0.2;  // tolerance 5e-3, still "passed"
+  CHECK(findings(audit_report(report), FindingKind::mismatch, "correctness.passed").size() == 1);
+}
+
+TEST_CASE("failed rows are reported as notes, not inconsistencies") {
+  Report report = measured_report();
+  ResultRow& row = report.results[7];
+  row.status = RowStatus::failed;
+  row.reason = "cudaErrorIllegalAddress";
+  row.timing.reset();
+  row.achieved.reset();
+  const AuditResult result = audit_report(report);
+  INFO(all_messages(result));
+  CHECK(result.consistent());
+  const auto notes = findings(result, FindingKind::note, "status failed");
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message == "status failed: cudaErrorIllegalAddress");
+}
+
+TEST_CASE("a model report audits consistent; its own reasons come back as notes") {
+  const AuditResult result = audit_report(model_report());
+  CHECK(result.consistent());
+  const auto notes = findings(result, FindingKind::note, "not auditable");
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message == "not auditable: a model projection: nothing was measured");
+}
+
+TEST_CASE("absurd shapes are unverifiable findings, not hangs or throws") {
+  Report report = measured_report();
+  report.results[0].seq_len = std::int64_t{1} << 40;  // over a 64x64 tile: 2^34 blocks per head
+  report.results[1].head_dim = -3;
+  report.results[2].tile = {0, 0};  // kv_reload needs a tile
+  const AuditResult result = audit_report(report);
+  CHECK(findings(result, FindingKind::unverifiable, "seq_len").size() == 1);
+  CHECK(findings(result, FindingKind::unverifiable, "head_dim").size() == 1);
+  CHECK(findings(result, FindingKind::unverifiable, "traffic: cannot recompute").size() == 1);
+}
+
+TEST_CASE("a row pointing at an unrecorded device is caught") {
+  Report report = measured_report();
+  report.results[0].device = 3;
+  CHECK(findings(audit_report(report), FindingKind::mismatch, "device: 3 names no entry").size() ==
+        1);
+}
+
+TEST_CASE("the audit renders one line per finding and a verdict line naming the file") {
+  Report report = measured_report();
+  report.results[0].timing->max_ms += 1;
+  const std::string text = render_audit(audit_report(report), "sweep.json");
+  CHECK(text.starts_with(
+      "sweep.json: mismatch: results[0] (fa1_scalar fp16 N=1024 d=64): timing.max_ms: report"));
+  CHECK(text.find("sweep.json: INCONSISTENT: 9 rows,") != std::string::npos);
+  const nlohmann::json json = to_json(audit_report(report));
+  CHECK(json["consistent"] == false);
+  CHECK(json["findings"][0]["kind"] == "mismatch");
+}

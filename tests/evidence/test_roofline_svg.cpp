@@ -1,0 +1,214 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "roofline/evidence/log_axis.hpp"
+#include "roofline/evidence/roofline_svg.hpp"
+#include "sample_reports.hpp"
+#include "xml_check.hpp"
+
+using namespace cfr;
+using namespace cfr::evidence;
+
+namespace {
+
+struct Chart {
+  XmlElement root;
+  LogAxis x;
+  LogAxis y;
+
+  std::vector<const XmlElement*> with_class(std::string_view name) const {
+    return find_all(root, [&](const XmlElement& e) { return e.has_class(name); });
+  }
+};
+
+// Parses the SVG (which proves it well-formed) and rebuilds the axes from the
+// plot area's data attributes, to map pixels back to data.
+Chart read_chart(const std::string& svg) {
+  Chart chart{parse_xml(svg), {}, {}};
+  const auto areas = chart.with_class("plot-area");
+  REQUIRE(areas.size() == 1);
+  const XmlElement& area = *areas[0];
+  chart.x = {static_cast<int>(std::lround(std::log10(area.number("data-x-min")))),
+             static_cast<int>(std::lround(std::log10(area.number("data-x-max")))),
+             area.number("data-left"), area.number("data-right")};
+  chart.y = {static_cast<int>(std::lround(std::log10(area.number("data-y-min")))),
+             static_cast<int>(std::lround(std::log10(area.number("data-y-max")))),
+             area.number("data-bottom"), area.number("data-top")};
+  return chart;
+}
+
+std::vector<std::pair<double, double>> vertices(const XmlElement& polyline) {
+  std::vector<std::pair<double, double>> out;
+  std::istringstream in(polyline.attribute("points"));
+  std::string pair;
+  while (in >> pair) {
+    const auto comma = pair.find(',');
+    out.emplace_back(std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1)));
+  }
+  return out;
+}
+
+std::size_t ok_rows_with_achieved(const Report& report) {
+  return static_cast<std::size_t>(
+      std::count_if(report.results.begin(), report.results.end(), [](const ResultRow& r) {
+        return r.status == RowStatus::ok && r.achieved && r.achieved->TFLOPs > 0;
+      }));
+}
+
+}  // namespace
+
+TEST_CASE("the chart parses as XML and has one point per ok row with achieved figures") {
+  const Report report = measured_report();
+  PlotSummary summary;
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}, &summary));
+  const auto points = chart.with_class("point");
+  REQUIRE(points.size() == ok_rows_with_achieved(report));
+  CHECK(summary.points == 8);
+  CHECK(chart.with_class("model-point").empty());
+  for (const XmlElement* p : points) {
+    const ResultRow* row = nullptr;
+    for (const ResultRow& r : report.results) {
+      if (r.kernel == p->attribute("data-kernel") &&
+          std::to_string(r.seq_len) == p->attribute("data-seq-len") &&
+          (r.causal ? "true" : "false") == p->attribute("data-causal") &&
+          r.status == RowStatus::ok) {
+        row = &r;
+      }
+    }
+    REQUIRE(row != nullptr);
+    // x = the row's AI, y = achieved TFLOP/s, as data and as pixels.
+    CHECK(p->number("data-ai") == Approx(row->ai).epsilon(1e-9));
+    CHECK(p->number("data-tflops") == Approx(row->achieved->TFLOPs).epsilon(1e-9));
+    CHECK(p->attribute("data-auditable") == "true");
+    CHECK(p->name == (row->causal ? "path" : "circle"));  // causal by marker shape
+    if (p->name == "circle") {
+      CHECK(chart.x.from_pixel(p->number("cx")) == Approx(row->ai).epsilon(1e-3));
+      CHECK(chart.y.from_pixel(p->number("cy")) == Approx(row->achieved->TFLOPs).epsilon(1e-3));
+    }
+  }
+  const auto labels = chart.with_class("point-label");
+  CHECK(std::count_if(labels.begin(), labels.end(),
+                      [](const XmlElement* e) { return e->text == "4K"; }) == 4);
+}
+
+TEST_CASE("each compute unit's roof meets the bandwidth slope at its ridge") {
+  // fa1_scalar runs on fp32 SIMT, fa1_wmma on fp16 tensor cores: two roofs on the H200
+  // datasheet, ridges 67 / 4.8 = 13.96 and 989.4 / 4.8 = 206.1 FLOP/byte.
+  const Report report = measured_report();
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  const auto roofs = chart.with_class("roof");
+  REQUIRE(roofs.size() == 2);
+  for (const XmlElement* roof : roofs) {
+    const double peak = roof->number("data-peak-TFLOPs");
+    const double bandwidth = roof->number("data-bandwidth-GBps");
+    CHECK(bandwidth == 4800);
+    CHECK(roof->number("data-ridge") == Approx(peak / bandwidth * 1e3));
+    CHECK(roof->attribute("data-source") == "datasheet");
+    CHECK(roof->attributes.count("stroke-dasharray") == 1);  // datasheet: dashed
+    const auto v = vertices(*roof);
+    REQUIRE(v.size() == 3);
+    // Slope start on TFLOP/s = GB/s x FLOP/byte / 1000; the corner at (ridge, peak); flat after.
+    CHECK(chart.y.from_pixel(v[0].second) ==
+          Approx(bandwidth * chart.x.from_pixel(v[0].first) / 1e3).epsilon(1e-3));
+    CHECK(chart.x.from_pixel(v[1].first) == Approx(peak / bandwidth * 1e3).epsilon(1e-3));
+    CHECK(chart.y.from_pixel(v[1].second) == Approx(peak).epsilon(1e-3));
+    CHECK(v[2].second == v[1].second);
+    CHECK(v[2].first == Approx(chart.x.to_pixel(chart.x.max())));
+  }
+  const auto units = [&] {
+    std::vector<std::string> out;
+    for (const XmlElement* roof : roofs) out.push_back(roof->attribute("data-unit"));
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  CHECK(units == std::vector<std::string>{"fp16_tensor", "fp32_simt"});
+  const auto ridges = chart.with_class("ridge");
+  REQUIRE(ridges.size() == 2);
+  for (const XmlElement* ridge : ridges) {
+    CHECK(chart.x.from_pixel(ridge->number("cx")) ==
+          Approx(ridge->number("data-ridge")).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("the axes are log-log with decade ticks and labelled with units") {
+  const Report report = measured_report();
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  const auto axis_labels = chart.with_class("axis-label");
+  REQUIRE(axis_labels.size() == 2);
+  CHECK(axis_labels[0]->text.find("FLOP/byte") != std::string::npos);
+  CHECK(axis_labels[1]->text == "Performance (TFLOP/s)");
+  const auto ticks = chart.with_class("tick-label");
+  CHECK(ticks.size() == chart.x.decades().size() + chart.y.decades().size());
+  CHECK(std::any_of(ticks.begin(), ticks.end(),
+                    [](const XmlElement* t) { return t->text == "100"; }));
+  CHECK(chart.with_class("legend").size() == 1);
+}
+
+TEST_CASE("historical points are hollow and labelled unauditable") {
+  const Report measured = measured_report();
+  const Report historical = seed_report("H100");
+  const Chart chart =
+      read_chart(roofline_svg({{"sweep.json", &measured}, {"v0.4.0-h100.json", &historical}}, {}));
+  const auto points = chart.with_class("point");
+  CHECK(points.size() == 8 + 4);
+  std::size_t hollow = 0;
+  for (const XmlElement* p : points) {
+    if (p->attribute("data-report") != "v0.4.0-h100.json") continue;
+    CHECK(p->attribute("data-auditable") == "false");
+    CHECK(p->attribute("fill") == "white");
+    ++hollow;
+  }
+  CHECK(hollow == 4);
+  const auto labels = chart.with_class("point-label");
+  CHECK(std::count_if(labels.begin(), labels.end(),
+                      [](const XmlElement* e) { return e->text.ends_with(" unauditable"); }) == 4);
+  // Two ceilings now: the H200 and H100 datasheets each bring their roofs.
+  CHECK(chart.with_class("roof").size() == 3);
+  CHECK(chart.with_class("subtitle").at(0)->text.find("NOT evidence") != std::string::npos);
+}
+
+TEST_CASE("model rows are gray hollow markers at their roof, not points") {
+  const Report model = model_report();
+  PlotSummary summary;
+  const Chart chart = read_chart(roofline_svg({{"model.json", &model}}, {}, &summary));
+  CHECK(chart.with_class("point").empty());
+  const auto projections = chart.with_class("model-point");
+  REQUIRE(projections.size() == 8);
+  CHECK(summary.model_points == 8);
+  CHECK(projections[0]->number("data-tflops") == Approx(*model.results[0].roof_TFLOPs));
+}
+
+TEST_CASE("a measured ceiling is drawn solid beside the datasheet's dashed roof") {
+  const Report report = measured_report();
+  CeilingRecord measured;
+  measured.gpu = "NVIDIA H200";
+  measured.source = "measured";
+  measured.bandwidth_GBps = 4270;  // about what a device copy reaches on the H200
+  measured.peak_TFLOPs = {55, std::nullopt, 700, 700};
+  PlotOptions options;
+  options.extra_ceilings = {measured};
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, options));
+  const auto roofs = chart.with_class("roof");
+  REQUIRE(roofs.size() == 4);
+  std::size_t solid = 0;
+  for (const XmlElement* roof : roofs) {
+    if (roof->attribute("data-source") != "measured") continue;
+    ++solid;
+    CHECK(roof->attributes.count("stroke-dasharray") == 0);
+    CHECK(roof->number("data-ridge") == Approx(roof->number("data-peak-TFLOPs") / 4.27));
+  }
+  CHECK(solid == 2);
+}
+
+TEST_CASE("hostile strings in a report cannot break the document") {
+  Report report = measured_report();
+  report.results[0].kernel = "<script>&\"'\x01\xff";
+  const Chart chart = read_chart(roofline_svg({{"a&b<c>.json", &report}}, {}));
+  const auto points = chart.with_class("point");
+  CHECK(std::any_of(points.begin(), points.end(), [](const XmlElement* p) {
+    return p->attribute("data-kernel") == "<script>&\"'??" &&
+           p->attribute("data-report") == "a&b<c>.json";
+  }));
+}

@@ -1,0 +1,109 @@
+// Pins that every ceiling micro-benchmark (kernels/ceilings/ceilings.hpp) runs
+// on a small size and returns a positive median with its samples, unit and
+// compute unit. The numbers themselves are checked on the device, not here.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "kernels/ceilings/ceilings.hpp"
+#include "kernels/measure/cuda_error.hpp"
+
+using namespace cfr;
+using namespace cfr::ceilings;
+
+namespace {
+
+measure::TimingOptions quick() {
+  measure::TimingOptions options;
+  options.warmup_runs = 1;
+  options.min_samples = 3;
+  options.max_samples = 50;
+  options.max_seconds = 1;
+  return options;
+}
+
+void check_figure(const CeilingMeasurement& m, const char* figure, const char* unit) {
+  INFO(m.figure << ": " << m.value << " " << m.unit << " (" << m.method << ")");
+  CHECK(m.figure == figure);
+  CHECK(m.unit == unit);
+  CHECK(m.value > 0);
+  CHECK_FALSE(m.samples.empty());
+  CHECK(m.samples.size() == m.timing.samples_ms.size());
+  CHECK(std::all_of(m.samples.begin(), m.samples.end(), [](double v) { return v > 0; }));
+  CHECK_FALSE(m.method.empty());
+}
+
+}  // namespace
+
+TEST_CASE("each ceiling benchmark returns a positive figure on a small size", "[ceilings]") {
+  measure::CudaStream stream;
+  const auto options = quick();
+
+  SECTION("dram") {
+    const auto m = measure_dram_bandwidth(options, 64u << 20, stream);
+    check_figure(m, "dram_bandwidth", "GB/s");
+    CHECK_FALSE(m.compute_unit.has_value());
+    CHECK(m.timing.l2_flush);
+  }
+  SECTION("l2") {
+    const auto m = measure_l2_bandwidth(options, 1u << 20, 8, stream);
+    check_figure(m, "l2_bandwidth", "GB/s");
+    CHECK_FALSE(m.timing.l2_flush);
+  }
+  SECTION("cublas fp16") {
+    const auto m = measure_cublas_tensor_peak(DType::fp16, options, 512, stream);
+    check_figure(m, "fp16_tensor_cublas", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::fp16_tensor);
+  }
+  SECTION("cublas bf16") {
+    const auto m = measure_cublas_tensor_peak(DType::bf16, options, 512, stream);
+    check_figure(m, "bf16_tensor_cublas", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::bf16_tensor);
+  }
+  SECTION("mma fp16") {
+    const auto m = measure_mma_tensor_peak(DType::fp16, options, 64, stream);
+    check_figure(m, "fp16_tensor_mma", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::fp16_tensor);
+  }
+  SECTION("mma bf16") {
+    const auto m = measure_mma_tensor_peak(DType::bf16, options, 64, stream);
+    check_figure(m, "bf16_tensor_mma", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::bf16_tensor);
+  }
+  SECTION("fp32 fma") {
+    const auto m = measure_fp32_fma_peak(options, 256, stream);
+    check_figure(m, "fp32_simt_fma", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::fp32_simt);
+  }
+  SECTION("fp16 hfma2") {
+    const auto m = measure_fp16_hfma2_peak(options, 256, stream);
+    check_figure(m, "fp16_simt_hfma2", "TFLOP/s");
+    CHECK(m.compute_unit == ComputeUnit::fp16_simt);
+  }
+}
+
+TEST_CASE("the benchmarks reject sizes and dtypes they cannot run", "[ceilings]") {
+  measure::CudaStream stream;
+  CHECK_THROWS_AS(measure_mma_tensor_peak(DType::fp32, quick(), 64, stream), std::invalid_argument);
+  CHECK_THROWS_AS(measure_cublas_tensor_peak(DType::fp32, quick(), 512, stream),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(measure_l2_bandwidth(quick(), 1u << 20, 0, stream), std::invalid_argument);
+  CHECK_THROWS_AS(measure_dram_bandwidth(quick(), 8, stream), std::invalid_argument);
+}
+
+TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
+  CeilingSizes sizes;
+  sizes.dram_buffer_bytes = 64u << 20;
+  sizes.l2_buffer_bytes = 1u << 20;
+  sizes.l2_passes = 8;
+  sizes.gemm_size = 512;
+  sizes.mma_iterations = 64;
+  sizes.fma_iterations = 256;
+  const auto ceilings = measure_ceilings(0, quick(), sizes);
+  REQUIRE(ceilings.size() == 8);
+  for (const auto& m : ceilings) CHECK(m.value > 0);
+  CHECK(dram_bandwidth_GBps(ceilings).has_value());
+  for (ComputeUnit unit : all_compute_units) CHECK(best_peak_TFLOPs(ceilings, unit).has_value());
+  CHECK(*best_peak_TFLOPs(ceilings, ComputeUnit::fp16_tensor) >=
+        ceilings[4].value);  // the max over cuBLAS and mma
+}

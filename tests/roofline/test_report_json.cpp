@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/report_json.hpp"
+#include "roofline/row_model.hpp"
+#include "seed_shape.hpp"
+
+using namespace cfr;
+using nlohmann::json;
+
+namespace {
+
+Report sample_report() {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.git_commit = "abc";
+  r.tool.git_dirty = false;
+  r.provenance.source = ProvenanceSource::measured;
+  r.provenance.auditable = true;
+  r.provenance.created_utc = "2026-12-02T00:00:00Z";
+  r.provenance.command = "cuflash-roofline sweep";
+  r.devices.push_back(
+      {0, "NVIDIA H200", "9.0", 132, 62914560, 1.5e11, 1980, 3201, "13.0", "13.0", "0000:00:01.0"});
+  r.ceiling.gpu = "h200";
+  r.ceiling.source = "datasheet";
+  r.ceiling.bandwidth_GBps = 4800;
+  r.ceiling.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
+  r.ceiling.matches_device = true;
+  ResultRow row = model_row(fa1_wmma_kernel, seed_shape(true), r.ceiling, FlopConvention::half);
+  row.device = 0;
+  row.timing = Timing{};
+  row.timing->samples_ms = {3.0, 3.1, 2.9};
+  summarize_timing(*row.timing);
+  row.achieved = achieved_from(row, r.ceiling);
+  row.correctness =
+      Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
+  r.results.push_back(row);
+  r.results.push_back(model_row(fa1_wmma_kernel, {1, 8, 1024, 64, false, DType::fp32}, r.ceiling,
+                                FlopConvention::half));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a report survives a JSON round trip unchanged") {
+  const Report original = sample_report();
+  const json first = to_json(original);
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(to_json(back) == first);
+  CHECK(back.results[0].timing->samples_ms == std::vector<double>{3.0, 3.1, 2.9});
+  CHECK(back.results[0].flops.convention == FlopConvention::half);
+  CHECK(back.results[1].status == RowStatus::skipped);
+  CHECK(first["results"][1]["tile"]["br"] == 64);
+  CHECK(first["schema"] == "cuflash-roofline/report/v1");
+}
+
+TEST_CASE("schema violations name the key and the row") {
+  const json good = to_json(sample_report());
+  auto error_of = [](const json& document) {
+    try {
+      report_from_json(document);
+    } catch (const ReportError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  json wrong_schema = good;
+  wrong_schema["schema"] = "other/v9";
+  CHECK(error_of(wrong_schema) ==
+        "schema: expected 'cuflash-roofline/report/v1', found 'other/v9'");
+  json no_median = good;
+  no_median["results"][0]["timing"].erase("median_ms");
+  CHECK(error_of(no_median) == "results[0].timing.median_ms: missing");
+  json text_sample = good;
+  text_sample["results"][0]["timing"]["samples_ms"][1] = "fast";
+  CHECK(error_of(text_sample) == "results[0].timing.samples_ms[1]: expected a finite number");
+  json bad_dtype = good;
+  bad_dtype["results"][1]["dtype"] = "fp8";
+  CHECK(error_of(bad_dtype) == "results[1].dtype: unknown dtype 'fp8'");
+  json no_results = good;
+  no_results.erase("results");
+  CHECK(error_of(no_results) == "results: missing");
+  CHECK(error_of(json::array()) == "(top level): expected an object");
+}

@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include "roofline/report_table.hpp"
+#include "roofline/row_model.hpp"
+#include "seed_shape.hpp"
+
+using namespace cfr;
+
+namespace {
+Report model_only() {
+  Report r;
+  r.ceiling.gpu = "a100";
+  r.ceiling.source = "datasheet";
+  r.ceiling.source_detail = "configs/gpus.json";
+  r.ceiling.bandwidth_GBps = 2039;
+  r.ceiling.peak_TFLOPs = {19.5, 78, 312, 312};
+  r.provenance.reasons = {"model projection, not a measurement"};
+  r.results.push_back(model_row(fa1_scalar_kernel, seed_shape(), r.ceiling, FlopConvention::exact));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("text, Markdown and CSV print the same figures from one column list") {
+  const Report r = model_only();
+  const std::string text = render_table(r, TableFormat::text);
+  const std::string md = render_table(r, TableFormat::markdown);
+  const std::string csv = render_table(r, TableFormat::csv);
+  for (const std::string* out : {&text, &md, &csv}) {
+    CHECK(out->find("549.8") != std::string::npos);      // GFLOP
+    CHECK(out->find("8.624") != std::string::npos);      // model GB
+    CHECK(out->find("63.7") != std::string::npos);       // AI
+    CHECK(out->find("median ms") == std::string::npos);  // nothing measured, no measured columns
+  }
+  CHECK(md.rfind("| kernel", 0) == 0);
+  CHECK(csv.rfind("kernel,dir,dtype", 0) == 0);
+}
+
+TEST_CASE("the legend says where every number came from and that a model is not evidence") {
+  const std::string legend = render_legend(model_only());
+  CHECK(legend.find("exact causal convention") != std::string::npos);
+  CHECK(legend.find("ceiling 'a100' (datasheet") != std::string::npos);
+  CHECK(legend.find("auditable: false") != std::string::npos);
+  CHECK(legend.find("model projection, not a measurement") != std::string::npos);
+}

@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+
+#include "roofline/row_model.hpp"
+#include "seed_shape.hpp"
+
+using namespace cfr;
+
+namespace {
+CeilingRecord a100_ceiling() {
+  CeilingRecord c;
+  c.gpu = "a100";
+  c.source = "datasheet";
+  c.bandwidth_GBps = 2039;
+  c.peak_TFLOPs = {19.5, 78, 312, 312};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("a row takes Br, Bc and the compute unit from the kernel's own description") {
+  const ResultRow scalar =
+      model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
+  CHECK(scalar.tile == TileShape{64, 64});
+  CHECK(scalar.compute_unit == ComputeUnit::fp32_simt);  // judged against the SIMT roof
+  CHECK(*scalar.ridge == Approx(19.5e12 / 2039e9));
+  CHECK(scalar.traffic.bytes == 8624013312.0);
+
+  AttentionProblem d128 = seed_shape();
+  d128.head_dim = 128;
+  const ResultRow wmma = model_row(fa1_wmma_kernel, d128, a100_ceiling(), FlopConvention::exact);
+  CHECK(wmma.tile == TileShape{32, 32});
+  CHECK(wmma.compute_unit == ComputeUnit::fp16_tensor);
+  AttentionProblem bf16 = seed_shape();
+  bf16.dtype = DType::bf16;
+  CHECK(model_row(fa1_wmma_kernel, bf16, a100_ceiling(), FlopConvention::exact).compute_unit ==
+        ComputeUnit::bf16_tensor);
+}
+
+TEST_CASE("unsupported dtype or a missing peak skips the row with a reason") {
+  AttentionProblem fp32 = seed_shape();
+  fp32.dtype = DType::fp32;
+  const ResultRow row = model_row(fa1_wmma_kernel, fp32, a100_ceiling(), FlopConvention::exact);
+  CHECK(row.status == RowStatus::skipped);
+  CHECK(row.reason == "fa1_wmma has no fp32 variant");
+
+  CeilingRecord volta = a100_ceiling();
+  volta.gpu = "v100";
+  volta.peak_TFLOPs[static_cast<std::size_t>(ComputeUnit::bf16_tensor)].reset();
+  AttentionProblem bf16 = seed_shape();
+  bf16.dtype = DType::bf16;
+  const ResultRow no_peak = model_row(fa1_wmma_kernel, bf16, volta, FlopConvention::exact);
+  CHECK(no_peak.status == RowStatus::skipped);
+  CHECK(no_peak.reason == "ceiling v100 has no bf16_tensor peak");
+}
+
+TEST_CASE("achieved figures are model counts over the measured median") {
+  ResultRow row = model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
+  row.timing = Timing{};
+  row.timing->samples_ms = {10, 12, 11};
+  summarize_timing(*row.timing);
+  CHECK(row.timing->median_ms == 11);
+  const Achieved a = achieved_from(row, a100_ceiling());
+  CHECK(a.TFLOPs == Approx(549755813888.0 / 0.011 / 1e12));
+  CHECK(a.bandwidth_GBps == Approx(8624013312.0 / 0.011 / 1e9));
+  CHECK(a.bandwidth_utilization == Approx(a.bandwidth_GBps / 2039));
+  CHECK(a.fraction_of_roof == Approx(a.TFLOPs / *row.roof_TFLOPs));
+}
