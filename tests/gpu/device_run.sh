@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
-# arguments: tests, sanitizer, smoke, results, ceilings. Logs go to $OUT (or
+# arguments: tests, sanitizer, smoke, devices, results, ceilings. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -38,6 +38,18 @@ step_sanitizer() {
 step_smoke() {
   "$tool" sweep --seq-lens 4096,16384 --head-dims 64 --both --backward --max-seconds 1 \
     --json "$out/smoke.json" 2>&1 | tail -n 30
+}
+
+# --devices all and --devices 0 on one GPU give the rows of a plain sweep; a
+# device id that does not exist fails with one line naming it.
+step_devices() {
+  local args=(sweep --seq-lens 1024,1000 --head-dims 64 --causal --max-seconds 0.2)
+  "$tool" "${args[@]}" --json "$out/devices-plain.json" >/dev/null 2>&1
+  "$tool" "${args[@]}" --devices 0 --json "$out/devices-0.json" >/dev/null 2>&1
+  "$tool" "${args[@]}" --devices all --json "$out/devices-all.json" >/dev/null 2>&1
+  "$tool" "${args[@]}" --devices 7 --json "$out/devices-7.json" >"$out/devices-7.log" 2>&1
+  echo "--devices 7: exit $? ($(cat "$out/devices-7.log"))"
+  [[ -e $out/devices-7.json ]] && echo "--devices 7 wrote a report" && status=1
 }
 
 step_results() {
