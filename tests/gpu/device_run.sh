@@ -23,7 +23,7 @@ step_tests() {
 # Memcheck and racecheck over every kernel on small shapes, ragged N included.
 step_sanitizer() {
   local args=(sweep --gpu h200 --seq-lens 17,130 --head-dims 32,128 --both --dtype fp16,fp32
-              --backward --warmup 0 --min-samples 1 --max-seconds 0.001 --hot)
+              --backward --warmup 0 --min-samples 1 --max-seconds 0.01 --hot)
   for tool_name in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool_name"
     compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${args[@]}" \
