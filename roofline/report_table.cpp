@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cfr {
 
@@ -100,12 +102,31 @@ std::string csv_escape(const std::string& cell) {
 
 }  // namespace
 
-std::string render_table(const Report& report, TableFormat format) {
-  const bool measured = std::any_of(report.results.begin(), report.results.end(),
-                                    [](const ResultRow& r) { return r.timing.has_value(); });
+std::vector<std::string> table_column_names() {
+  std::vector<std::string> names;
+  for (const Column& column : columns()) names.push_back(column.header);
+  return names;
+}
+
+std::string render_table(const Report& report, TableFormat format,
+                         const std::vector<std::string>& column_names) {
+  std::vector<Column> all = columns();
   std::vector<Column> shown;
-  for (Column& column : columns()) {
-    if (!column.measured || measured) shown.push_back(std::move(column));
+  if (column_names.empty()) {
+    const bool measured = std::any_of(report.results.begin(), report.results.end(),
+                                      [](const ResultRow& r) { return r.timing.has_value(); });
+    for (Column& column : all) {
+      if (!column.measured || measured) shown.push_back(std::move(column));
+    }
+  }
+  for (const std::string& name : column_names) {
+    const auto found =
+        std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
+    if (found == all.end()) {
+      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {})", name,
+                                              fmt::join(table_column_names(), ", ")));
+    }
+    shown.push_back(*found);
   }
   std::vector<std::vector<std::string>> cells;
   cells.reserve(report.results.size());

@@ -4,6 +4,7 @@
 // defined once (report_table.cpp); every format prints the same figures.
 
 #include <string>
+#include <vector>
 
 #include "report.hpp"
 
@@ -11,7 +12,14 @@ namespace cfr {
 
 enum class TableFormat { text, markdown, csv };
 
-std::string render_table(const Report& report, TableFormat format);
+// Every column, in the default order. Columns of measured figures are shown
+// by default only when some row was measured.
+std::vector<std::string> table_column_names();
+
+// `columns` picks and orders the columns by name; empty means the default
+// set. Throws std::invalid_argument naming an unknown column and the known ones.
+std::string render_table(const Report& report, TableFormat format,
+                         const std::vector<std::string>& columns = {});
 
 // The lines under a table that say where each number came from.
 std::string render_legend(const Report& report);

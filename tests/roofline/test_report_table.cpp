@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "roofline/report_table.hpp"
 #include "roofline/row_model.hpp"
 #include "seed_shape.hpp"
@@ -41,4 +44,24 @@ TEST_CASE("the legend says where every number came from and that a model is not 
   CHECK(legend.find("ceiling 'a100' (datasheet") != std::string::npos);
   CHECK(legend.find("auditable: false") != std::string::npos);
   CHECK(legend.find("model projection, not a measurement") != std::string::npos);
+}
+
+TEST_CASE("--columns picks and orders columns by name, and names an unknown one") {
+  const Report r = model_only();
+  const std::string md = render_table(r, TableFormat::markdown, {"N", "kernel", "AI"});
+  CHECK(md.rfind("| N     | kernel     | AI   |", 0) == 0);
+  CHECK(md.find("| 16384 | fa1_scalar | 63.7 |") != std::string::npos);
+  CHECK(md.find("GFLOP") == std::string::npos);
+  // A measured column asked for by name is shown even in a model report, as "-".
+  CHECK(render_table(r, TableFormat::csv, {"kernel", "median ms"}) ==
+        "kernel,median ms\nfa1_scalar,-\n");
+  try {
+    (void)render_table(r, TableFormat::text, {"kernel", "speed"});
+    FAIL("an unknown column was accepted");
+  } catch (const std::invalid_argument& error) {
+    CHECK(std::string(error.what()).rfind("unknown column 'speed' (known: kernel, dir,", 0) == 0);
+  }
+  const std::vector<std::string> names = table_column_names();
+  CHECK(names.front() == "kernel");
+  CHECK(std::find(names.begin(), names.end(), "% roof") != names.end());
 }
