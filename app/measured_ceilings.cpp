@@ -18,7 +18,8 @@ namespace {
 
 std::optional<double> datasheet_value(const GpuSpec* gpu, const ceilings::CeilingMeasurement& m) {
   if (gpu == nullptr) return std::nullopt;
-  if (m.figure == "dram_bandwidth") return gpu->memory_bandwidth_GBps.value;
+  if (m.unit == "GB/s" && m.figure.starts_with("dram_bandwidth"))
+    return gpu->memory_bandwidth_GBps.value;
   if (m.compute_unit) return gpu->peak(*m.compute_unit);
   return std::nullopt;  // L2 bandwidth: no vendor figure
 }

@@ -19,8 +19,8 @@
 namespace cfr::ceilings {
 
 struct CeilingMeasurement {
-  // "dram_bandwidth", "l2_bandwidth", "fp16_tensor_cublas", "bf16_tensor_cublas",
-  // "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2"
+  // "dram_bandwidth", "dram_bandwidth_memcpy", "l2_bandwidth", "fp16_tensor_cublas",
+  // "bf16_tensor_cublas", "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2"
   std::string figure;
   std::string unit;             // "GB/s" (1e9 bytes/s) or "TFLOP/s" (1e12 FLOP/s)
   double value = 0;             // median of samples
@@ -56,6 +56,10 @@ std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::Timi
 // bad size or dtype.
 CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
                                           std::size_t buffer_bytes, cudaStream_t stream);
+// The driver's device-to-device copy over the same kind of buffers: what the
+// copy kernel is compared with (the roof stays the copy kernel's figure).
+CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& options,
+                                                 std::size_t buffer_bytes, cudaStream_t stream);
 CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
                                         std::size_t buffer_bytes, int passes, cudaStream_t stream);
 // dtype: fp16 or bf16.

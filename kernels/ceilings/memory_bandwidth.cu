@@ -98,6 +98,29 @@ CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
       options, stream);
 }
 
+CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& options,
+                                                 std::size_t buffer_bytes, cudaStream_t stream) {
+  CopyBuffers buffers = make_copy_buffers(buffer_bytes, stream);
+  const std::size_t bytes = buffers.count * sizeof(uint4);
+
+  detail::FigureSpec spec;
+  spec.figure = "dram_bandwidth_memcpy";
+  spec.unit = "GB/s";
+  spec.work_per_launch = 2.0 * static_cast<double>(bytes);
+  spec.unit_scale = 1e9;
+  spec.method = "cudaMemcpyAsync device to device (what frameworks' tensor copies call), one " +
+                mib(static_cast<double>(bytes)) + " buffer, " +
+                (options.flush_l2 ? "L2 flushed before each sample" : "hot") +
+                "; counts bytes read + bytes written; a reference for the copy kernel, not a roof";
+  return detail::time_figure(
+      spec,
+      [&](cudaStream_t s) {
+        return cudaMemcpyAsync(buffers.b.data(), buffers.a.data(), bytes, cudaMemcpyDeviceToDevice,
+                               s);
+      },
+      options, stream);
+}
+
 CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
                                         std::size_t buffer_bytes, int passes, cudaStream_t stream) {
   if (passes < 1) throw std::invalid_argument("the L2 benchmark needs at least one pass");

@@ -45,6 +45,11 @@ TEST_CASE("each ceiling benchmark returns a positive figure on a small size", "[
     CHECK_FALSE(m.compute_unit.has_value());
     CHECK(m.timing.l2_flush);
   }
+  SECTION("dram, driver memcpy") {
+    const auto m = measure_dram_memcpy_bandwidth(options, 64u << 20, stream);
+    check_figure(m, "dram_bandwidth_memcpy", "GB/s");
+    CHECK_FALSE(m.compute_unit.has_value());
+  }
   SECTION("l2") {
     const auto m = measure_l2_bandwidth(options, 1u << 20, 8, stream);
     check_figure(m, "l2_bandwidth", "GB/s");
@@ -100,10 +105,10 @@ TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
   sizes.mma_iterations = 64;
   sizes.fma_iterations = 256;
   const auto ceilings = measure_ceilings(0, quick(), sizes);
-  REQUIRE(ceilings.size() == 8);
+  REQUIRE(ceilings.size() == 9);
   for (const auto& m : ceilings) CHECK(m.value > 0);
   CHECK(dram_bandwidth_GBps(ceilings).has_value());
   for (ComputeUnit unit : all_compute_units) CHECK(best_peak_TFLOPs(ceilings, unit).has_value());
   CHECK(*best_peak_TFLOPs(ceilings, ComputeUnit::fp16_tensor) >=
-        ceilings[4].value);  // the max over cuBLAS and mma
+        ceilings[5].value);  // the max over cuBLAS and mma
 }
