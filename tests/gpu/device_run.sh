@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
-# arguments: tests, sanitizer, smoke, devices, results, ceilings. Logs go to $OUT (or
+# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -50,6 +50,21 @@ step_devices() {
   "$tool" "${args[@]}" --devices 7 --json "$out/devices-7.json" >"$out/devices-7.log" 2>&1
   echo "--devices 7: exit $? ($(cat "$out/devices-7.log"))"
   [[ -e $out/devices-7.json ]] && echo "--devices 7 wrote a report" && status=1
+}
+
+# The ceiling choices and Ctrl-C on a real device: --gpu a100 on another GPU
+# says so; --ceiling FILE uses a saved ceilings report; SIGINT mid-sweep
+# leaves a complete, parseable partial report and a non-zero exit.
+step_cli() {
+  local args=(sweep --seq-lens 4096 --head-dims 64 --causal --max-seconds 0.3)
+  "$tool" "${args[@]}" --gpu a100 --json "$out/gpu-a100.json" 2>&1 | grep -iE "not the|ceiling|auditable" | head -5
+  if [[ -f results/h200/ceilings.json ]]; then
+    "$tool" "${args[@]}" --ceiling results/h200/ceilings.json --json "$out/ceiling-file.json" 2>&1 |
+      grep -iE "ceiling|auditable" | head -4
+  fi
+  timeout -s INT 6 "$tool" sweep --both --backward --head-dims 64,128 \
+    --json "$out/interrupted.json" >"$out/interrupted.log" 2>&1
+  echo "SIGINT after 6 s: exit $? ($(tail -n 2 "$out/interrupted.log" | tr '\n' ' '))"
 }
 
 step_results() {
