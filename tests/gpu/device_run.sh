@@ -62,7 +62,7 @@ step_cli() {
     "$tool" "${args[@]}" --ceiling results/h200/ceilings.json --json "$out/ceiling-file.json" 2>&1 |
       grep -iE "ceiling|auditable" | head -4
   fi
-  timeout -s INT 6 "$tool" sweep --both --backward --head-dims 64,128 \
+  timeout --preserve-status -s INT 6 "$tool" sweep --both --backward --head-dims 64,128 \
     --json "$out/interrupted.json" >"$out/interrupted.log" 2>&1
   echo "SIGINT after 6 s: exit $? ($(tail -n 2 "$out/interrupted.log" | tr '\n' ' '))"
 }
