@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "gpu_choice.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "measured_ceilings.hpp"
+#include "output_files.hpp"
 #include "report_file.hpp"
 
 namespace cfr::app {
@@ -47,10 +49,12 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
   command->add_option("--device", options->device, "CUDA device index")->capture_default_str();
   command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
       ->capture_default_str();
-  command->add_option("--gpu-table", options->gpu_table, "GPU table JSON (default: built in)");
-  command->add_option("--json", options->json_path,
-                      "write the ceilings JSON to PATH ('-' for stdout)");
+  add_gpu_table_option(*command, options->gpu_table);
+  add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");
   command->callback([options, &status] {
+    OutputFiles outputs;
+    outputs.protect_input(options->gpu_table);
+    outputs.add("--json", options->json_path);
     const int devices = measure::device_count();
     if (devices == 0) {
       std::cerr << "cuflash-roofline: error: ceilings needs a CUDA device; none on this machine\n";
@@ -71,10 +75,8 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
     const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
-    print(report, options->json_path == "-" ? std::cerr : std::cout);
-    if (!options->json_path.empty()) {
-      write_text_atomically(options->json_path, to_json(report).dump(2) + "\n");
-    }
+    print(report, outputs.takes_stdout() ? std::cerr : std::cout);
+    if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });
 }
 

@@ -41,10 +41,8 @@ std::string describe(const ResultRow& row) {
 // per-device threads.
 class SweepState {
  public:
-  SweepState(Report report, std::string json_path)
-      : report_(std::move(report)),
-        json_path_(std::move(json_path)),
-        start_(std::chrono::steady_clock::now()) {}
+  SweepState(Report report, const OutputFiles& outputs)
+      : report_(std::move(report)), outputs_(outputs), start_(std::chrono::steady_clock::now()) {}
 
   std::size_t total() const { return report_.results.size(); }
   ResultRow row(std::size_t index) {
@@ -94,17 +92,17 @@ class SweepState {
   // Rewrites the report after every row, so a crash or a kill loses nothing
   // measured; the final write replaces it with the complete report.
   void write_partial() {
-    if (json_path_.empty() || json_path_ == "-") return;
+    if (!outputs_.rewritable("--json")) return;
     Report partial = report_;
     partial.provenance.auditable = false;
     partial.provenance.reasons.push_back(
         fmt::format("incomplete: {} of {} configurations done", done_, measurable_));
-    write_text_atomically(json_path_, report_text(partial));
+    outputs_.write({{"--json", report_text(partial)}});
   }
 
   std::mutex mutex_;
   Report report_;
-  std::string json_path_;
+  const OutputFiles& outputs_;
   std::chrono::steady_clock::time_point start_;
   std::size_t done_ = 0;
   std::size_t measurable_ = 0;
@@ -185,7 +183,7 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan) {
+                       const SweepPlan& plan, const OutputFiles& outputs) {
   const std::vector<int> devices =
       measure::parse_device_list(measure.devices, measure::device_count());
   Report report;
@@ -226,7 +224,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   }
 
   const CeilingRecord ceiling = report.ceiling;
-  SweepState state(std::move(report), options.json_path);
+  SweepState state(std::move(report), outputs);
   state.set_measurable(measurable);
   interrupted.store(false);
   auto previous_int = std::signal(SIGINT, on_interrupt);
@@ -250,7 +248,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   const std::vector<std::string> failures = auditability_failures(done);
   done.provenance.auditable = failures.empty() && !interrupted.load();
   done.provenance.reasons.insert(done.provenance.reasons.end(), failures.begin(), failures.end());
-  emit_report(done, options);
+  emit_report(done, outputs);
   if (interrupted.load()) return 130;
   return any_failed ? 1 : 0;
 }

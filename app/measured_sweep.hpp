@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "output_files.hpp"
 #include "sweep_options.hpp"
 
 namespace cfr::app {
@@ -28,6 +29,6 @@ void add_measure_options(CLI::App& command, MeasureOptions& options);
 // Returns the exit status: 0 when every row is ok or skipped, 1 when a row
 // failed, 130 when interrupted (the rows finished so far are still written).
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan);
+                       const SweepPlan& plan, const OutputFiles& outputs);
 
 }  // namespace cfr::app

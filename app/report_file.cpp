@@ -1,10 +1,6 @@
 #include "report_file.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,28 +9,6 @@
 #include "roofline/report_json.hpp"
 
 namespace cfr::app {
-
-void write_text_atomically(const std::string& path, std::string_view content) {
-  if (path == "-") {
-    std::cout << content << std::flush;
-    return;
-  }
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", temporary));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error(fmt::format("{}: write failed", temporary));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot rename {} over it", path, temporary));
-  }
-}
 
 nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -58,6 +32,10 @@ Report read_report_file(const std::string& path) {
   } catch (const ReportError& error) {
     throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
   }
+}
+
+std::string json_text(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cfr::app

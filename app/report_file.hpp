@@ -1,6 +1,6 @@
 #pragma once
 
-// File I/O of the CLI: atomic writes and strict reads that name the file.
+// The files the CLI reads, and the JSON text it writes.
 
 #include <filesystem>
 #include <string>
@@ -12,15 +12,16 @@
 
 namespace cfr::app {
 
-// Writes to PATH.tmp.PID and renames over PATH, so a reader never sees half a
-// file. "-" writes to stdout.
-void write_text_atomically(const std::string& path, std::string_view content);
-
 // Throws std::runtime_error with "FILE: problem" for a missing, unreadable or
 // non-JSON file.
 nlohmann::json read_json_file(const std::string& path);
 
 // read_json_file + report_from_json; errors name the file and the key.
 Report read_report_file(const std::string& path);
+
+// A document as the tool writes it: indented, one trailing newline. Strings
+// that are not valid UTF-8 (a path in a reason) are written with U+FFFD
+// instead of failing; the command line is escaped before it gets here.
+std::string json_text(const nlohmann::json& document);
 
 }  // namespace cfr::app

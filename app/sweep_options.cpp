@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli_checks.hpp"
 #include "roofline/axis_values.hpp"
 
 namespace cfr::app {
@@ -86,15 +87,14 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   command.add_flag("--backward", o.backward, "add the backward kernel fa1_bwd");
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
       ->capture_default_str();
-  command.add_option("--gpu-table", o.gpu_table,
-                     "GPU table JSON (default: configs/gpus.json, built in)");
+  add_gpu_table_option(command, o.gpu_table);
   command
       .add_option("--flop-convention", o.flop_convention,
                   "causal FLOP count: exact (unmasked pairs) or half (dense / 2)")
       ->capture_default_str();
-  command.add_option("--json", o.json_path, "write the report JSON to PATH ('-' for stdout)");
-  command.add_option("--csv", o.csv_path, "write the table as CSV to PATH ('-' for stdout)");
-  command.add_option("--md", o.md_path, "write the table as Markdown to PATH ('-' for stdout)");
+  add_output_option(command, "--json", o.json_path, "write the report JSON");
+  add_output_option(command, "--csv", o.csv_path, "write the table as CSV");
+  add_output_option(command, "--md", o.md_path, "write the table as Markdown");
 }
 
 SweepPlan plan_sweep(const SweepOptions& options) {

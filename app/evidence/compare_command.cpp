@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
@@ -102,8 +103,9 @@ int run_roofline_view(const CompareOptions& options) {
     }
     for (const std::string& name : json_files_in(path)) files.push_back(path + "/" + name);
   }
+  const OutputFiles outputs = evidence_outputs(files, {{"--json", options.json_path}});
   const std::vector<Report> reports = read_reports(files);
-  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json entries = nlohmann::json::array();
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto rows = evidence::roof_fractions(reports[i]);
@@ -116,18 +118,22 @@ int run_roofline_view(const CompareOptions& options) {
                        {"rows", evidence::to_json(rows)}});
   }
   screen << std::flush;
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     const nlohmann::json document{{"schema", "cuflash-roofline/roof-fraction/v1"},
                                   {"reports", entries}};
-    write_text_atomically(
-        options.json_path,
-        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    outputs.write({{"--json", json_text(document)}});
   }
-  return 0;
+  return exit_code::ok;
 }
 
 int run_comparison(const CompareOptions& options) {
   const FilePairs files = pair_paths(options.paths);
+  std::vector<std::string> inputs;
+  for (const auto& [base, next] : files.pairs) {
+    inputs.push_back(base);
+    inputs.push_back(next);
+  }
+  const OutputFiles outputs = evidence_outputs(inputs, {{"--json", options.json_path}});
   evidence::CompareOptions settings;
   if (options.threshold >= 0) settings.threshold = options.threshold;
   settings.allow_unauditable = options.allow_unauditable;
@@ -150,7 +156,7 @@ int run_comparison(const CompareOptions& options) {
     }
   }
 
-  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json pairs = nlohmann::json::array();
   bool regressed = false;
   for (std::size_t i = 0; i < comparisons.size(); ++i) {
@@ -170,7 +176,7 @@ int run_comparison(const CompareOptions& options) {
   if (regressed) screen << "REGRESSION: at least one row is SLOWER or FAILED\n";
   screen << std::flush;
 
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     const nlohmann::json document{
         {"schema", "cuflash-roofline/compare/v1"},
         {"threshold",
@@ -179,11 +185,9 @@ int run_comparison(const CompareOptions& options) {
         {"files_only_in_base", files.only_in_base},
         {"files_only_in_new", files.only_in_new},
         {"regression", regressed}};
-    write_text_atomically(
-        options.json_path,
-        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    outputs.write({{"--json", json_text(document)}});
   }
-  return regressed && options.fail_on_regression ? 1 : 0;
+  return regressed && options.fail_on_regression ? exit_code::verdict : exit_code::ok;
 }
 
 }  // namespace
@@ -195,11 +199,14 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       "compare matched rows of BASE and NEW reports (files, BASE NEW pairs, or two folders), or "
       "with --roofline list each report's fraction of roof");
   command->add_option("paths", options->paths, "BASE NEW [BASE NEW ...], or two folders")
+      ->type_name("PATH")
+      ->check(not_empty())
       ->required();
   command
       ->add_option("--threshold", options->threshold,
                    "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
                    "larger relative stdev of the two rows)")
+      ->type_name("REL")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--fail-on-regression", options->fail_on_regression,
                     "exit 1 when any row is SLOWER or FAILED (the CI gate)");
@@ -207,13 +214,14 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
                     "compare against a baseline that is not auditable (labelled in the output)");
   command->add_flag("--allow-cross-device", options->allow_cross_device,
                     "compare reports of different device models (labelled in the output)");
-  command->add_option("--match-kernel", options->kernel_aliases,
-                      "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one");
+  command
+      ->add_option("--match-kernel", options->kernel_aliases,
+                   "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one")
+      ->type_name("OLD=NEW");
   command->add_flag("--roofline", options->roofline,
                     "treat every path as a report and list each row's fraction of its roof, "
                     "worst first");
-  command->add_option("--json", options->json_path,
-                      "also write the comparison as JSON to PATH ('-' for stdout)");
+  add_output_option(*command, "--json", options->json_path, "also write the comparison as JSON");
   add_version_flag(*command);
   command->callback([options, &status] {
     status.exit_status = options->roofline ? run_roofline_view(*options) : run_comparison(*options);
