@@ -1,10 +1,9 @@
 #pragma once
 
-// The files the CLI reads, and the JSON text it writes.
+// The files the CLI reads (reports, ceilings, GPU and historical tables) and
+// the JSON text it writes.
 
-#include <filesystem>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,8 +11,14 @@
 
 namespace cfr::app {
 
-// Throws std::runtime_error with "FILE: problem" for a missing, unreadable or
-// non-JSON file.
+// A regular file (or a pipe) of at most this size: a report of the largest
+// sweep the planner allows, with every sample, is far below it.
+inline constexpr std::size_t max_input_bytes = std::size_t{512} << 20;
+
+// Throws std::runtime_error with one line "FILE: problem" for a missing,
+// unreadable or oversized file, a folder or device, text that is not JSON, a
+// repeated key, a number outside double range or nesting beyond reason
+// (roofline/strict_json.hpp).
 nlohmann::json read_json_file(const std::string& path);
 
 // read_json_file + report_from_json; errors name the file and the key.

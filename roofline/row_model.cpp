@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "problem_limits.hpp"
 #include "statistics.hpp"
 
 namespace cfr {
@@ -31,8 +32,13 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
   row.seq_len = problem.seq_len;
   row.head_dim = problem.head_dim;
   row.causal = problem.causal;
-  row.tile = kernel.tile_for(static_cast<int>(problem.head_dim));
   row.compute_unit = kernel.compute_unit_for(problem.dtype);
+  if (const auto why = problem_out_of_range(problem)) {
+    row.status = RowStatus::skipped;
+    row.reason = *why;
+    return row;
+  }
+  row.tile = kernel.tile_for(static_cast<int>(problem.head_dim));
 
   if (!kernel.dtypes.contains(problem.dtype)) {
     row.status = RowStatus::skipped;
