@@ -1,5 +1,6 @@
 // `cuflash-roofline ceilings`: the empirical roofline of the local GPU.
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -46,7 +47,10 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
   CLI::App* command = app.add_subcommand(
       "ceilings", "measure DRAM and L2 bandwidth and compute peaks of the local GPU");
   add_version_flag(*command);
-  command->add_option("--device", options->device, "CUDA device index")->capture_default_str();
+  command->add_option("--device", options->device, "CUDA device index")
+      ->type_name("N")
+      ->check(integer_in(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
   command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
       ->capture_default_str();
   add_gpu_table_option(*command, options->gpu_table);

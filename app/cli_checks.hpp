@@ -1,14 +1,23 @@
 #pragma once
 
-// CLI11 checks and option helpers that every command shares: an option that
-// names a file or an output refuses an empty value, where CLI11 would take ''
-// as "not given".
+// CLI11 checks and option helpers that every command shares: an integer is
+// read in decimal and checked against its range before CLI11 converts it, and
+// an option that names a file or an output refuses an empty value, where CLI11
+// would take '' as "not given".
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace cfr::app {
+
+// A decimal integer in [low, high], rewritten in canonical form before CLI11
+// converts it (CLI11 reads "010" as octal 8 and "-1" as 2^64 - 1 for an
+// unsigned option).
+CLI::Validator integer_in(std::int64_t low, std::int64_t high);
+// The same for the full unsigned 64-bit range (a seed).
+CLI::Validator unsigned_integer();
 
 // Refuses an empty value: `--json ''`, `--kernels ''`, `--gpu-table ''`.
 CLI::Validator not_empty();

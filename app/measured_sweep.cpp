@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ceiling_choice.hpp"
+#include "cli_checks.hpp"
 #include "device_record.hpp"
 #include "gpu_choice.hpp"
 #include "kernels/bench/attention_bench.hpp"
@@ -167,10 +168,10 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
   command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
   command.add_option("--warmup", o.warmup, "untimed runs before sampling")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
+      ->check(integer_in(0, 1000));
   command.add_option("--min-samples", o.min_samples, "fewest samples per configuration")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(integer_in(1, 100000));
   command
       .add_option("--max-noise", o.target_rel_stdev,
                   "stop sampling once the relative stdev is below this")
@@ -179,7 +180,9 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
   command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
-  command.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
+  command.add_option("--seed", o.seed, "seed of the random inputs")
+      ->capture_default_str()
+      ->check(unsigned_integer());
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,

@@ -144,7 +144,7 @@ Timing read_timing(const Node& n) {
     }
     t.samples_ms.push_back(samples[i].get<double>());
   }
-  t.warmup = static_cast<int>(n.integer("warmup"));
+  t.warmup = n.int32("warmup");
   t.median_ms = n.number("median_ms");
   t.min_ms = n.number("min_ms");
   t.max_ms = n.number("max_ms");
@@ -156,8 +156,7 @@ Timing read_timing(const Node& n) {
   t.sm_clock_MHz = n.number("sm_clock_MHz");
   if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
   if (n.has("throttled")) t.throttled = n.boolean("throttled");
-  if (n.has("throttled_discarded"))
-    t.throttled_discarded = static_cast<int>(n.integer("throttled_discarded"));
+  if (n.has("throttled_discarded")) t.throttled_discarded = n.int32("throttled_discarded");
   if (n.has("noise_target_met")) t.noise_target_met = n.boolean("noise_target_met");
   if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
   return t;
@@ -214,7 +213,7 @@ ResultRow read_row(const Node& n) {
   row.causal = n.boolean("causal");
   if (n.has("tile")) {
     const Node tile = n.object("tile");
-    row.tile = {static_cast<int>(tile.integer("br")), static_cast<int>(tile.integer("bc"))};
+    row.tile = {tile.int32("br"), tile.int32("bc")};
   }
   row.compute_unit = n.named("compute_unit", parse_compute_unit, "compute unit");
   row.status = n.named("status", parse_status, "status");
@@ -227,7 +226,7 @@ ResultRow read_row(const Node& n) {
   if (n.has("regime")) row.regime = n.named("regime", parse_regime, "regime");
   row.roof_TFLOPs = n.optional_number("roof_TFLOPs");
   row.roof_time_ms = n.optional_number("roof_time_ms");
-  if (n.has("device")) row.device = static_cast<int>(n.integer("device"));
+  if (n.has("device")) row.device = n.int32("device");
   if (n.has("timing")) row.timing = read_timing(n.object("timing"));
   if (n.has("achieved")) {
     const Node a = n.object("achieved");
@@ -361,10 +360,10 @@ Provenance read_provenance(const Node& provenance) {
 
 DeviceRecord read_device(const Node& n) {
   DeviceRecord d;
-  d.index = static_cast<int>(n.integer("index"));
+  d.index = n.int32("index");
   d.name = n.string("name");
   d.cc = n.string("cc");
-  d.sm_count = static_cast<int>(n.integer("sm_count"));
+  d.sm_count = n.int32("sm_count");
   d.l2_bytes = n.number("l2_bytes");
   d.memory_bytes = n.number("memory_bytes");
   d.clock_MHz = n.number("clock_MHz");
