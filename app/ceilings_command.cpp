@@ -52,6 +52,7 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       ->check(integer_in(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
+      ->check(not_empty())
       ->capture_default_str();
   add_gpu_table_option(*command, options->gpu_table);
   add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");

@@ -1,10 +1,49 @@
 #include "cli_checks.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 namespace cfr::app {
+
+namespace {
+
+// Plain decimal notation only: from_chars takes no hex, no spaces, no '+'.
+std::optional<double> finite(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+CLI::Validator finite_in(double low, double high, bool low_included) {
+  return CLI::Validator(
+      [low, high, low_included](std::string& text) -> std::string {
+        const auto value = finite(text);
+        if (!value) return fmt::format("'{}' is not a finite number", text);
+        if ((low_included ? *value < low : *value <= low) || *value > high) {
+          return fmt::format("{} is outside {}{:g}, {:g}]", text, low_included ? "[" : "(", low,
+                             high);
+        }
+        return {};
+      },
+      fmt::format("{}{:g}, {:g}]", low_included ? "[" : "(", low, high));
+}
+
+}  // namespace
+
+CLI::Validator finite_number(double low, double high) {
+  return finite_in(low, high, true);
+}
+
+CLI::Validator finite_number_above(double low, double high) {
+  return finite_in(low, high, false);
+}
 
 CLI::Validator integer_in(std::int64_t low, std::int64_t high) {
   return CLI::Validator(

@@ -1,9 +1,9 @@
 #pragma once
 
-// CLI11 checks and option helpers that every command shares: an integer is
-// read in decimal and checked against its range before CLI11 converts it, and
-// an option that names a file or an output refuses an empty value, where CLI11
-// would take '' as "not given".
+// CLI11 checks that every command's options share. CLI11's own Range lets
+// NaN through (NaN < min and NaN > max are both false) and knows nothing of
+// empty strings, so each numeric option and each path or list option of this
+// tool goes through one of these.
 
 #include <cstdint>
 #include <string>
@@ -11,6 +11,12 @@
 #include <CLI/CLI.hpp>
 
 namespace cfr::app {
+
+// A finite number in [low, high]; "nan", "inf" and "1e999" are refused.
+CLI::Validator finite_number(double low, double high);
+
+// A finite number in (low, high]: "must be above low".
+CLI::Validator finite_number_above(double low, double high);
 
 // A decimal integer in [low, high], rewritten in canonical form before CLI11
 // converts it (CLI11 reads "010" as octal 8 and "-1" as 2^64 - 1 for an

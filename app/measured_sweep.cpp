@@ -159,11 +159,13 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
 
 void add_measure_options(CLI::App& command, MeasureOptions& o) {
   command.add_option("--devices", o.devices, "CUDA devices to measure on: 0,1 or all")
+      ->check(not_empty())
       ->capture_default_str();
   command
       .add_option("--ceiling", o.ceiling,
                   "roof to judge against: datasheet, measured (run `ceilings` now) or a "
                   "ceilings JSON file")
+      ->check(not_empty())
       ->capture_default_str();
   command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
   command.add_option("--warmup", o.warmup, "untimed runs before sampling")
@@ -176,10 +178,10 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
       .add_option("--max-noise", o.target_rel_stdev,
                   "stop sampling once the relative stdev is below this")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_number(0.0, 1.0));
   command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 3600.0));
+      ->check(finite_number(0.01, 3600.0));
   command.add_option("--seed", o.seed, "seed of the random inputs")
       ->capture_default_str()
       ->check(unsigned_integer());

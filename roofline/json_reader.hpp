@@ -83,6 +83,19 @@ class Node {
     return static_cast<int>(value);
   }
 
+  // A number that must be positive (a bandwidth, a peak, a time).
+  double positive(std::string_view key) const {
+    const double x = number(key);
+    if (!(x > 0))
+      throw ReportError(fmt::format("{}: must be positive, found {}", key_path(key), x));
+    return x;
+  }
+
+  std::optional<double> optional_positive(std::string_view key) const {
+    if (!has(key)) return std::nullopt;
+    return positive(key);
+  }
+
   bool boolean(std::string_view key) const {
     const nlohmann::json& v = get(key);
     if (!v.is_boolean())

@@ -1,6 +1,7 @@
 #include "report_json.hpp"
 
 #include "json_reader.hpp"
+#include "report_values.hpp"
 
 #include <cmath>
 
@@ -426,6 +427,7 @@ Report report_from_json(const json& document) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     report.results.push_back(read_row(Node(results[i], fmt::format("results[{}]", i))));
   }
+  check_report_values(report);
   return report;
 }
 

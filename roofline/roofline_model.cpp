@@ -4,13 +4,17 @@
 
 namespace cfr {
 
+double ridge_point(double peak_TFLOPs, double bandwidth_GBps) {
+  return peak_TFLOPs * 1e12 / (bandwidth_GBps * 1e9);
+}
+
 RooflinePoint analyze_roofline(double flops, double bytes, double peak_TFLOPs,
                                double bandwidth_GBps) {
   const double peak = peak_TFLOPs * 1e12;         // FLOP/s
   const double bandwidth = bandwidth_GBps * 1e9;  // byte/s
   RooflinePoint point;
   point.ai = flops / bytes;
-  point.ridge = peak / bandwidth;
+  point.ridge = ridge_point(peak_TFLOPs, bandwidth_GBps);
   point.ridge_distance = point.ridge / point.ai;
   point.regime = point.ai < point.ridge ? Regime::memory_bound : Regime::compute_bound;
   point.roof_TFLOPs = std::min(peak, bandwidth * point.ai) / 1e12;

@@ -24,6 +24,10 @@ struct RooflinePoint {
   double memory_time_ms = 0;
 };
 
+// FLOP per byte at which a compute roof of `peak_TFLOPs` meets the bandwidth
+// slope of `bandwidth_GBps` (10^9 bytes/s): the one home of this formula.
+double ridge_point(double peak_TFLOPs, double bandwidth_GBps);
+
 // flops and bytes > 0; peak in TFLOP/s, bandwidth in GB/s (10^9 bytes/s).
 RooflinePoint analyze_roofline(double flops, double bytes, double peak_TFLOPs,
                                double bandwidth_GBps);

@@ -4,8 +4,8 @@
 //
 // Paths: BASE NEW (two files or two folders, folders matched by file name),
 // or BASE1 NEW1 BASE2 NEW2 … (pairs of files). Exit 0; 1 when
-// --fail-on-regression and a row is SLOWER or FAILED; 2 for an unusable file
-// or a refused comparison.
+// --fail-on-regression and a row is SLOWER or FAILED or no row was compared;
+// 2 for an unusable file or a refused comparison.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
+#include "roofline/auditability.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
 
@@ -126,6 +127,28 @@ int run_roofline_view(const CompareOptions& options) {
   return exit_code::ok;
 }
 
+// `auditable: true` is what the gate trusts a baseline for; a flag that its
+// own contents do not back (no samples, a dirty tree) is refused as an
+// unauditable baseline would be.
+void refuse_unbacked_baseline(const Report& base, const std::string& path,
+                              const CompareOptions& options) {
+  if (!base.provenance.auditable || options.allow_unauditable) return;
+  const std::vector<std::string> failures = auditability_failures(base);
+  if (failures.empty()) return;
+  throw std::runtime_error(fmt::format(
+      "{}: refused as a baseline: it claims auditable: true, but {} (`audit` lists every "
+      "finding; --allow-unauditable compares anyway)",
+      path, failures.front()));
+}
+
+std::size_t compared_rows(const std::vector<evidence::Comparison>& comparisons) {
+  std::size_t count = 0;
+  for (const evidence::Comparison& comparison : comparisons) {
+    count += comparison.rows.size() - comparison.count(evidence::Verdict::not_compared);
+  }
+  return count;
+}
+
 int run_comparison(const CompareOptions& options) {
   const FilePairs files = pair_paths(options.paths);
   std::vector<std::string> inputs;
@@ -144,6 +167,7 @@ int run_comparison(const CompareOptions& options) {
   std::vector<std::pair<Report, Report>> reports;
   for (const auto& [base, next] : files.pairs) {
     reports.emplace_back(read_report_file(base), read_report_file(next));
+    refuse_unbacked_baseline(reports.back().first, base, options);
   }
   std::vector<evidence::Comparison> comparisons;
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -174,6 +198,13 @@ int run_comparison(const CompareOptions& options) {
   if (comparisons.size() > 1)
     screen << "total: " << evidence::render_verdict_counts(comparisons) << '\n';
   if (regressed) screen << "REGRESSION: at least one row is SLOWER or FAILED\n";
+  // A gate that compared nothing would pass every change: with
+  // --fail-on-regression, no compared row is a failure of its own.
+  const bool nothing_compared = compared_rows(comparisons) == 0;
+  if (nothing_compared) {
+    screen << "NOTHING COMPARED: no row has a time on both sides (check that both reports sweep "
+              "the same configurations)\n";
+  }
   screen << std::flush;
 
   if (outputs.has("--json")) {
@@ -184,10 +215,12 @@ int run_comparison(const CompareOptions& options) {
         {"pairs", pairs},
         {"files_only_in_base", files.only_in_base},
         {"files_only_in_new", files.only_in_new},
-        {"regression", regressed}};
+        {"regression", regressed},
+        {"rows_compared", compared_rows(comparisons)}};
     outputs.write({{"--json", json_text(document)}});
   }
-  return regressed && options.fail_on_regression ? exit_code::verdict : exit_code::ok;
+  const bool gate_fails = regressed || nothing_compared;
+  return gate_fails && options.fail_on_regression ? exit_code::verdict : exit_code::ok;
 }
 
 }  // namespace
@@ -207,9 +240,10 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
                    "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
                    "larger relative stdev of the two rows)")
       ->type_name("REL")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_number(0.0, 1e6));
   command->add_flag("--fail-on-regression", options->fail_on_regression,
-                    "exit 1 when any row is SLOWER or FAILED (the CI gate)");
+                    "exit 1 when any row is SLOWER or FAILED, or when no row was compared (the CI "
+                    "gate)");
   command->add_flag("--allow-unauditable", options->allow_unauditable,
                     "compare against a baseline that is not auditable (labelled in the output)");
   command->add_flag("--allow-cross-device", options->allow_cross_device,

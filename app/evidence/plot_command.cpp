@@ -26,6 +26,7 @@
 #include "roofline/ceilings_report.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
 #include "roofline/report_json.hpp"
+#include "roofline/report_values.hpp"
 
 extern char** environ;
 
@@ -61,6 +62,11 @@ CeilingRecord measured_roof(const std::string& path) {
   roof.bandwidth_GBps = dram->value;
   for (ComputeUnit unit : all_compute_units) {
     roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
+  }
+  try {
+    check_ceiling_values(roof, "figures");
+  } catch (const ReportError& error) {
+    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
   }
   return roof;
 }
