@@ -65,16 +65,13 @@ def math_scores_bytes(problem, upcast):
     return 3.0 * problem.heads_total() * problem.seq_len * problem.seq_len * element
 
 
-def bytes_needed(problem, backend, upcast):
-    """Inputs, output, the fp32 reference and its working blocks, the check's
-    float64 copies, and the math backend's N x N tensors."""
+def bytes_needed(problem):
+    """Inputs, output, the fp32 reference and its working blocks, and the check's
+    float64 copies (the math backend's N x N tensors come on top)."""
     elements = float(problem.heads_total() * problem.seq_len * problem.head_dim)
     element = 4 if problem.dtype == "fp32" else 2
     working = max(3 * (1 << 27) * 4.0, 3 * elements * 8)
-    needed = 4 * elements * element + elements * 4 + working
-    if backend.name == "math":
-        needed += math_scores_bytes(problem, upcast)
-    return needed
+    return 4 * elements * element + elements * 4 + working
 
 
 @dataclass
@@ -132,24 +129,26 @@ class BackendRunner:
         return free + cached
 
     def _prepare(self, problem, backend):
-        """Outcome 'skipped' when the configuration cannot fit; None when ready."""
+        """Outcome 'skipped' when the configuration cannot fit; None when ready.
+        Like the tool, 5% of the free memory stays for the libraries and driver."""
+        if self.data is None or self.data.problem != problem:
+            self.data = None
+            self.torch.cuda.empty_cache()
+            needed, free = bytes_needed(problem), self._free_bytes()
+            if needed > 0.95 * free:
+                return Outcome("skipped", f"needs {needed / GIB:.2f} GiB of device memory, "
+                                          f"{free / GIB:.2f} GiB free")
+            self.data = ProblemData(self.torch, problem, self.seed,
+                                    self.torch.device("cuda", self.device))
         if backend.name == "math":
-            scores = math_scores_bytes(problem, self.upcast)
+            scores, free = math_scores_bytes(problem, self.upcast), self._free_bytes()
             if scores > self.math_budget_bytes:
                 return Outcome("skipped", (
                     f"math materializes N x N: about {scores / GIB:.2f} GiB, over the "
                     f"{self.math_budget_bytes / GIB:.2f} GiB budget (--math-budget-gib)"))
-        if self.data is not None and self.data.problem == problem:
-            return None
-        self.data = None
-        self.torch.cuda.empty_cache()
-        needed, free = bytes_needed(problem, backend, self.upcast), self._free_bytes()
-        # 5% headroom for the libraries and the driver, as the tool keeps.
-        if needed > 0.95 * free:
-            return Outcome("skipped", f"needs {needed / GIB:.2f} GiB of device memory, "
-                                      f"{free / GIB:.2f} GiB free")
-        self.data = ProblemData(self.torch, problem, self.seed,
-                                self.torch.device("cuda", self.device))
+            if scores > 0.95 * free:
+                return Outcome("skipped", f"math materializes N x N: about {scores / GIB:.2f} "
+                                          f"GiB, {free / GIB:.2f} GiB free")
         return None
 
     def _poisoned_call(self, call):

@@ -125,7 +125,9 @@ def run_measurement(args, problems, backend_names, device, timing, table, table_
               f"{torch.__version__}: nothing to measure", file=sys.stderr)
         return 2
     torch.cuda.set_device(device)
-    torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference and math's fp32 path
+    # fp32 matmuls stay fp32 (no TF32): the reference, and math's fp32 path.
+    torch.set_float32_matmul_precision("highest")
+    torch.backends.cuda.matmul.allow_tf32 = False
     try:
         driver = CudaDriver()
         record = device_record(torch, driver, device)
