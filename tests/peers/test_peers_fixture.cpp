@@ -100,6 +100,7 @@ TEST_CASE("peers fixture: table, compare and plot accept it") {
   const std::string svg = temp_path("peers-fixture.svg");
   CHECK(run_cli("plot " + path + " --out " + quoted(svg)).exit_code == 0);
   CHECK(read_file(svg).find("torch_sdpa_flash") != std::string::npos);
+  std::remove(svg.c_str());
 }
 
 TEST_CASE("peers fixture: a tampered copy fails audit") {
