@@ -2,7 +2,8 @@
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
-# fa2variants, ncuprobe, l2data, fa2prof, torchquick. Logs go to $OUT (or
+# fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
+# peers_sweep. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -197,6 +198,43 @@ step_fa2prof() {
 # script outside the tree; the committed comparison is peers/torch_sdpa.py).
 step_torchquick() {
   python3 .device-build/torch_quick.py 2>&1 | tee "$out/torch-quick.txt" | tail -n 40
+}
+
+# torch's SDPA backends as peers (peers/torch_sdpa.py, python3 with torch). The
+# build's tree stamp names the commit, since the tree travels without .git.
+peer_script() {
+  PYTHONUNBUFFERED=1 python3 peers/torch_sdpa.py --tree-stamp "$build/peers/tree_stamp.json" "$@"
+}
+
+# The small report the CPU tests read: copy $out/torch_sdpa_small.json to
+# tests/peers/fixtures/torch_sdpa_small.json (fixtures/README.md).
+step_peers_fixture() {
+  python3 -c 'import torch; print("torch", torch.__version__, "cudnn",
+    torch.backends.cudnn.version(), torch.cuda.get_device_name(0))'
+  peer_script --seq-lens 256,1000 --head-dims 64 --dtype fp16 --both --max-seconds 0.05 \
+    --json "$out/torch_sdpa_small.json" 2>"$out/torch_sdpa_small.log"
+  local rc=$?
+  tail -n 3 "$out/torch_sdpa_small.log"
+  echo "peers fixture: exit $rc"
+  [[ $rc -le 1 ]] || status=1  # 1: a row failed, which the report records
+  "$tool" audit "$out/torch_sdpa_small.json" | tail -n 2 || status=1
+  "$tool" table "$out/torch_sdpa_small.json" \
+    --columns "kernel,N,causal,median ms,TFLOPS,check,status"
+}
+
+# The peers on the axes of our comparison: B 1, H 8, N 1024..16384, d 64 and
+# 128, fp16 and bf16, causal and not, every backend, the default timing flags.
+step_peers_sweep() {
+  peer_script --batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 \
+    --dtype fp16,bf16 --both --json "$out/torch_sdpa_sweep.json" 2>"$out/torch_sdpa_sweep.log"
+  local rc=$?
+  tail -n 3 "$out/torch_sdpa_sweep.log"
+  echo "peers sweep: exit $rc"
+  [[ $rc -le 1 ]] || status=1
+  "$tool" audit "$out/torch_sdpa_sweep.json" | tail -n 2 || status=1
+  "$tool" table "$out/torch_sdpa_sweep.json" --format md >"$out/torch_sdpa_sweep.md"
+  "$tool" table "$out/torch_sdpa_sweep.json" \
+    --columns "kernel,dtype,N,d,causal,median ms,TFLOPS,% roof,status"
 }
 
 for step in "$@"; do
