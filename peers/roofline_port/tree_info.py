@@ -68,13 +68,15 @@ def write_stamp(path, repo_root):
 
 
 def tree_state(repo_root, stamp_path=None):
-    """(git_commit, git_dirty, how): from git where it answers, else from the
-    stamp, else unknown (and so dirty). `how` is one line for the log."""
-    describe = git_describe(repo_root)
-    if describe is not None:
-        commit, dirty = commit_and_dirty(describe)
-        return commit, dirty, f"git describe: {describe}"
+    """(git_commit, git_dirty, how): from the stamp where one is given (the
+    build that ran names its tree; a repository copied beside it may be stale),
+    else from git where it answers, else unknown (and so dirty). `how` is one
+    line for the log."""
     if not stamp_path:
+        describe = git_describe(repo_root)
+        if describe is not None:
+            commit, dirty = commit_and_dirty(describe)
+            return commit, dirty, f"git describe: {describe}"
         return UNKNOWN, True, "no git repository and no --tree-stamp: commit unknown"
     try:
         with open(stamp_path, encoding="utf-8") as file:

@@ -5,6 +5,7 @@ and error messages) and hand-derived values."""
 import json
 import math
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -240,6 +241,18 @@ class TreeState(unittest.TestCase):
             self.assertEqual((commit, dirty), ("b" * 40, True))
             self.assertIn("peers/torch_sdpa.py", how)
             self.assertEqual(tree_info.tree_state(root, None)[:2], ("unknown", True))
+
+    def test_a_given_stamp_wins_over_a_repository_beside_it(self):
+        # The device copy of the tree has been seen to carry a stale .git: the
+        # build's stamp, not that repository, names what ran.
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "peers"))
+            subprocess.run(["git", "init", "-q", root], check=True)
+            stamp = os.path.join(root, "tree_stamp.json")
+            with open(stamp, "w", encoding="utf-8") as file:
+                json.dump({"git_describe": "c" * 40,
+                           "sha256": tree_info.peer_file_hashes(root)}, file)
+            self.assertEqual(tree_info.tree_state(root, stamp)[:2], ("c" * 40, False))
 
 
 if __name__ == "__main__":
