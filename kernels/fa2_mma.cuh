@@ -9,9 +9,9 @@
 // S/P round trip is what limited it: docs/perf-notes.md).
 //
 // Shared memory holds the Q block and `stages` K/V tiles filled by cp.async,
-// every 16-byte chunk XOR-swizzled within its 128-byte line (byte-address bits
-// 4-6 ^= bits 7-9), so the eight rows one ldmatrix phase reads land in eight
-// different bank groups for every head dim >= 32. K feeds S through plain
+// every 16-byte chunk XOR-swizzled by its row (see swizzle_key), so the eight
+// rows one ldmatrix phase reads land in eight different bank groups for
+// every head dim >= 32. K feeds S through plain
 // ldmatrix (K row-major is the "col" B operand); V feeds P V through
 // ldmatrix.trans.
 //
@@ -34,7 +34,8 @@
 
 namespace cfr::kernels::fa2 {
 
-template <int HeadDim, int Bc, int Warps, int RowTilesPerWarp, int Stages, int MinCtasPerSm>
+template <int HeadDim, int Bc, int Warps, int RowTilesPerWarp, int Stages, int MinCtasPerSm,
+          bool ExpsBeforePv = false>
 struct Fa2Config {
   static constexpr int head_dim = HeadDim;
   static constexpr int bc = Bc;
@@ -42,6 +43,10 @@ struct Fa2Config {
   static constexpr int row_tiles = RowTilesPerWarp;  // 16-row MMA tiles per warp
   static constexpr int stages = Stages;              // K/V tiles in flight
   static constexpr int min_ctas_per_sm = MinCtasPerSm;
+  // All exponentials of a block before P V, O always rescaled (FA2's order);
+  // false: exponentials fused into P V step by step, O's rescale skipped when
+  // no row max of the warp moved.
+  static constexpr bool exps_before_pv = ExpsBeforePv;
 
   static constexpr int rows_per_warp = 16 * row_tiles;
   static constexpr int br = warps * rows_per_warp;
@@ -129,9 +134,19 @@ __device__ __forceinline__ float exp2_approx(float x) {
 // XOR, so swizzle(lane + fixed) = swizzle(lane) ^ swizzle(fixed): one register
 // per access pattern and one LOP3 per access, where a generic swizzle per
 // (row block, step) made the compiler keep dozens of addresses live.
+//
+// The XOR key is the row's index among eight consecutive rows of 128 bytes
+// or more (d >= 64), or the index of its 128-byte line when two 64-byte rows
+// share one (d = 32). Keying on the line index for 256-byte rows (d = 128)
+// would give rows r and r + 4 the same key: ncu counted 2-way bank conflicts
+// on every ldmatrix (8 wavefronts per x4 instead of 4).
+__host__ __device__ constexpr std::uint32_t swizzle_key(int row, int row_bytes) {
+  return static_cast<std::uint32_t>(row_bytes >= 128 ? row : row * row_bytes / 128) & 7u;
+}
+
 __host__ __device__ constexpr std::uint32_t swizzled(int row, int chunk, int row_bytes) {
   const auto offset = static_cast<std::uint32_t>(row * row_bytes + chunk * 16);
-  return offset ^ ((offset >> 3) & 0x70u);
+  return offset ^ (swizzle_key(row, row_bytes) << 4);
 }
 
 // Rows [first_row, first_row + rows) of one head's [seq_len, d] matrix into a
@@ -142,6 +157,7 @@ __device__ __forceinline__ void load_tile(std::uint32_t tile, const T* __restric
                                           int first_row, int seq_len) {
   constexpr int rows_per_pass = Cfg::threads / Cfg::chunks_per_row;
   static_assert(Cfg::threads % Cfg::chunks_per_row == 0);
+  static_assert(swizzle_key(rows_per_pass, Cfg::row_bytes) == 0, "a pass must keep the key");
   const int thread_row = static_cast<int>(threadIdx.x) / Cfg::chunks_per_row;
   const int column = static_cast<int>(threadIdx.x) % Cfg::chunks_per_row;
   const std::uint32_t lane_offset = swizzled(thread_row, column, Cfg::row_bytes);
@@ -215,6 +231,16 @@ __device__ __forceinline__ float row_max_of(const float (&s)[Cfg::s_tiles][4], i
 #pragma unroll
   for (int nt = 0; nt < Cfg::s_tiles; ++nt) partial[nt] = fmaxf(s[nt][2 * h], s[nt][2 * h + 1]);
   return max_tree<Cfg::s_tiles / 2>(partial);
+}
+
+// p = 2^(s * scale_log2 - max_scaled) for one accumulator tile (rows group
+// and group + 8), added to this lane's row sums.
+__device__ __forceinline__ void exponentiate(float (&tile)[4], const float (&max_scaled)[2],
+                                             float scale_log2, float (&row_sum)[2]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) tile[e] = exp2_approx(fmaf(tile[e], scale_log2, -max_scaled[e / 2]));
+  row_sum[0] += tile[0] + tile[1];
+  row_sum[1] += tile[2] + tile[3];
 }
 
 // The max over the four lanes (a quad) that hold one accumulator row.
@@ -378,9 +404,17 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         rescale_of[mt][h] = rescale;
       }
     }
+    if constexpr (Cfg::exps_before_pv) {
+#pragma unroll
+      for (int mt = 0; mt < row_tiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < Cfg::s_tiles; ++nt)
+          exponentiate(s[mt][nt], max_scaled[mt], scale_log2, row_sum[mt]);
+      }
+    }
     // Once the maxima settle, most blocks leave every row's max where it was:
     // the rescale is then exactly 1 for the whole warp and is skipped.
-    if (__any_sync(0xffffffffu, max_moved)) {
+    if (Cfg::exps_before_pv || __any_sync(0xffffffffu, max_moved)) {
 #pragma unroll
       for (int mt = 0; mt < row_tiles; ++mt) {
 #pragma unroll
@@ -401,12 +435,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           float(&tile)[4] = s[mt][2 * step + half];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            tile[e] = exp2_approx(fmaf(tile[e], scale_log2, -max_scaled[mt][e / 2]));
+          if constexpr (!Cfg::exps_before_pv) {
+            exponentiate(tile, max_scaled[mt], scale_log2, row_sum[mt]);
           }
-          row_sum[mt][0] += tile[0] + tile[1];
-          row_sum[mt][1] += tile[2] + tile[3];
           p[mt][2 * half] = pack_pair<T>(tile[0], tile[1]);
           p[mt][2 * half + 1] = pack_pair<T>(tile[2], tile[3]);
         }

@@ -194,6 +194,19 @@ step_fa2prof() {
     "$out/fa2-d128-details.txt" | head -n 20
 }
 
+# Shared-memory bank conflicts of fa2_mma (issue 9: "no bank conflicts: show
+# the ncu counter"), one launch of each registered head dim's variant.
+step_fa2banks() {
+  local fa2=$build/tests/gpu/fa2_variants
+  local m=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  m+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,gpu__time_duration.sum
+  for name in ${CFR_FA2_BANKS:-d32_bc128_w4x2 d64_bc64_w4x2 d128_bc64_w4x2}; do
+    echo "== $name"
+    ncu --csv --page raw --print-units base --clock-control none --metrics "$m" \
+      --kernel-name regex:fa2_mma "$fa2" --once "$name" 8 4096 0 2>&1 | tail -n 1
+  done | tee "$out/fa2-banks.txt"
+}
+
 # Reference timings of torch SDPA backends for the fa2_mma work (a scratch
 # script outside the tree; the committed comparison is peers/torch_sdpa.py).
 step_torchquick() {
