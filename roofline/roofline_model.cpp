@@ -10,7 +10,7 @@ RooflinePoint analyze_roofline(double flops, double bytes, double peak_TFLOPs,
   const double bandwidth = bandwidth_GBps * 1e9;  // byte/s
   RooflinePoint point;
   point.ai = flops / bytes;
-  point.ridge = peak / bandwidth;
+  point.ridge = ridge(peak_TFLOPs, bandwidth_GBps);
   point.ridge_distance = point.ridge / point.ai;
   point.regime = point.ai < point.ridge ? Regime::memory_bound : Regime::compute_bound;
   point.roof_TFLOPs = std::min(peak, bandwidth * point.ai) / 1e12;

@@ -13,6 +13,12 @@ constexpr std::string_view to_string(Regime regime) {
   return regime == Regime::memory_bound ? "memory-bound" : "compute-bound";
 }
 
+// FLOP per byte at which a compute roof of `peak_TFLOPs` meets a bandwidth
+// slope of `bandwidth_GBps` (10^9 bytes/s). The one home of the formula.
+constexpr double ridge(double peak_TFLOPs, double bandwidth_GBps) {
+  return peak_TFLOPs * 1e12 / (bandwidth_GBps * 1e9);
+}
+
 struct RooflinePoint {
   double ai = 0;              // FLOP per HBM byte
   double ridge = 0;           // FLOP per byte where peak meets bandwidth

@@ -151,10 +151,10 @@ class ClaimChecker {
     for (ComputeUnit unit : all_compute_units) {
       const auto peak = ceiling_.peak(unit);
       if (!peak || ceiling_.bandwidth_GBps <= 0) continue;
-      const double ridge = *peak * 1e3 / ceiling_.bandwidth_GBps;
-      if (implied.contains(ridge)) {
+      const double unit_ridge = ridge(*peak, ceiling_.bandwidth_GBps);
+      if (implied.contains(unit_ridge)) {
         matching = fmt::format("; it is the {} ridge ({:g} TFLOP/s / {:g} GB/s = {:.3g})",
-                               to_string(unit), *peak, ceiling_.bandwidth_GBps, ridge);
+                               to_string(unit), *peak, ceiling_.bandwidth_GBps, unit_ridge);
       }
     }
     add(fmt::format(

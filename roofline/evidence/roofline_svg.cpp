@@ -39,7 +39,7 @@ struct Roof {
   ComputeUnit unit = ComputeUnit::fp32_simt;
   double bandwidth_GBps = 0;
   double peak_TFLOPs = 0;
-  double ridge() const { return peak_TFLOPs / (bandwidth_GBps * tflops_per_GBps_flop_per_byte); }
+  double ridge() const { return cfr::ridge(peak_TFLOPs, bandwidth_GBps); }
   bool measured() const { return source == "measured"; }
 };
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "roofline/gpu_table.hpp"
 #include "roofline/roofline_model.hpp"
 
 using namespace cfr;
@@ -9,6 +10,17 @@ TEST_CASE("ridge = peak / bandwidth: the seed's 34.9, 153 and 295 (§2)") {
   CHECK(analyze_roofline(1, 1, 31.4, 900).ridge == Approx(34.9).margin(0.05));
   CHECK(analyze_roofline(1, 1, 312, 2039).ridge == Approx(153.0).margin(0.05));
   CHECK(analyze_roofline(1, 1, 989, 3350).ridge == Approx(295.2).margin(0.05));
+}
+
+TEST_CASE("ridge() is the one ridge: the roofline analysis and the GPU table use it") {
+  // H200 datasheet: 989.4 TFLOP/s fp16 tensor over 4800 GB/s = 206.125 FLOP/byte.
+  CHECK(ridge(989.4, 4800) == Approx(206.125));
+  CHECK(analyze_roofline(1, 1, 989.4, 4800).ridge == ridge(989.4, 4800));
+  GpuSpec h200;
+  h200.memory_bandwidth_GBps = {4800, "datasheet"};
+  h200.peak_TFLOPs[static_cast<std::size_t>(ComputeUnit::fp16_tensor)] = SourcedFigure{989.4, ""};
+  CHECK(h200.ridge(ComputeUnit::fp16_tensor) == ridge(989.4, 4800));
+  CHECK_FALSE(h200.ridge(ComputeUnit::bf16_tensor).has_value());
 }
 
 TEST_CASE("kv_reload seed shape has AI ≈ 64 on A100: memory-bound, 2.4x left of the ridge") {
