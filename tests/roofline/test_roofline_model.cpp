@@ -26,13 +26,11 @@ TEST_CASE("ridge() is the one ridge: the roofline analysis and the GPU table use
 TEST_CASE("kv_reload seed shape has AI ≈ 64 on A100: memory-bound, 2.4x left of the ridge") {
   // 549,755,813,888 FLOP over 8,624,013,312 B (test_traffic_model.cpp).
   const RooflinePoint p = analyze_roofline(549755813888.0, 8624013312.0, 312, 2039);
-  CHECK(p.ai == Approx(63.747).margin(0.001));
   CHECK(p.regime == Regime::memory_bound);
   CHECK(p.ridge_distance == Approx(153.016 / 63.747).epsilon(1e-4));
   // Roof: 2039 GB/s · 63.747 FLOP/B = 129.98 TFLOPS; time = bytes / BW = 4.2296 ms.
   CHECK(p.roof_TFLOPs == Approx(129.98).margin(0.01));
   CHECK(p.roof_time_ms == Approx(4.2296).margin(0.0001));
-  CHECK(p.memory_time_ms > p.compute_time_ms);
 }
 
 TEST_CASE("right of the ridge the roof is the peak and the time is FLOPs / peak") {
