@@ -145,7 +145,7 @@ constexpr auto figures = std::to_array<Figure>({
      .read = read_dram_model, .store = store_dram_model},
     number<[](auto& r) -> auto& { return r.model->ai; }>(
     {.tag = "model/ai", .json = "ai", .unit = "FLOP/B", .label = "AI",
-     .description = "arithmetic intensity: counted FLOPs / modelled DRAM bytes",
+     .description = "arithmetic intensity, counted FLOPs / modelled DRAM bytes",
      .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
      .default_column = true, .optional_on_read = true}),
     number<[](auto& r) -> auto& { return r.model->roofline->ridge; }>(
