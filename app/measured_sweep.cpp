@@ -19,6 +19,7 @@
 #include "report_output.hpp"
 #include "roofline/auditability.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {
@@ -29,12 +30,6 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) {
   interrupted.store(true);
-}
-
-std::string describe(const ResultRow& row) {
-  return fmt::format("{} {} {} B={} H={} N={} d={}{}", row.kernel, to_string(row.direction),
-                     to_string(row.dtype), row.batch, row.heads, row.seq_len, row.head_dim,
-                     row.causal ? " causal" : "");
 }
 
 // Serializes progress lines, row updates and report rewrites across the
@@ -61,7 +56,7 @@ class SweepState {
                                             static_cast<double>(measurable_ - done_));
     }
     std::cerr << fmt::format("[{}/{}] device {}: {} ({})\n", done_ + 1, measurable_, device,
-                             describe(report_.results[index]), eta);
+                             row_label(report_.results[index]), eta);
   }
 
   void finish(std::size_t index, ResultRow row) {
@@ -73,7 +68,7 @@ class SweepState {
       std::cerr << fmt::format("    {}: {}\n", to_string(r.status), r.reason);
     } else if (r.timing) {
       std::cerr << fmt::format("    median {:.4f} ms over {} samples, check {}\n",
-                               r.timing->median_ms, r.timing->samples_ms.size(),
+                               r.timing->summary.median, r.timing->samples_ms.size(),
                                r.correctness && r.correctness->passed ? "passed" : "FAILED");
     }
     write_partial();
@@ -138,7 +133,7 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     const KernelDescription& kernel = *find_kernel(row.kernel);
     bench::BenchResult result;
     try {
-      result = session->run(kernel, row.problem(), settings);
+      result = session->run(kernel, row.problem, settings);
     } catch (const std::exception& error) {
       result.status = RowStatus::failed;
       result.reason = error.what();
@@ -148,8 +143,8 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     row.timing = result.timing;
     row.correctness = result.correctness;
     if (row.timing) {
-      summarize_timing(*row.timing);
-      row.achieved = achieved_from(row, ceiling);
+      row.timing->summary = summarize(row.timing->samples_ms);
+      row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
     }
     if (result.device_lost) lost = fmt::format("device {} lost after: {}", device, result.reason);
     state.finish(index, std::move(row));

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline_model.hpp"
+
 namespace cfr {
 
 namespace {
@@ -122,7 +124,7 @@ std::optional<double> GpuSpec::peak(ComputeUnit unit) const {
 std::optional<double> GpuSpec::ridge(ComputeUnit unit) const {
   const auto tflops = peak(unit);
   if (!tflops) return std::nullopt;
-  return *tflops * 1e12 / (memory_bandwidth_GBps.value * 1e9);
+  return cfr::ridge(*tflops, memory_bandwidth_GBps.value);
 }
 
 const GpuSpec* GpuTable::find(std::string_view id) const {

@@ -49,6 +49,11 @@ void require_tiled(TileShape tile, TrafficModelKind model) {
 
 }  // namespace
 
+std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own) {
+  if (own == TrafficModelKind::compulsory) return {own};
+  return {TrafficModelKind::compulsory, own};
+}
+
 double kv_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal) {
   const std::int64_t q_blocks = blocks(seq_len, tile.br);
   if (!causal) return static_cast<double>(q_blocks) * static_cast<double>(seq_len);

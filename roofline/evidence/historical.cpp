@@ -182,10 +182,10 @@ Report historical_report(const HistoricalTable& table, std::string_view gpu, con
     }
     row.kernel = table.kernel;
     row.timing = Timing{};
-    row.timing->median_ms = source.claimed.time_ms;
+    row.timing->summary.median = source.claimed.time_ms;
     row.timing->l2_flush = false;  // unknown; not claimed
     row.timing->stop_reason = "historical: one time as the document printed it, no samples kept";
-    row.achieved = achieved_from(row, report.ceiling);
+    row.achieved = achieved_figures(*row.model, source.claimed.time_ms, report.ceiling);
     row.claimed = source.claimed;
     report.results.push_back(std::move(row));
   }

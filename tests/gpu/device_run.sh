@@ -37,9 +37,14 @@ step_sanitizer() {
   done
 }
 
+# A measured report re-derives under audit (exit 0), traffic.by_model included.
 step_smoke() {
   "$tool" sweep --seq-lens 4096,16384 --head-dims 64 --both --backward --max-seconds 1 \
     --json "$out/smoke.json" 2>&1 | tail -n 30
+  "$tool" audit "$out/smoke.json" | tail -n 3
+  local rc=${PIPESTATUS[0]}
+  echo "audit exit $rc"
+  [[ $rc -eq 0 ]] || status=1
 }
 
 # --devices all and --devices 0 on one GPU give the rows of a plain sweep; a
