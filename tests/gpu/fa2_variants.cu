@@ -66,19 +66,17 @@ using fa2::Fa2Config;
 
 std::vector<Variant> variants() {
   return {
-      make<__half, Fa2Config<32, 128, 4, 2, 2, 2>>("d32_bc128_w4x2"),
       make<__half, Fa2Config<32, 128, 4, 2, 2, 2, true>>("d32_bc128_w4x2_e"),
-      make<__half, Fa2Config<64, 64, 4, 2, 2, 2>>("d64_bc64_w4x2"),
       make<__half, Fa2Config<64, 64, 4, 2, 2, 2, true>>("d64_bc64_w4x2_e"),
-      make<__half, Fa2Config<64, 128, 8, 1, 2, 1, true>>("d64_bc128_w8x1_e"),
-      make<__half, Fa2Config<128, 64, 4, 2, 2, 2>>("d128_bc64_w4x2"),
-      make<__half, Fa2Config<128, 64, 4, 2, 2, 2, true>>("d128_bc64_w4x2_e"),
-      make<__half, Fa2Config<128, 32, 4, 2, 2, 2>>("d128_bc32_w4x2"),
+      make<__half, Fa2Config<64, 128, 8, 2, 2, 1, true>>("d64_bc128_w8x2_e"),
       make<__half, Fa2Config<128, 64, 8, 2, 2, 1>>("d128_bc64_w8x2"),
-      make<__half, Fa2Config<128, 64, 8, 1, 2, 1>>("d128_bc64_w8x1"),
-      make<__nv_bfloat16, Fa2Config<64, 64, 4, 2, 2, 2>>("bf16_d64_bc64_w4x2"),
-      make<__nv_bfloat16, Fa2Config<128, 64, 4, 2, 2, 2>>("bf16_d128_bc64_w4x2"),
-      make<__nv_bfloat16, Fa2Config<128, 64, 4, 2, 2, 2, true>>("bf16_d128_bc64_w4x2_e"),
+      make<__half, Fa2Config<128, 64, 8, 2, 2, 1, true>>("d128_bc64_w8x2_e"),
+      make<__half, Fa2Config<128, 64, 8, 2, 3, 1, true>>("d128_bc64_w8x2_s3_e"),
+      make<__half, Fa2Config<128, 32, 8, 2, 2, 1, true>>("d128_bc32_w8x2_e"),
+      make<__half, Fa2Config<128, 32, 4, 2, 2, 2, true>>("d128_bc32_w4x2_e"),
+      make<__nv_bfloat16, Fa2Config<64, 64, 4, 2, 2, 2, true>>("bf16_d64_bc64_w4x2_e"),
+      make<__nv_bfloat16, Fa2Config<128, 64, 8, 2, 2, 1>>("bf16_d128_bc64_w8x2"),
+      make<__nv_bfloat16, Fa2Config<128, 64, 8, 2, 2, 1, true>>("bf16_d128_bc64_w8x2_e"),
   };
 }
 
