@@ -101,6 +101,16 @@ TEST_CASE("materialized on an H200: S stays in L2 at N = 1024, spills to DRAM at
   CHECK(large.launches[0].written_bytes < (256 - 20) * mib);
 }
 
+TEST_CASE("written S left in L2 at the end of S = QK^T: the H200 matches half its L2, not all") {
+  // H = 8, N = 2048, d = 64: S is 64 MiB. On the H200 that launch wrote 40,666,880 B to DRAM
+  // (l2data.csv, launch 3), leaving 26,441,984 B (25.2 MiB) of S in L2. The model leaves 24 MiB
+  // with 30 MiB per partition; were the whole 60 MiB available to S it would leave 56 MiB.
+  const AttentionProblem p{1, 8, 2048, 64, false, DType::fp16};
+  const MaterializedGeometry naive{132, 8, 1, 128};
+  CHECK(materialized_dram(p, naive, h200_l2).launches[0].retained_dirty_bytes == 24 * mib);
+  CHECK(materialized_dram(p, naive, {120 * mib, 2}).launches[0].retained_dirty_bytes == 56 * mib);
+}
+
 TEST_CASE("heads dispatched fastest defeat the L2 that Q blocks fastest exploit") {
   // H = 32, N = 8192, d = 128: each head's K/V is 4 MiB, all heads' 128 MiB. Q blocks fastest:
   // about five heads run at once (264 CTAs, 64 per head), their K/V fit the 30 MiB, and K/V come
