@@ -16,10 +16,11 @@ namespace {
 // private blocks get ids above that, recycled once evicted.
 class LruCache {
  public:
-  LruCache(double capacity, std::int64_t stream_ids)
-      : capacity_(capacity),
-        stream_ids_(stream_ids),
-        nodes_(static_cast<std::size_t>(stream_ids)) {}
+  LruCache(double capacity, std::int64_t stream_ids, std::int64_t private_ids)
+      : capacity_(capacity), stream_ids_(stream_ids) {
+    nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
+    nodes_.resize(static_cast<std::size_t>(stream_ids));
+  }
 
   // The bytes of stream tile `id`, computed once from `bytes_of`.
   template <typename BytesOf>
@@ -201,14 +202,57 @@ std::vector<Stream> schedule(const StreamedLaunch& launch) {
   return streams;
 }
 
+std::int64_t tile_grouping(const StreamedLaunch& launch) {
+  double steps = 0;
+  for (const StreamedCta& cta : launch.ctas) {
+    steps += static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
+  }
+  std::int64_t group = 1;
+  while (steps / static_cast<double>(group) > static_cast<double>(max_simulated_steps)) group *= 2;
+  return group;
+}
+
+// The launch with every `group` consecutive stream tiles of a group read as
+// one: a CTA reads the merged tiles its range touches, one per step.
+StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
+  StreamedLaunch merged;
+  merged.name = launch.name;
+  merged.groups = launch.groups;
+  merged.tiles_per_group = (launch.tiles_per_group + group - 1) / group;
+  merged.concurrency = launch.concurrency;
+  merged.tile_bytes = [&launch, group](std::int64_t g, std::int64_t tile) {
+    double bytes = 0;
+    const std::int64_t end = std::min(launch.tiles_per_group, (tile + 1) * group);
+    for (std::int64_t t = tile * group; t < end; ++t) bytes += launch.tile_bytes(g, t);
+    return bytes;
+  };
+  merged.ctas.reserve(launch.ctas.size());
+  for (StreamedCta cta : launch.ctas) {
+    if (cta.tiles > 0) {
+      const std::int64_t first = cta.first_tile / group;
+      cta.tiles = (cta.first_tile + cta.tiles - 1) / group - first + 1;
+      cta.first_tile = first;
+    }
+    merged.ctas.push_back(cta);
+  }
+  return merged;
+}
+
 }  // namespace
 
 LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
   validate(launch, cache_bytes);
+  const std::int64_t group = tile_grouping(launch);
+  if (group > 1) {
+    LaunchTraffic traffic = simulate_launch(grouped(launch, group), cache_bytes);
+    traffic.tile_group = group * traffic.tile_group;
+    return traffic;
+  }
   LaunchTraffic traffic;
   traffic.name = launch.name;
   const std::vector<Stream> streams = schedule(launch);
-  LruCache cache(cache_bytes, launch.groups * launch.tiles_per_group);
+  // Private blocks in the cache at once: about two per resident CTA.
+  LruCache cache(cache_bytes, launch.groups * launch.tiles_per_group, 2 * launch.concurrency);
 
   std::vector<const Stream*> active;
   std::size_t next = 0;

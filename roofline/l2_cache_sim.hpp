@@ -52,6 +52,7 @@ struct LaunchTraffic {
   double written_bytes = 0;           // dirty lines evicted during the launch
   double retained_dirty_bytes = 0;    // written lines still cached at the end
   double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss
+  std::int64_t tile_group = 1;        // stream tiles simulated as one (see max_simulated_steps)
 
   double read_bytes() const { return own_read_bytes + stream_read_bytes; }
   // What a per-launch DRAM counter sees: reads plus evicted writes.
@@ -59,6 +60,13 @@ struct LaunchTraffic {
   // Every byte that reaches DRAM eventually, the retained writes included.
   double eventual_dram_bytes() const { return dram_bytes() + retained_dirty_bytes; }
 };
+
+// A launch whose CTAs stream more tiles in all than this is simulated with
+// every 2^k consecutive stream tiles of a group merged into one (the smallest
+// k that brings it under), which keeps the cost near a second at most; a CTA
+// then reads whole merged tiles, so its range's ragged ends count in full.
+// No launch of the H200 recording (tests/roofline/fixtures/ncu/) comes near.
+inline constexpr std::int64_t max_simulated_steps = std::int64_t{1} << 25;
 
 // Throws std::invalid_argument for a malformed launch (a tile out of its
 // group's range, non-positive concurrency or capacity below zero). CTAs that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -166,6 +167,14 @@ StreamedLaunch row_pass_launch(std::string name, const Shape& s, std::int64_t bl
   return launch;
 }
 
+template <typename... Launches>
+std::vector<StreamedLaunch> in_order(Launches&&... launches) {
+  std::vector<StreamedLaunch> ordered;
+  ordered.reserve(sizeof...(launches));
+  (ordered.push_back(std::forward<Launches>(launches)), ...);
+  return ordered;
+}
+
 DramEstimate run(const std::vector<StreamedLaunch>& launches, const L2Config& l2) {
   DramEstimate estimate;
   for (const StreamedLaunch& launch : launches) {
@@ -187,7 +196,7 @@ DramEstimate flash_forward_dram(const AttentionProblem& problem, const LaunchGeo
   require_valid(geometry, "forward");
   const Shape s = shape_of(problem);
   // Own: Q read; O and LSE written.
-  return run({q_block_launch("forward", s, geometry, s.row, s.row + fp32_bytes)}, l2);
+  return run(in_order(q_block_launch("forward", s, geometry, s.row, s.row + fp32_bytes)), l2);
 }
 
 DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,
@@ -202,7 +211,7 @@ DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGe
       row_pass_launch("row_dot", s, dq.tile.br, dq.concurrency(), 2 * s.row, fp32_bytes);
   // dQ: own Q, dO, LSE, D read; dQ written; K/V streamed.
   StreamedLaunch dq_pass = q_block_launch("dq", s, dq, 2 * s.row + 2 * fp32_bytes, s.row);
-  return run({std::move(row_dot), kv_block_launch(s, dk_dv), std::move(dq_pass)}, l2);
+  return run(in_order(std::move(row_dot), kv_block_launch(s, dk_dv), std::move(dq_pass)), l2);
 }
 
 DramEstimate materialized_dram(const AttentionProblem& problem,
@@ -248,7 +257,7 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
   for (std::int64_t row = 0; row < softmax.groups; ++row) {
     softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});
   }
-  return run({std::move(scores), std::move(softmax), std::move(output)}, l2);
+  return run(in_order(std::move(scores), std::move(softmax), std::move(output)), l2);
 }
 
 }  // namespace cfr

@@ -91,6 +91,16 @@ TEST_CASE("a CTA that streams nothing holds its slot one step and only reads and
   CHECK(t.retained_dirty_bytes == 40);
 }
 
+TEST_CASE("a launch past max_simulated_steps is simulated with stream tiles merged in pairs") {
+  // 2^19 + 1 CTAs of 64 tiles each: 2^25 + 64 steps, just past the limit, so tiles go in pairs
+  // (32 merged tiles of 200 B). All start together on one slot each: the 6400 B are read once.
+  const std::vector<StreamedCta> ctas((std::int64_t{1} << 19) + 1, StreamedCta{0, 0, 64, 1, 0, 0});
+  const LaunchTraffic t = simulate_launch(launch_of(1, 64, std::int64_t{1} << 20, ctas), 1e6);
+  CHECK(t.tile_group == 2);
+  CHECK(t.stream_read_bytes == 6400);
+  CHECK(simulate_launch(launch_of(1, 64, 1, {{0, 0, 64, 1, 0, 0}}), 1e6).tile_group == 1);
+}
+
 TEST_CASE("a malformed launch is rejected with the launch named") {
   CHECK_THROWS_WITH(simulate_launch(launch_of(1, 4, 1, {{0, 2, 3, 1, 0, 0}}), 100),
                     "launch 'test': CTA reads tiles [2, 5) of group 0; the launch has 1 groups "
