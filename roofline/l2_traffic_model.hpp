@@ -35,8 +35,11 @@ struct L2Config {
   double effective_bytes() const { return bytes / partitions; }
 };
 
-// Which Q block a CTA with blockIdx.x = x handles when causal: x itself, or
-// the heaviest (last) first, so that the last wave holds the short CTAs.
+// Which row block the CTA with blockIdx.x = x owns when causal: block x
+// (natural), or the blocks in decreasing order of their stream length
+// (heaviest first, so that the last wave holds the short CTAs). For a grid of
+// Q blocks heaviest first is the last block first (fa2); a grid of K/V blocks
+// (fa1_bwd's dK/dV) is heaviest first in natural order already.
 enum class CausalBlockOrder { natural, heaviest_first };
 
 // Which grid dimension the hardware dispatches fastest.
