@@ -22,7 +22,8 @@ LevelPoint level_point(std::string level, double flops, double bytes, double ban
   require_positive(bytes, level + " bytes");
   require_positive(bandwidth_GBps, level + " bandwidth");
   require_positive(peak_TFLOPs, "peak");
-  return {std::move(level), bytes, analyze_roofline(flops, bytes, peak_TFLOPs, bandwidth_GBps)};
+  return {std::move(level), bytes, flops / bytes,
+          analyze_roofline(flops, bytes, peak_TFLOPs, bandwidth_GBps)};
 }
 
 Limiter find_limiter(const std::vector<ResourceUse>& resources, double seconds) {

@@ -22,6 +22,7 @@ namespace cfr {
 struct LevelPoint {
   std::string level;  // "dram", "l2"
   double bytes = 0;
+  double ai = 0;  // flops / bytes (RooflinePoint keeps only what follows from it)
   RooflinePoint point;
 };
 

@@ -22,12 +22,12 @@ constexpr double row100_seconds = 58355680e-9;                       // gpu__tim
 TEST_CASE("AI and roof per level: row 100 sits far right of the DRAM ridge, left of none") {
   const LevelPoint dram = level_point("dram", row100_flops, row100_dram, 4800, 989.4);
   // 1.759e13 / 1.449e9 B = 12140 FLOP/B against a ridge of 989.4e12 / 4.8e12 = 206 FLOP/B.
-  CHECK(dram.point.ai == Approx(12140.4).epsilon(1e-4));
+  CHECK(dram.ai == Approx(12140.4).epsilon(1e-4));
   CHECK(dram.point.regime == Regime::compute_bound);
   const LevelPoint l2 = level_point("l2", row100_flops, row100_l2, 7143.2, 989.4);
   // 1.759e13 / 1.377e11 B = 127.8 FLOP/B: left of the L2 ridge 989.4 / 7.1432 = 138.5 FLOP/B,
   // so against L2 the kernel is (just) bandwidth-bound.
-  CHECK(l2.point.ai == Approx(127.80).epsilon(1e-4));
+  CHECK(l2.ai == Approx(127.80).epsilon(1e-4));
   CHECK(l2.point.regime == Regime::memory_bound);
   CHECK(l2.point.roof_TFLOPs == Approx(7143.2e9 * 127.80 / 1e12).epsilon(1e-4));
   CHECK_THROWS_WITH(level_point("l2", row100_flops, 0, 7143.2, 989.4),
