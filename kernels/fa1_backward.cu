@@ -10,8 +10,8 @@
 //   (c) one CTA per Q block of Br rows: loads Q, dO, L, D once, loops over the
 //       K/V blocks it needs, accumulating dQ += scale dS K; writes dQ once.
 // No atomics: every output row is owned by one CTA, so results are
-// deterministic. Br x Bc come from fa1_backward_kernel
-// (roofline/kernel_catalog.hpp).
+// deterministic. Br x Bc, the warps and the CTAs per SM come from
+// fa1_backward_kernel (roofline/kernel_catalog.hpp).
 
 #include <cmath>
 
@@ -28,7 +28,8 @@ constexpr int row_dot_threads = 256;
 
 template <int head_dim>
 struct BackwardTraits {
-  static constexpr TileShape tile = fa1_backward_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_backward_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
   static constexpr int br = tile.br;
   static constexpr int bc = tile.bc;
   // Pass (b): a CTA owns Bc K/V rows and meets Br Q rows per step.
@@ -47,6 +48,9 @@ struct BackwardTraits {
       sizeof(float) * ((2 * bc + 2 * br) * ld + br * ld_ds + 2 * br);
 
   static_assert(tile.tiled(), "fa1_bwd has no tile for this head dim");
+  static_assert(KvLayout::threads == config.threads() && QLayout::threads == config.threads(),
+                "the catalog's warps differ from the layouts'");
+  static_assert(config.stages == 1, "the catalog's stages differ from this kernel's one tile");
   static_assert(kv_pass_smem_bytes <= 99 * 1024 && q_pass_smem_bytes <= 99 * 1024);
 };
 
@@ -139,10 +143,12 @@ __device__ __forceinline__ void store_rows(
   }
 }
 
-// (b) dK and dV of one K/V block. 2 CTAs per SM: shared memory (87.5 KB at
-// d = 64) allows no more, and it caps registers at 128 for 256 threads.
+// (b) dK and dV of one K/V block. The catalog's 2 CTAs per SM: shared memory
+// (87.5 KB at d = 64) allows no more, and it caps registers at 128 for 256
+// threads.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads, 2)
+__global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads,
+                                  BackwardTraits<head_dim>::config.ctas_per_sm)
     fa1_backward_dk_dv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                        const T* __restrict__ d_o, const float* __restrict__ lse,
                        const float* __restrict__ d_rows, T* __restrict__ d_k, T* __restrict__ d_v,
@@ -237,7 +243,8 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads, 2
 
 // (c) dQ of one Q block.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads, 2)
+__global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads,
+                                  BackwardTraits<head_dim>::config.ctas_per_sm)
     fa1_backward_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                     const T* __restrict__ d_o, const float* __restrict__ lse,
                     const float* __restrict__ d_rows, T* __restrict__ d_q, int seq_len, bool causal,
@@ -316,6 +323,12 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads, 2)
   store_rows<T, L>(d_q + head_offset, dq, q0 + ty, tx, seq_len, scale);
 }
 
+// D alone, at the start of the workspace: no alignment padding needed.
+std::size_t fa1_backward_workspace_bytes(const AttentionShape& shape) {
+  if (!has_positive_dimensions(shape)) return 0;
+  return heads_total(shape) * static_cast<std::size_t>(shape.seq_len) * sizeof(float);
+}
+
 template <typename Kernel>
 cudaError_t allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -363,14 +376,6 @@ cudaError_t launch_backward(const AttentionShape& shape, const BackwardBuffers& 
   return cudaGetLastError();
 }
 
-}  // namespace
-
-// D alone, at the start of the workspace: no alignment padding needed.
-std::size_t fa1_backward_workspace_bytes(const AttentionShape& shape) {
-  if (!has_positive_dimensions(shape)) return 0;
-  return heads_total(shape) * static_cast<std::size_t>(shape.seq_len) * sizeof(float);
-}
-
 cudaError_t launch_fa1_backward(const AttentionShape& shape, const BackwardBuffers& io,
                                 const LaunchContext& context) {
   if (!backward_buffers_usable(io)) return cudaErrorInvalidValue;
@@ -378,5 +383,9 @@ cudaError_t launch_fa1_backward(const AttentionShape& shape, const BackwardBuffe
     return launch_backward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const BackwardKernel fa1_bwd_launcher{fa1_backward_workspace_bytes, launch_fa1_backward};
 
 }  // namespace cfr::kernels

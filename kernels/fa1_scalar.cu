@@ -2,9 +2,10 @@
 // streams over the K/V blocks of Bc rows in order, keeping the online softmax
 // state per row (running max m, running sum l) and rescaling its output
 // accumulator when m grows. Q, K, V are converted to fp32 in shared memory;
-// every multiply-add is an fp32 FFMA, whatever the I/O dtype. Br x Bc come
-// from fa1_scalar_kernel (roofline/kernel_catalog.hpp), the same values the
-// kv_reload traffic model reads.
+// every multiply-add is an fp32 FFMA, whatever the I/O dtype. Br x Bc, the
+// warps and the CTAs per SM come from fa1_scalar_kernel
+// (roofline/kernel_catalog.hpp), the same values the kv_reload traffic model
+// reads.
 
 #include <cmath>
 
@@ -19,7 +20,8 @@ namespace {
 
 template <int head_dim>
 struct ScalarForwardTraits {
-  static constexpr TileShape tile = fa1_scalar_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_scalar_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
   using Layout = SimtLayout<tile.br, tile.bc, head_dim>;
   static constexpr int ld_p = tile.bc + 4;
   // fp32 Q, K, V tiles and P. Above 48 KB for d = 64 (69.6 KB): the launcher
@@ -27,6 +29,9 @@ struct ScalarForwardTraits {
   static constexpr std::size_t smem_bytes =
       sizeof(float) * ((tile.br + 2 * tile.bc) * Layout::ld + tile.br * ld_p);
   static_assert(tile.tiled(), "fa1_scalar has no tile for this head dim");
+  static_assert(Layout::threads == config.threads(),
+                "the catalog's warps differ from the layout's");
+  static_assert(config.stages == 1, "the catalog's stages differ from this kernel's one K/V tile");
 };
 
 // Scores of keys past seq_len, or above the diagonal when causal, become -inf.
@@ -78,10 +83,11 @@ __device__ __forceinline__ void online_softmax_step(float (&s)[rows][cols], floa
   }
 }
 
-// At least 2 CTAs per SM: for d <= 64 (256 threads) that caps registers at
-// 128, which the tiles fit without spilling, and shared memory allows 2 anyway.
+// The catalog's CTAs per SM (2) are the __launch_bounds__ minimum: the
+// catalog entry says why.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads, 2)
+__global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads,
+                                  ScalarForwardTraits<head_dim>::config.ctas_per_sm)
     fa1_scalar_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                        T* __restrict__ o, float* __restrict__ lse, int seq_len, bool causal,
                        float scale_log2) {
@@ -181,8 +187,6 @@ cudaError_t launch_scalar_forward(const AttentionShape& shape, const ForwardBuff
   return cudaGetLastError();
 }
 
-}  // namespace
-
 cudaError_t launch_fa1_scalar(const AttentionShape& shape, const ForwardBuffers& io,
                               const LaunchContext& context) {
   if (!forward_buffers_usable(io)) return cudaErrorInvalidValue;
@@ -190,5 +194,9 @@ cudaError_t launch_fa1_scalar(const AttentionShape& shape, const ForwardBuffers&
     return launch_scalar_forward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const ForwardKernel fa1_scalar_launcher{no_workspace, launch_fa1_scalar};
 
 }  // namespace cfr::kernels

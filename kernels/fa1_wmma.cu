@@ -4,8 +4,8 @@
 // order with the online softmax. Each warp owns 16 query rows: S = Q K^T goes
 // through fp32 shared memory, the softmax runs there in fp32, P is written
 // back in the I/O dtype, and O += P V accumulates in fragments. K/V tiles are
-// double-buffered with cp.async. Br x Bc come from fa1_wmma_kernel
-// (roofline/kernel_catalog.hpp).
+// double-buffered with cp.async. Br x Bc, the warps, the stages and the CTAs
+// per SM come from fa1_wmma_kernel (roofline/kernel_catalog.hpp).
 
 #include <mma.h>
 
@@ -32,7 +32,8 @@ constexpr std::size_t align_128(std::size_t bytes) {
 
 template <typename T, int head_dim>
 struct WmmaForwardTraits {
-  static constexpr TileShape tile = fa1_wmma_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_wmma_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
   static constexpr int br = tile.br;
   static constexpr int bc = tile.bc;
   static constexpr int warps = br / fragment_size;  // each warp owns 16 query rows
@@ -45,11 +46,9 @@ struct WmmaForwardTraits {
   static constexpr int ld_p = bc + 8;          // elements of T
   static constexpr int ld_o = head_dim + 4;    // floats, the output staging
   static constexpr int lanes_per_row = 2;      // softmax: two lanes per score row
-  // Declared to ptxas through __launch_bounds__, chosen so that nothing
-  // spills on sm_80, sm_86 or sm_90(a): d = 32: 4 (5 spilled on sm_90);
-  // d = 64: 3 (4 spilled for fp16, and with no value ptxas gave fp16 only 96
-  // registers on sm_80/86 and spilled); d = 128: 4, what shared memory allows.
-  static constexpr int ctas_per_sm = head_dim <= 32 ? 4 : head_dim <= 64 ? 3 : 4;
+  // Declared to ptxas through __launch_bounds__; the catalog entry says why
+  // each value.
+  static constexpr int ctas_per_sm = config.ctas_per_sm;
   static constexpr int cols_per_lane = bc / lanes_per_row;
 
   // Shared memory, every region 128-byte aligned (wmma pointers need 32).
@@ -69,6 +68,8 @@ struct WmmaForwardTraits {
   static constexpr std::size_t o_stage_bytes = sizeof(float) * br * ld_o;
 
   static_assert(tile.tiled(), "fa1_wmma has no tile for this head dim");
+  static_assert(warps == config.warps, "the catalog's warps differ from one warp per 16 rows");
+  static_assert(config.stages == 2, "the catalog's stages differ from this kernel's double buffer");
   static_assert(br % fragment_size == 0 && bc % fragment_size == 0 &&
                 head_dim % fragment_size == 0);
   static_assert(cols_per_lane % 4 == 0);
@@ -305,8 +306,6 @@ cudaError_t launch_wmma_forward(const AttentionShape& shape, const ForwardBuffer
   return cudaGetLastError();
 }
 
-}  // namespace
-
 cudaError_t launch_fa1_wmma(const AttentionShape& shape, const ForwardBuffers& io,
                             const LaunchContext& context) {
   if (!forward_buffers_usable(io)) return cudaErrorInvalidValue;
@@ -314,5 +313,9 @@ cudaError_t launch_fa1_wmma(const AttentionShape& shape, const ForwardBuffers& i
     return launch_wmma_forward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const ForwardKernel fa1_wmma_launcher{no_workspace, launch_fa1_wmma};
 
 }  // namespace cfr::kernels

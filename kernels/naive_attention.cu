@@ -100,6 +100,11 @@ __global__ void __launch_bounds__(softmax_threads)
   if (threadIdx.x == 0) lse[row] = (state.max + log2f(state.sum)) * ln_2;
 }
 
+std::size_t naive_workspace_bytes(const AttentionShape& shape) {
+  if (!has_positive_dimensions(shape)) return 0;
+  return align_up(score_matrix_bytes(shape)) + score_matrix_bytes(shape);
+}
+
 template <typename T>
 cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers& io,
                                const LaunchContext& context) {
@@ -146,13 +151,6 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
   return cudaGetLastError();
 }
 
-}  // namespace
-
-std::size_t naive_workspace_bytes(const AttentionShape& shape) {
-  if (!has_positive_dimensions(shape)) return 0;
-  return align_up(score_matrix_bytes(shape)) + score_matrix_bytes(shape);
-}
-
 cudaError_t launch_naive(const AttentionShape& shape, const ForwardBuffers& io,
                          const LaunchContext& context) {
   if (io.q == nullptr || io.k == nullptr || io.v == nullptr || io.o == nullptr ||
@@ -162,5 +160,9 @@ cudaError_t launch_naive(const AttentionShape& shape, const ForwardBuffers& io,
   return dispatch_dtype_and_head_dim<naive_kernel>(
       shape, [&]<typename T, int>() { return launch_naive_typed<T>(shape, io, context); });
 }
+
+}  // namespace
+
+const ForwardKernel naive_launcher{naive_workspace_bytes, launch_naive};
 
 }  // namespace cfr::kernels

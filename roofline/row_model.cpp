@@ -21,7 +21,8 @@ CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origi
 }
 
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
-                    const CeilingRecord& ceiling, FlopConvention convention) {
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc) {
   ResultRow row;
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
@@ -31,7 +32,8 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
   row.seq_len = problem.seq_len;
   row.head_dim = problem.head_dim;
   row.causal = problem.causal;
-  row.tile = kernel.tile_for(static_cast<int>(problem.head_dim));
+  row.tile = kernel.tile_for(static_cast<int>(problem.head_dim),
+                             gpu_cc.value_or(kernel.min_compute_capability));
   row.compute_unit = kernel.compute_unit_for(problem.dtype);
 
   if (!kernel.dtypes.contains(problem.dtype)) {
@@ -43,6 +45,13 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
     row.status = RowStatus::skipped;
     row.reason = fmt::format("{} has no head_dim {} variant", kernel.name, problem.head_dim);
     return row;
+  }
+  if (gpu_cc) {
+    if (auto reason = below_minimum_reason(kernel, *gpu_cc)) {
+      row.status = RowStatus::skipped;
+      row.reason = std::move(*reason);
+      return row;
+    }
   }
 
   row.flops = attention_flops(problem, kernel.direction, convention);

@@ -6,9 +6,12 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "claimed_figures_check.hpp"
@@ -147,11 +150,19 @@ class RowAudit {
           fmt::format("direction: report {}, the catalog's {} is {}", to_string(row_.direction),
                       kernel->name, to_string(kernel->direction)));
     }
-    const TileShape tile = kernel->tile_for(head_dim);
-    if (kernel->supports_head_dim(head_dim) && row_.tile != tile) {
+    // The tile of the row's device where the report names its compute
+    // capability; otherwise (a model report) any the catalog gives at d.
+    const auto cc = device_compute_capability();
+    const std::vector<TileShape> tiles =
+        cc ? std::vector<TileShape>{kernel->tile_for(head_dim, *cc)}
+           : tiles_on_any_arch(*kernel, head_dim);
+    if (kernel->supports_head_dim(head_dim) &&
+        std::find(tiles.begin(), tiles.end(), row_.tile) == tiles.end()) {
+      std::vector<std::string> names;
+      for (TileShape tile : tiles) names.push_back(fmt::format("{}x{}", tile.br, tile.bc));
       add(FindingKind::mismatch,
-          fmt::format("tile: report {}x{}, the catalog's {} uses {}x{} at d={}", row_.tile.br,
-                      row_.tile.bc, kernel->name, tile.br, tile.bc, head_dim));
+          fmt::format("tile: report {}x{}, the catalog's {} uses {} at d={}", row_.tile.br,
+                      row_.tile.bc, kernel->name, fmt::join(names, " or "), head_dim));
     }
     const ComputeUnit unit = kernel->compute_unit_for(row_.dtype);
     if (row_.compute_unit != unit) {
@@ -165,6 +176,14 @@ class RowAudit {
           fmt::format("traffic.model: report {}, the catalog's {} is modelled as {}",
                       to_string(row_.traffic.model), kernel->name, to_string(kernel->traffic)));
     }
+  }
+
+  std::optional<ComputeCapability> device_compute_capability() const {
+    if (!row_.device) return std::nullopt;
+    for (const DeviceRecord& device : report_.devices) {
+      if (device.index == *row_.device) return parse_compute_capability(device.cc);
+    }
+    return std::nullopt;
   }
 
   // report_json writes flops and traffic exactly when traffic.bytes > 0, and
