@@ -94,7 +94,9 @@ constexpr std::string_view to_string(GridAxis axis) {
 // is the one whose CTAs run side by side and share their K/V (or Q) in L2.
 using GridOrder = std::array<GridAxis, 3>;
 
-// One tiled launch of a kernel's run and the order of its grid.
+// One tiled launch of a kernel's run. The launcher builds its grid from
+// `order` and the kernel reads blockIdx through the same order
+// (kernels/launch_preamble.cuh), so this is the order the kernel runs in.
 struct GridLaunch {
   std::string_view pass{};  // what it computes: "forward", "dK dV", "dQ"
   GridOrder order{};
