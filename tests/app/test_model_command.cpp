@@ -27,6 +27,23 @@ TEST_CASE("cli: model --json - writes a model report, not auditable, with the re
   CHECK(r.err.find("kernel") != std::string::npos);  // the table went to stderr
 }
 
+// The V100's compute capability 7.0 from configs/gpus.json, fa1_wmma's
+// minimum 8.0 from roofline/kernel_catalog.hpp.
+TEST_CASE("cli: model --gpu skips a kernel the GPU table's compute capability cannot run") {
+  const CliResult r =
+      run_cli("model --gpu v100 --seq-lens 4096 --kernels fa1_scalar,fa1_wmma --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  REQUIRE(doc["results"].size() == 2);
+  CHECK(doc["results"][0]["status"] == "ok");
+  CHECK(doc["results"][1]["status"] == "skipped");
+  CHECK(doc["results"][1]["reason"] ==
+        "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.0");
+  const json a100 =
+      json::parse(run_cli("model --gpu a100 --seq-lens 4096 --kernels fa1_wmma --json -").out);
+  CHECK(a100["results"][0]["status"] == "ok");  // 8.0
+}
+
 TEST_CASE("cli: model axes: ranges, --both, --backward, ragged N and N = 1") {
   const CliResult r = run_cli(
       "model --seq-lens 1,17,1000 --head-dims 32,128 --both --backward "
