@@ -1,5 +1,6 @@
 #include "kernels/kernel_registry.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 
