@@ -210,7 +210,8 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   std::size_t measurable = 0;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (const SweepPoint& point : plan.points) {
-      ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention);
+      ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention,
+                                parse_compute_capability(report.devices[d].cc));
       row.device = devices[d];
       if (row.status == RowStatus::ok) {
         work[d].push_back(report.results.size());

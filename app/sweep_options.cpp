@@ -1,6 +1,7 @@
 #include "sweep_options.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -57,10 +58,32 @@ std::vector<const KernelDescription*> chosen_kernels(const SweepOptions& options
     if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
       kernels.push_back(kernel);
   }
-  if (options.backward &&
-      std::find(kernels.begin(), kernels.end(), &fa1_backward_kernel) == kernels.end()) {
-    kernels.push_back(&fa1_backward_kernel);
+  if (options.backward) {
+    for (const KernelDescription& kernel : kernel_catalog) {
+      if (kernel.direction == Direction::backward &&
+          std::find(kernels.begin(), kernels.end(), &kernel) == kernels.end()) {
+        kernels.push_back(&kernel);
+      }
+    }
   }
+  return kernels;
+}
+
+// Every head dim of `kernels`, ascending. A head dim some of them lack gives
+// those a skipped row; one that none has is a bad value.
+std::vector<int> head_dims_of(std::span<const KernelDescription* const> kernels) {
+  std::vector<int> head_dims;
+  for (const KernelDescription* kernel : kernels) {
+    head_dims.insert(head_dims.end(), kernel->head_dims.begin(), kernel->head_dims.end());
+  }
+  std::sort(head_dims.begin(), head_dims.end());
+  head_dims.erase(std::unique(head_dims.begin(), head_dims.end()), head_dims.end());
+  return head_dims;
+}
+
+std::vector<const KernelDescription*> every_kernel() {
+  std::vector<const KernelDescription*> kernels;
+  for (const KernelDescription& kernel : kernel_catalog) kernels.push_back(&kernel);
   return kernels;
 }
 
@@ -71,7 +94,10 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       .add_option("--seq-lens", o.seq_lens,
                   "sequence lengths: list and/or ranges, e.g. 1024:16384:x2")
       ->capture_default_str();
-  command.add_option("--head-dims", o.head_dims, "head dims (32, 64, 128)")->capture_default_str();
+  command
+      .add_option("--head-dims", o.head_dims,
+                  fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
+      ->capture_default_str();
   command.add_option("--batch", o.batch, "batch sizes")->capture_default_str();
   command.add_option("--heads", o.heads, "head counts")->capture_default_str();
   auto* causal = command.add_flag("--causal", o.causal, "causal mask only");
@@ -83,7 +109,7 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       ->capture_default_str();
   command.add_option("--kernels", o.kernels,
                      "kernels from the registry (default: every forward kernel)");
-  command.add_flag("--backward", o.backward, "add the backward kernel fa1_bwd");
+  command.add_flag("--backward", o.backward, "add the backward kernels");
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
       ->capture_default_str();
   command.add_option("--gpu-table", o.gpu_table,
@@ -106,13 +132,14 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   }
   plan.convention = *convention;
 
+  const auto kernels = chosen_kernels(options);
   const auto seq_lens = bounded_axis(options.seq_lens, "--seq-lens", max_seq_len);
   const auto head_dims = bounded_axis(options.head_dims, "--head-dims", 1 << 20);
+  const std::vector<int> supported = head_dims_of(kernels);
   for (std::int64_t d : head_dims) {
-    if (std::find(supported_head_dims.begin(), supported_head_dims.end(), d) ==
-        supported_head_dims.end()) {
+    if (std::find(supported.begin(), supported.end(), d) == supported.end()) {
       throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
-                                              fmt::join(supported_head_dims, ", ")));
+                                              fmt::join(supported, ", ")));
     }
   }
   const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
@@ -130,7 +157,6 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   std::vector<bool> masks{options.causal};
   if (options.both) masks = {false, true};
 
-  const auto kernels = chosen_kernels(options);
   for (bool causal : masks) {
     for (DType dtype : dtypes) {
       for (std::int64_t d : head_dims) {

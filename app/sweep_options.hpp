@@ -22,7 +22,7 @@ struct SweepOptions {
   bool no_causal = false;
   bool both = false;
   std::string dtypes = "fp16";
-  std::string kernels;  // empty: every forward kernel (plus fa1_bwd with --backward)
+  std::string kernels;  // empty: every forward kernel (plus the backward ones with --backward)
   bool backward = false;
   std::string gpu = "auto";
   std::string gpu_table;

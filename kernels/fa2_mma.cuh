@@ -30,12 +30,18 @@
 #include <type_traits>
 
 #include "kernels/async_copy.cuh"
+#include "kernels/launch_preamble.cuh"
+#include "kernels/online_softmax.cuh"
 #include "kernels/softmax_constants.hpp"
 
 namespace cfr::kernels::fa2 {
 
 template <int HeadDim, int Bc, int Warps, int RowTilesPerWarp, int Stages, int MinCtasPerSm,
-          bool ExpsBeforePv = false>
+          bool ExpsBeforePv = false,
+          // three axes, not a GridOrder: nvcc's host stub cannot spell an array argument
+          GridAxis AxisX = GridAxis::q_blocks, GridAxis AxisY = GridAxis::heads,
+          GridAxis AxisZ = GridAxis::batch,
+          CausalBlockOrder CausalOrder = CausalBlockOrder::heaviest_first>
 struct Fa2Config {
   static constexpr int head_dim = HeadDim;
   static constexpr int bc = Bc;
@@ -47,6 +53,8 @@ struct Fa2Config {
   // false: exponentials fused into P V step by step, O's rescale skipped when
   // no row max of the warp moved.
   static constexpr bool exps_before_pv = ExpsBeforePv;
+  static constexpr GridOrder order{AxisX, AxisY, AxisZ};  // blockIdx.x's axis first
+  static constexpr CausalBlockOrder causal_order = CausalOrder;
 
   static constexpr int rows_per_warp = 16 * row_tiles;
   static constexpr int br = warps * rows_per_warp;
@@ -269,10 +277,12 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int quad = lane % 4;   // the accumulator column pair
 
   // Heaviest causal Q blocks first: the last wave then holds the short ones.
-  const int q_block =
-      causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  const GridPosition at = grid_position<Cfg::order, GridAxis::q_blocks>();
+  const int q_blocks = (seq_len + Cfg::br - 1) / Cfg::br;
+  const bool reversed = causal && Cfg::causal_order == CausalBlockOrder::heaviest_first;
+  const int q_block = reversed ? q_blocks - 1 - at.block : at.block;
   const int q0 = q_block * Cfg::br;
-  const std::int64_t head = static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const std::int64_t head = at.head;
   const std::int64_t head_offset = head * seq_len * Cfg::head_dim;
   const T* k_head = k + head_offset;
   const T* v_head = v + head_offset;
@@ -384,7 +394,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
 
     // Online softmax per row, log2 domain: p = 2^(s * scale_log2 - m * scale_log2),
-    // one FFMA and one MUFU.EX2 per score. The row maxima first (a tree over
+    // one FFMA and one MUFU.EX2 per score. Not OnlineSoftmaxRow
+    // (online_softmax.cuh): that step takes scores already multiplied by
+    // scale_log2, one FMUL more per score, and this kernel keeps the maxima
+    // of raw scores to fold the scale into the exponent's FFMA. The row maxima first (a tree over
     // this lane's columns, then the quad), then O's rescale, then the
     // exponentials fused into P V so that S dies step by step.
     float max_scaled[row_tiles][2];
@@ -500,18 +513,12 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 
 // Launches one configuration; the caller has checked shapes and pointers.
 template <typename T, typename Cfg>
-cudaError_t launch_fa2_mma_config(const T* q, const T* k, const T* v, T* o, float* lse, int batch,
-                                  int heads, int seq_len, bool causal, float scale,
-                                  cudaStream_t stream) {
-  if (!(scale > 0.f)) return cudaErrorInvalidValue;  // the raw-score row max needs scale > 0
-  const auto kernel = fa2_mma_forward<T, Cfg>;
-  const cudaError_t attribute =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-  if (attribute != cudaSuccess) return attribute;
-  const dim3 grid((seq_len + Cfg::br - 1) / Cfg::br, heads, batch);
-  kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(q, k, v, o, lse, seq_len, causal,
-                                                          scale * log2_e);
-  return cudaGetLastError();
+cudaError_t launch_fa2_mma_config(const AttentionShape& shape, const T* q, const T* k, const T* v,
+                                  T* o, float* lse, float scale_log2, cudaStream_t stream) {
+  if (!(scale_log2 > 0.f)) return cudaErrorInvalidValue;  // the raw-score row max needs scale > 0
+  return launch_tiled(fa2_mma_forward<T, Cfg>, Cfg::order, shape, TileShape{Cfg::br, Cfg::bc},
+                      Cfg::threads, Cfg::smem_bytes, stream, q, k, v, o, lse, shape.seq_len,
+                      shape.causal, scale_log2);
 }
 
 }  // namespace cfr::kernels::fa2

@@ -63,7 +63,7 @@ std::vector<StreamedCta> grid_ctas(std::int64_t heads, const std::vector<std::in
                                    GridOrder order, MakeCta make) {
   std::vector<StreamedCta> ctas;
   ctas.reserve(static_cast<std::size_t>(heads) * owned.size());
-  if (order == GridOrder::blocks_fastest) {
+  if (order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks) {
     for (std::int64_t head = 0; head < heads; ++head) {
       for (std::int64_t block : owned) ctas.push_back(make(head, block));
     }
@@ -225,8 +225,8 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
   const double element = static_cast<double>(element_bytes(problem.dtype));
   const double score_row = static_cast<double>(s.n) * element;  // one row of S or P
   const TileShape gemm_tile{geometry.gemm_block_rows, geometry.gemm_block_rows};
-  const LaunchGeometry gemm{gemm_tile, geometry.gemm_ctas_per_sm, geometry.sm_count,
-                            GridOrder::blocks_fastest, CausalBlockOrder::natural};
+  const LaunchGeometry gemm{gemm_tile, geometry.gemm_ctas_per_sm, geometry.sm_count, blocks_fastest,
+                            CausalBlockOrder::natural};
   // The GEMMs compute every block of S whatever the mask: shaped as a
   // non-causal pass of row blocks that each stream the other operand.
   Shape dense = s;

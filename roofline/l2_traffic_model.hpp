@@ -35,18 +35,12 @@ struct L2Config {
   double effective_bytes() const { return bytes / partitions; }
 };
 
-// Which row block the CTA with blockIdx.x = x owns when causal: block x
-// (natural), or the blocks in decreasing order of their stream length
-// (heaviest first, so that the last wave holds the short CTAs). For a grid of
-// Q blocks heaviest first is the last block first (fa2); a grid of K/V blocks
-// (fa1_bwd's dK/dV) is heaviest first in natural order already.
-enum class CausalBlockOrder { natural, heaviest_first };
-
-// Which grid dimension the hardware dispatches fastest.
-enum class GridOrder {
-  blocks_fastest,  // grid (row blocks, heads, batch): every kernel the tool ships
-  heads_fastest,   // grid (heads, row blocks, batch): a head's CTAs spread over the launch
-};
+// The grid axes fastest first, as the registry states them (GridOrder of
+// kernel_description.hpp): the hardware dispatches blockIdx.x fastest. Batch
+// and heads are one head index here, so only whether the row blocks or the
+// heads come first matters.
+inline constexpr GridOrder blocks_fastest{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch};
+inline constexpr GridOrder heads_fastest{GridAxis::heads, GridAxis::q_blocks, GridAxis::batch};
 
 // How one tiled launch is dispatched; the integration fills it from the
 // kernel's registry entry and the device (or the GPU table).
@@ -54,7 +48,7 @@ struct LaunchGeometry {
   TileShape tile;                // Br rows of Q per CTA, Bc rows of K/V per step
   int resident_ctas_per_sm = 1;  // occupancy of this kernel
   int sm_count = 1;
-  GridOrder grid_order = GridOrder::blocks_fastest;
+  GridOrder grid_order = blocks_fastest;
   CausalBlockOrder causal_order = CausalBlockOrder::natural;
 
   std::int64_t concurrency() const {

@@ -20,8 +20,11 @@ CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origi
   return ceiling;
 }
 
-KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem) {
-  return {kernel.direction, kernel.traffic, kernel.tile_for(static_cast<int>(problem.head_dim)),
+KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
+                           std::optional<ComputeCapability> gpu_cc) {
+  return {kernel.direction, kernel.traffic,
+          kernel.tile_for(static_cast<int>(problem.head_dim),
+                          gpu_cc.value_or(kernel.min_compute_capability)),
           kernel.compute_unit_for(problem.dtype)};
 }
 
@@ -51,8 +54,9 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
 }
 
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
-                    const CeilingRecord& ceiling, FlopConvention convention) {
-  const KernelRecord record = kernel_record(kernel, problem);
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc) {
+  const KernelRecord record = kernel_record(kernel, problem, gpu_cc);
   ResultRow row;
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
@@ -69,6 +73,13 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
     row.status = RowStatus::skipped;
     row.reason = fmt::format("{} has no head_dim {} variant", kernel.name, problem.head_dim);
     return row;
+  }
+  if (gpu_cc) {
+    if (auto reason = below_minimum_reason(kernel, *gpu_cc)) {
+      row.status = RowStatus::skipped;
+      row.reason = std::move(*reason);
+      return row;
+    }
   }
   row.model = model_figures(record, problem, ceiling, convention);
   if (!row.model->roofline) {

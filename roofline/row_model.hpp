@@ -4,6 +4,7 @@
 // measured time into the achieved figures. The sweep and `audit` both call
 // these, so a figure is derived in exactly one place.
 
+#include <optional>
 #include <string_view>
 
 #include "gpu_table.hpp"
@@ -27,7 +28,9 @@ struct KernelRecord {
 
 // A catalog kernel's record for this problem (its tile for the head dim, its
 // compute unit for the dtype).
-KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem);
+// The tile is the one for gpu_cc, or for the kernel's oldest architecture.
+KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
+                           std::optional<ComputeCapability> gpu_cc = std::nullopt);
 // The record a row carries; the traffic model comes from row.model, which
 // must be present.
 KernelRecord kernel_record(const ResultRow& row);
@@ -40,9 +43,15 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
                            const CeilingRecord& ceiling, FlopConvention convention);
 
 // Status is `skipped` with a reason when the kernel lacks the dtype or head
-// dim, or the ceiling has no peak for the kernel's compute unit.
+// dim, the GPU is older than the kernel's minimum compute capability, or the
+// ceiling has no peak for the kernel's compute unit. gpu_cc is the compute
+// capability of the GPU the row is for (the device's in a sweep, the GPU
+// table's in `model`); without it (a historical row) nothing is checked
+// against the minimum and the tile is the one of the kernel's oldest
+// architecture.
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
-                    const CeilingRecord& ceiling, FlopConvention convention);
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc = std::nullopt);
 
 // Model counts over a median time. All zero for a median <= 0; bandwidth
 // utilization needs the ceiling's bandwidth and fraction of roof the model's

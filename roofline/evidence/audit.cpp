@@ -6,10 +6,13 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "claimed_figures_check.hpp"
@@ -159,10 +162,19 @@ class RowAudit {
           fmt::format("direction: report {}, the catalog's {} is {}", to_string(row_.direction),
                       kernel->name, to_string(catalog.direction)));
     }
-    if (kernel->supports_head_dim(static_cast<int>(head_dim)) && row_.tile != catalog.tile) {
+    // The tile of the row's device where the report names its compute
+    // capability; otherwise (a model report) any the catalog gives at d.
+    const auto cc = device_compute_capability();
+    const std::vector<TileShape> tiles =
+        cc ? std::vector<TileShape>{kernel->tile_for(static_cast<int>(head_dim), *cc)}
+           : tiles_on_any_arch(*kernel, static_cast<int>(head_dim));
+    if (kernel->supports_head_dim(static_cast<int>(head_dim)) &&
+        std::find(tiles.begin(), tiles.end(), row_.tile) == tiles.end()) {
+      std::vector<std::string> names;
+      for (TileShape tile : tiles) names.push_back(fmt::format("{}x{}", tile.br, tile.bc));
       add(FindingKind::mismatch,
-          fmt::format("tile: report {}x{}, the catalog's {} uses {}x{} at d={}", row_.tile.br,
-                      row_.tile.bc, kernel->name, catalog.tile.br, catalog.tile.bc, head_dim));
+          fmt::format("tile: report {}x{}, the catalog's {} uses {} at d={}", row_.tile.br,
+                      row_.tile.bc, kernel->name, fmt::join(names, " or "), head_dim));
     }
     if (row_.compute_unit != catalog.compute_unit) {
       add(FindingKind::mismatch,
@@ -176,6 +188,14 @@ class RowAudit {
                       to_string(row_.model->traffic.model), kernel->name,
                       to_string(catalog.traffic)));
     }
+  }
+
+  std::optional<ComputeCapability> device_compute_capability() const {
+    if (!row_.device) return std::nullopt;
+    for (const DeviceRecord& device : report_.devices) {
+      if (device.index == *row_.device) return parse_compute_capability(device.cc);
+    }
+    return std::nullopt;
   }
 
   // model_figures with the row's own record and convention. False when the

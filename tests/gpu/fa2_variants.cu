@@ -38,13 +38,14 @@ struct Problem {
 using Launch = cudaError_t (*)(const Problem&, const void*, const void*, const void*, void*, float*,
                                cudaStream_t);
 
+AttentionShape shape_of(const Problem& p);
+
 template <typename T, typename Cfg>
 cudaError_t launch_variant(const Problem& p, const void* q, const void* k, const void* v, void* o,
                            float* lse, cudaStream_t stream) {
   return fa2::launch_fa2_mma_config<T, Cfg>(
-      static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-      static_cast<T*>(o), lse, p.batch, p.heads, p.seq_len, p.causal,
-      1.f / std::sqrt(static_cast<float>(p.head_dim)), stream);
+      shape_of(p), static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+      static_cast<T*>(o), lse, log2_e / std::sqrt(static_cast<float>(p.head_dim)), stream);
 }
 
 struct Variant {

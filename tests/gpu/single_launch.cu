@@ -4,7 +4,7 @@
 //   push "cfr_profile", push "cfr_row_<i>", <the kernel's launches>, pop, pop
 // so `ncu --nvtx --nvtx-include cfr_profile/` profiles exactly the kernel's own
 // launches (cuBLAS's included for naive) and the CSV's push/pop column names
-// the row. A backward configuration runs its forward partner (fa1_scalar)
+// the row. A backward configuration runs its registry forward partner
 // outside the ranges first, for O and LSE.
 //
 // usage: single_launch KERNEL:DTYPE:B:H:N:D:CAUSAL ...   (e.g. fa1_wmma:fp16:1:8:4096:64:1)
@@ -18,7 +18,7 @@
 
 #include "kernels/attention_api.hpp"
 #include "kernels/attention_check.hpp"
-#include "kernels/fa2_mma.cuh"
+#include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "roofline/kernel_catalog.hpp"
 
@@ -56,34 +56,6 @@ std::size_t elements(const AttentionShape& s) {
   return static_cast<std::size_t>(s.batch) * s.heads * s.seq_len * s.head_dim;
 }
 
-template <typename T>
-cudaError_t launch_fa2_typed(const AttentionShape& s, const void* q, const void* k, const void* v,
-                             void* o, float* lse, cudaStream_t stream) {
-  const float scale = 1.f / std::sqrt(static_cast<float>(s.head_dim));
-  const auto* tq = static_cast<const T*>(q);
-  const auto* tk = static_cast<const T*>(k);
-  const auto* tv = static_cast<const T*>(v);
-  auto* to = static_cast<T*>(o);
-  switch (s.head_dim) {
-    case 32:
-      return fa2::launch_fa2_mma_config<T, fa2::Fa2Config<32, 128, 4, 2, 2, 2>>(
-          tq, tk, tv, to, lse, s.batch, s.heads, s.seq_len, s.causal, scale, stream);
-    case 64:
-      return fa2::launch_fa2_mma_config<T, fa2::Fa2Config<64, 64, 4, 2, 2, 2>>(
-          tq, tk, tv, to, lse, s.batch, s.heads, s.seq_len, s.causal, scale, stream);
-    case 128:
-      return fa2::launch_fa2_mma_config<T, fa2::Fa2Config<128, 64, 4, 2, 2, 2>>(
-          tq, tk, tv, to, lse, s.batch, s.heads, s.seq_len, s.causal, scale, stream);
-  }
-  return cudaErrorInvalidValue;
-}
-
-cudaError_t launch_fa2(const AttentionShape& s, const void* q, const void* k, const void* v,
-                       void* o, float* lse, cudaStream_t stream) {
-  return s.dtype == DType::bf16 ? launch_fa2_typed<__nv_bfloat16>(s, q, k, v, o, lse, stream)
-                                : launch_fa2_typed<__half>(s, q, k, v, o, lse, stream);
-}
-
 void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas) {
   const AttentionShape& s = c.shape;
   const std::size_t bytes = elements(s) * element_bytes(s.dtype);
@@ -94,22 +66,10 @@ void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas)
   CFR_CUDA_CHECK(fill_random(v.data(), elements(s), s.dtype, 13, Distribution::uniform, stream));
   char name[32];
   std::snprintf(name, sizeof name, "cfr_row_%d", index);
-  if (c.kernel == "fa2_mma") {  // not registered yet: the tiles tests/gpu/fa2_variants chose
-    CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
-    nvtxRangePushA("cfr_profile");
-    nvtxRangePushA(name);
-    CFR_CUDA_CHECK(launch_fa2(s, q.data(), k.data(), v.data(), o.data(), lse.as<float>(), stream));
-    CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
-    nvtxRangePop();
-    nvtxRangePop();
-    std::printf("row %d: fa2_mma ok\n", index);
-    return;
-  }
-  const KernelDescription* description = find_kernel(c.kernel);
-  if (description == nullptr) throw std::runtime_error("unknown kernel " + c.kernel);
+  const KernelEntry* entry = registry().find(c.kernel);
+  if (entry == nullptr) throw std::runtime_error("unknown kernel " + c.kernel);
   const char* range = nullptr;
-  if (description->direction == Direction::forward) {
-    const ForwardKernel* kernel = find_forward_kernel(c.kernel);
+  if (const ForwardKernel* kernel = entry->forward()) {
     DeviceBuffer workspace(kernel->workspace_bytes(s));
     const ForwardBuffers io{q.data(), k.data(), v.data(), o.data(), lse.as<float>()};
     const LaunchContext context{stream, cublas, workspace.data(), workspace.bytes()};
@@ -119,10 +79,12 @@ void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas)
     CFR_CUDA_CHECK(kernel->launch(s, io, context));
     range = name;
   } else {
-    const ForwardKernel* forward = find_forward_kernel(fa1_scalar_kernel.name);
-    const BackwardKernel* kernel = find_backward_kernel(c.kernel);
+    const KernelEntry* partner = registry().forward_partner(*entry);
+    if (partner == nullptr) throw std::runtime_error("no forward partner for " + c.kernel);
+    const ForwardKernel* forward = partner->forward();
+    const BackwardKernel* backward = entry->backward();
     DeviceBuffer d_o(bytes), d_q(bytes), d_k(bytes), d_v(bytes);
-    DeviceBuffer workspace(kernel->workspace_bytes(s));
+    DeviceBuffer workspace(backward->workspace_bytes(s));
     CFR_CUDA_CHECK(
         fill_random(d_o.data(), elements(s), s.dtype, 14, Distribution::uniform, stream));
     CFR_CUDA_CHECK(forward->launch(s, {q.data(), k.data(), v.data(), o.data(), lse.as<float>()},
@@ -132,7 +94,7 @@ void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas)
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
     nvtxRangePushA("cfr_profile");
     nvtxRangePushA(name);
-    CFR_CUDA_CHECK(kernel->launch(s, io, {stream, cublas, workspace.data(), workspace.bytes()}));
+    CFR_CUDA_CHECK(backward->launch(s, io, {stream, cublas, workspace.data(), workspace.bytes()}));
     range = name;
   }
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -28,6 +28,9 @@ using namespace cfr::ncu;
 
 namespace {
 
+// The rows were measured on an H200: compute capability 9.0.
+constexpr ComputeCapability h200_cc{9, 0};
+
 // What the model cannot read from the recording: L2 partitions (NVIDIA A100 whitepaper, "A100
 // L2 cache", the same organization on GH100, whose metrics count the traffic between them as
 // lts__t_sectors_srcunit_ltcfabric) and the rows cuBLAS's GEMM CTAs own (its sm_90 kernels in
@@ -158,7 +161,7 @@ RowResult evaluate(std::int64_t index, const RowCounters& counters, const Config
     result.flop_check = percent(flop_check(tensor_ops * flops_per_tensor_op, p, 0, 0).residual);
   } else if (config.kernel == "fa1_bwd") {
     REQUIRE(launches.size() == 3);
-    const TileShape tile = fa1_backward_kernel.tile_for(head_dim);
+    const TileShape tile = fa1_backward_kernel.tile_for(head_dim, h200_cc);
     const LaunchGeometry dk_dv{tile, resident_ctas(*launches[1]), sms};
     const LaunchGeometry dq{tile, resident_ctas(*launches[2]), sms};
     result.model = flash_backward_dram(p, dk_dv, dq, l2);
@@ -175,11 +178,11 @@ RowResult evaluate(std::int64_t index, const RowCounters& counters, const Config
       geometry.causal_order = CausalBlockOrder::heaviest_first;
       mask_rows = fa2_warp_rows;
     } else if (config.kernel == "fa1_wmma") {
-      geometry.tile = fa1_wmma_kernel.tile_for(head_dim);
+      geometry.tile = fa1_wmma_kernel.tile_for(head_dim, h200_cc);
       mask_rows = wmma_warp_rows;
     } else {
       REQUIRE(config.kernel == "fa1_scalar");
-      geometry.tile = fa1_scalar_kernel.tile_for(head_dim);
+      geometry.tile = fa1_scalar_kernel.tile_for(head_dim, h200_cc);
       mask_rows = geometry.tile.br;
       counted = ffma * flops_per_ffma;
     }

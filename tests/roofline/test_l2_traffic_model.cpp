@@ -13,8 +13,7 @@ constexpr double mib = 1024.0 * 1024.0;
 // An H200 as Nsight Compute reports it: 60 MiB of L2 in two partitions, 132 SMs.
 const L2Config h200_l2{60 * mib, 2};
 // fa2_mma's d = 128 launch: Br 128, Bc 64, 2 CTAs per SM, heaviest causal block first.
-const LaunchGeometry fa2_d128{
-    {128, 64}, 2, 132, GridOrder::blocks_fastest, CausalBlockOrder::heaviest_first};
+const LaunchGeometry fa2_d128{{128, 64}, 2, 132, blocks_fastest, CausalBlockOrder::heaviest_first};
 
 double matrix_bytes(const AttentionProblem& p) {
   return static_cast<double>(p.heads_total() * p.seq_len * p.head_dim * element_bytes(p.dtype));
@@ -117,10 +116,10 @@ TEST_CASE("heads dispatched fastest defeat the L2 that Q blocks fastest exploit"
   // from DRAM a little more than once. Heads fastest: every wave of 264 CTAs runs 8 Q blocks of
   // all 32 heads, whose K/V do not fit: each of the 64 / 8 = 8 waves reads them all again.
   const AttentionProblem p{1, 32, 8192, 128, false, DType::fp16};
-  LaunchGeometry heads_fastest = fa2_d128;
-  heads_fastest.grid_order = GridOrder::heads_fastest;
+  LaunchGeometry heads_first_launch = fa2_d128;
+  heads_first_launch.grid_order = heads_fastest;
   const double blocks_first = kv_read_factor(flash_forward_dram(p, fa2_d128, h200_l2), p);
-  const double heads_first = kv_read_factor(flash_forward_dram(p, heads_fastest, h200_l2), p);
+  const double heads_first = kv_read_factor(flash_forward_dram(p, heads_first_launch, h200_l2), p);
   CHECK(blocks_first < 1.3);
   CHECK(heads_first == Approx(8.0));
 }

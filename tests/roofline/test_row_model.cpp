@@ -55,6 +55,29 @@ TEST_CASE("unsupported dtype or a missing peak skips the row with a reason") {
   CHECK(no_peak.reason == "ceiling v100 has no bf16_tensor peak");
 }
 
+// fa1_wmma's cp.async and bf16 WMMA need sm_80 (roofline/kernel_catalog.hpp);
+// the V100's 7.0 comes from configs/gpus.json.
+TEST_CASE("a row on a GPU older than the kernel's minimum compute capability is skipped") {
+  const ResultRow volta = model_row(fa1_wmma_kernel, seed_shape(), a100_ceiling(),
+                                    FlopConvention::exact, ComputeCapability{7, 0});
+  CHECK(volta.status == RowStatus::skipped);
+  CHECK(volta.reason == "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.0");
+  CHECK(!volta.model);  // no model figures for a row that cannot run
+
+  CHECK(model_row(fa1_wmma_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{8, 0})
+            .status == RowStatus::ok);
+  CHECK(model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{7, 0})
+            .status == RowStatus::ok);
+  // A dtype the kernel lacks is the first reason given.
+  AttentionProblem fp32 = seed_shape();
+  fp32.dtype = DType::fp32;
+  CHECK(model_row(fa1_wmma_kernel, fp32, a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{7, 0})
+            .reason == "fa1_wmma has no fp32 variant");
+}
+
 TEST_CASE("achieved figures are model counts over the measured median") {
   ResultRow row = model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
   row.timing = Timing{};
