@@ -20,6 +20,7 @@
 #include "report_output.hpp"
 #include "roofline/auditability.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {
@@ -30,12 +31,6 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) {
   interrupted.store(true);
-}
-
-std::string describe(const ResultRow& row) {
-  return fmt::format("{} {} {} B={} H={} N={} d={}{}", row.kernel, to_string(row.direction),
-                     to_string(row.dtype), row.batch, row.heads, row.seq_len, row.head_dim,
-                     row.causal ? " causal" : "");
 }
 
 // Serializes progress lines, row updates and report rewrites across the
@@ -60,7 +55,7 @@ class SweepState {
                                             static_cast<double>(measurable_ - done_));
     }
     std::cerr << fmt::format("[{}/{}] device {}: {} ({})\n", done_ + 1, measurable_, device,
-                             describe(report_.results[index]), eta);
+                             row_label(report_.results[index]), eta);
   }
 
   void finish(std::size_t index, ResultRow row) {
@@ -72,7 +67,7 @@ class SweepState {
       std::cerr << fmt::format("    {}: {}\n", to_string(r.status), r.reason);
     } else if (r.timing) {
       std::cerr << fmt::format("    median {:.4f} ms over {} samples, check {}\n",
-                               r.timing->median_ms, r.timing->samples_ms.size(),
+                               r.timing->summary.median, r.timing->samples_ms.size(),
                                r.correctness && r.correctness->passed ? "passed" : "FAILED");
     }
     write_partial();
@@ -137,7 +132,7 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     const KernelDescription& kernel = *find_kernel(row.kernel);
     bench::BenchResult result;
     try {
-      result = session->run(kernel, row.problem(), settings);
+      result = session->run(kernel, row.problem, settings);
     } catch (const std::exception& error) {
       result.status = RowStatus::failed;
       result.reason = error.what();
@@ -147,8 +142,8 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     row.timing = result.timing;
     row.correctness = result.correctness;
     if (row.timing) {
-      summarize_timing(*row.timing);
-      row.achieved = achieved_from(row, ceiling);
+      row.timing->summary = summarize(row.timing->samples_ms);
+      row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
     }
     if (result.device_lost) lost = fmt::format("device {} lost after: {}", device, result.reason);
     state.finish(index, std::move(row));
@@ -218,7 +213,8 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   std::size_t measurable = 0;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (const SweepPoint& point : plan.points) {
-      ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention);
+      ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention,
+                                parse_compute_capability(report.devices[d].cc));
       row.device = devices[d];
       if (row.status == RowStatus::ok) {
         work[d].push_back(report.results.size());

@@ -5,7 +5,7 @@
 
 namespace cfr::app {
 
-Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling) {
+Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, ComputeCapability gpu_cc) {
   Report report;
   report.tool = current_tool_info();
   report.provenance.source = ProvenanceSource::model;
@@ -16,7 +16,8 @@ Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling) {
   report.provenance.host = host_name();
   report.ceiling = ceiling;
   for (const SweepPoint& point : plan.points) {
-    report.results.push_back(model_row(*point.kernel, point.problem, ceiling, plan.convention));
+    report.results.push_back(
+        model_row(*point.kernel, point.problem, ceiling, plan.convention, gpu_cc));
   }
   return report;
 }

@@ -26,7 +26,7 @@ int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool 
   }
   const GpuTable table = load_gpu_table(options.gpu_table);
   const GpuSpec& gpu = choose_gpu(table, options.gpu, std::nullopt);
-  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin));
+  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu.cc());
   report.provenance.reasons.push_back(no_device_reason);
   std::cerr << "============================================================\n"
                " NOTHING WAS MEASURED: no CUDA device on this machine.\n"

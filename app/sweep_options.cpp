@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -65,9 +66,13 @@ std::vector<const KernelDescription*> chosen_kernels(const SweepOptions& options
     }
     kernels.push_back(kernel);
   }
-  if (options.backward &&
-      std::find(kernels.begin(), kernels.end(), &fa1_backward_kernel) == kernels.end()) {
-    kernels.push_back(&fa1_backward_kernel);
+  if (options.backward) {
+    for (const KernelDescription& kernel : kernel_catalog) {
+      if (kernel.direction == Direction::backward &&
+          std::find(kernels.begin(), kernels.end(), &kernel) == kernels.end()) {
+        kernels.push_back(&kernel);
+      }
+    }
   }
   return kernels;
 }
@@ -114,6 +119,24 @@ void check_plan_size(const std::vector<std::size_t>& axis_sizes,
   }
 }
 
+// Every head dim of `kernels`, ascending. A head dim some of them lack gives
+// those a skipped row; one that none has is a bad value.
+std::vector<int> head_dims_of(std::span<const KernelDescription* const> kernels) {
+  std::vector<int> head_dims;
+  for (const KernelDescription* kernel : kernels) {
+    head_dims.insert(head_dims.end(), kernel->head_dims.begin(), kernel->head_dims.end());
+  }
+  std::sort(head_dims.begin(), head_dims.end());
+  head_dims.erase(std::unique(head_dims.begin(), head_dims.end()), head_dims.end());
+  return head_dims;
+}
+
+std::vector<const KernelDescription*> every_kernel() {
+  std::vector<const KernelDescription*> kernels;
+  for (const KernelDescription& kernel : kernel_catalog) kernels.push_back(&kernel);
+  return kernels;
+}
+
 }  // namespace
 
 void add_sweep_options(CLI::App& command, SweepOptions& o) {
@@ -123,7 +146,9 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
                   "(step +1), [pow2]10:14 (2^10..2^14)")
       ->type_name("LIST")
       ->capture_default_str();
-  command.add_option("--head-dims", o.head_dims, "head dims (32, 64, 128)")
+  command
+      .add_option("--head-dims", o.head_dims,
+                  fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
       ->type_name("LIST")
       ->capture_default_str();
   command.add_option("--batch", o.batch, "batch sizes")->type_name("LIST")->capture_default_str();
@@ -140,7 +165,7 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       .add_option("--kernels", o.kernels, "kernels from the registry; all: every forward kernel")
       ->type_name("LIST")
       ->capture_default_str();
-  command.add_flag("--backward", o.backward, "add the backward kernel fa1_bwd");
+  command.add_flag("--backward", o.backward, "add the backward kernels");
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
       ->type_name("ID")
       ->check(not_empty())
@@ -165,13 +190,14 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   }
   plan.convention = *convention;
 
+  const auto kernels = chosen_kernels(options);
   const auto seq_lens = bounded_axis(options.seq_lens, "--seq-lens", max_seq_len);
   const auto head_dims = bounded_axis(options.head_dims, "--head-dims", 1 << 20);
+  const std::vector<int> supported = head_dims_of(kernels);
   for (std::int64_t d : head_dims) {
-    if (std::find(supported_head_dims.begin(), supported_head_dims.end(), d) ==
-        supported_head_dims.end()) {
+    if (std::find(supported.begin(), supported.end(), d) == supported.end()) {
       throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
-                                              fmt::join(supported_head_dims, ", ")));
+                                              fmt::join(supported, ", ")));
     }
   }
   const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
@@ -179,7 +205,6 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   const std::vector<DType> dtypes = chosen_dtypes(options);
   std::vector<bool> masks{options.causal};
   if (options.both) masks = {false, true};
-  const auto kernels = chosen_kernels(options);
 
   const auto largest = [](const std::vector<std::int64_t>& values) {
     return *std::max_element(values.begin(), values.end());

@@ -25,7 +25,8 @@ struct SweepOptions {
   bool no_causal = false;
   bool both = false;
   std::string dtypes = "fp16";
-  std::string kernels{all_kernels};  // every forward kernel (plus fa1_bwd with --backward)
+  std::string kernels{
+      all_kernels};  // every forward kernel (plus the backward ones with --backward)
   bool backward = false;
   std::string gpu = "auto";
   std::string gpu_table;

@@ -41,7 +41,7 @@ void run(const TableOptions& options) {
   }
   if (options.legend && options.format != TableFormat::csv) {
     out += '\n';
-    out += render_legend(report);
+    out += render_legend(report, options.columns);
   }
   std::cout << out;
 }

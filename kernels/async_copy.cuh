@@ -9,10 +9,18 @@ namespace cfr::kernels {
 
 // Copies 16 bytes, or writes 16 zero bytes when `valid` is false (src-size 0:
 // nothing is read from `src`, which must still be a valid address).
+__device__ __forceinline__ void copy_16_bytes_async_shared(std::uint32_t dst, const void* src,
+                                                           bool valid);
+
 __device__ __forceinline__ void copy_16_bytes_async(void* dst, const void* src, bool valid) {
-  const auto shared = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  copy_16_bytes_async_shared(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst)), src, valid);
+}
+
+// The same for a destination already given as a shared-window address.
+__device__ __forceinline__ void copy_16_bytes_async_shared(std::uint32_t dst, const void* src,
+                                                           bool valid) {
   const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(src),
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes)
                : "memory");
 }

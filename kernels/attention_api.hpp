@@ -53,21 +53,21 @@ struct LaunchContext {
   std::size_t workspace_bytes = 0;
 };
 
+// A kernel's launcher; kernels/kernel_registry.hpp pairs it with the
+// kernel's description. The launch returns cudaSuccess or the first error (an
+// unsupported shape returns cudaErrorInvalidValue without launching).
 struct ForwardKernel {
-  std::string_view name;  // matches a KernelDescription in roofline/kernel_catalog.hpp
   std::size_t (*workspace_bytes)(const AttentionShape&);
-  // Returns cudaSuccess or the first error (an unsupported shape returns
-  // cudaErrorInvalidValue without launching).
   cudaError_t (*launch)(const AttentionShape&, const ForwardBuffers&, const LaunchContext&);
 };
 
 struct BackwardKernel {
-  std::string_view name;
   std::size_t (*workspace_bytes)(const AttentionShape&);
   cudaError_t (*launch)(const AttentionShape&, const BackwardBuffers&, const LaunchContext&);
 };
 
-// Null when no kernel of that name exists for that direction.
+// The launcher of a registered kernel of that name and direction; null when
+// there is none.
 const ForwardKernel* find_forward_kernel(std::string_view name);
 const BackwardKernel* find_backward_kernel(std::string_view name);
 

@@ -1,35 +1,13 @@
 #pragma once
 
-// The launch and workspace functions of each kernel family, one pair per
-// .cu file; kernel_registry.cu puts them in the tables behind
-// find_forward_kernel / find_backward_kernel. Internal to kernels/.
+// What the launchers check of the buffers they are given. Internal to
+// kernels/.
 
-#include <cstddef>
 #include <cstdint>
 
 #include "kernels/attention_api.hpp"
 
 namespace cfr::kernels {
-
-std::size_t no_workspace(const AttentionShape&);
-
-// naive_attention.cu: S and P of every head, each in the I/O dtype.
-std::size_t naive_workspace_bytes(const AttentionShape& shape);
-cudaError_t launch_naive(const AttentionShape& shape, const ForwardBuffers& io,
-                         const LaunchContext& context);
-
-// fa1_scalar.cu
-cudaError_t launch_fa1_scalar(const AttentionShape& shape, const ForwardBuffers& io,
-                              const LaunchContext& context);
-
-// fa1_wmma.cu
-cudaError_t launch_fa1_wmma(const AttentionShape& shape, const ForwardBuffers& io,
-                            const LaunchContext& context);
-
-// fa1_backward.cu: D = rowsum(dO * O), one fp32 per row.
-std::size_t fa1_backward_workspace_bytes(const AttentionShape& shape);
-cudaError_t launch_fa1_backward(const AttentionShape& shape, const BackwardBuffers& io,
-                                const LaunchContext& context);
 
 // Every pointer the kernels read with 16-byte loads must be 16-byte aligned
 // (cudaMalloc gives 256); an offset view that is not is refused.

@@ -10,13 +10,15 @@
 //   (c) one CTA per Q block of Br rows: loads Q, dO, L, D once, loops over the
 //       K/V blocks it needs, accumulating dQ += scale dS K; writes dQ once.
 // No atomics: every output row is owned by one CTA, so results are
-// deterministic. Br x Bc come from fa1_backward_kernel
+// deterministic. Br x Bc, the warps, the CTAs per SM and the launch order
+// of passes (b) and (c) come from fa1_backward_kernel
 // (roofline/kernel_catalog.hpp).
 
 #include <cmath>
 
 #include "kernels/attention_launchers.hpp"
 #include "kernels/kernel_dispatch.cuh"
+#include "kernels/launch_preamble.cuh"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/simt_tiles.cuh"
 #include "kernels/softmax_constants.hpp"
@@ -28,9 +30,12 @@ constexpr int row_dot_threads = 256;
 
 template <int head_dim>
 struct BackwardTraits {
-  static constexpr TileShape tile = fa1_backward_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_backward_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
   static constexpr int br = tile.br;
   static constexpr int bc = tile.bc;
+  static constexpr GridOrder kv_pass_order = fa1_backward_kernel.launches[0].order;
+  static constexpr GridOrder q_pass_order = fa1_backward_kernel.launches[1].order;
   // Pass (b): a CTA owns Bc K/V rows and meets Br Q rows per step.
   using KvLayout = SimtLayout<bc, br, head_dim>;
   // Pass (c): a CTA owns Br Q rows and meets Bc K/V rows per step.
@@ -47,6 +52,9 @@ struct BackwardTraits {
       sizeof(float) * ((2 * bc + 2 * br) * ld + br * ld_ds + 2 * br);
 
   static_assert(tile.tiled(), "fa1_bwd has no tile for this head dim");
+  static_assert(KvLayout::threads == config.threads() && QLayout::threads == config.threads(),
+                "the catalog's warps differ from the layouts'");
+  static_assert(config.stages == 1, "the catalog's stages differ from this kernel's one tile");
   static_assert(kv_pass_smem_bytes <= 99 * 1024 && q_pass_smem_bytes <= 99 * 1024);
 };
 
@@ -139,10 +147,12 @@ __device__ __forceinline__ void store_rows(
   }
 }
 
-// (b) dK and dV of one K/V block. 2 CTAs per SM: shared memory (87.5 KB at
-// d = 64) allows no more, and it caps registers at 128 for 256 threads.
+// (b) dK and dV of one K/V block. The catalog's 2 CTAs per SM: shared memory
+// (87.5 KB at d = 64) allows no more, and it caps registers at 128 for 256
+// threads.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads, 2)
+__global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads,
+                                  BackwardTraits<head_dim>::config.ctas_per_sm)
     fa1_backward_dk_dv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                        const T* __restrict__ d_o, const float* __restrict__ lse,
                        const float* __restrict__ d_rows, T* __restrict__ d_k, T* __restrict__ d_v,
@@ -166,8 +176,9 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads, 2
 
   const int tx = static_cast<int>(threadIdx.x) % L::lanes_per_row;
   const int ty = static_cast<int>(threadIdx.x) / L::lanes_per_row;
-  const int k0 = static_cast<int>(blockIdx.x) * bc;
-  const std::int64_t head = static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const GridPosition position = grid_position<Traits::kv_pass_order, GridAxis::kv_blocks>();
+  const int k0 = position.block * bc;
+  const std::int64_t head = position.head;
   const std::int64_t head_offset = head * seq_len * head_dim;
   const std::int64_t row_offset = head * seq_len;
 
@@ -237,7 +248,8 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::KvLayout::threads, 2
 
 // (c) dQ of one Q block.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads, 2)
+__global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads,
+                                  BackwardTraits<head_dim>::config.ctas_per_sm)
     fa1_backward_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                     const T* __restrict__ d_o, const float* __restrict__ lse,
                     const float* __restrict__ d_rows, T* __restrict__ d_q, int seq_len, bool causal,
@@ -261,8 +273,9 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads, 2)
 
   const int tx = static_cast<int>(threadIdx.x) % L::lanes_per_row;
   const int ty = static_cast<int>(threadIdx.x) / L::lanes_per_row;
-  const int q0 = static_cast<int>(blockIdx.x) * br;
-  const std::int64_t head = static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const GridPosition position = grid_position<Traits::q_pass_order, GridAxis::q_blocks>();
+  const int q0 = position.block * br;
+  const std::int64_t head = position.head;
   const std::int64_t head_offset = head * seq_len * head_dim;
   const std::int64_t row_offset = head * seq_len;
 
@@ -316,10 +329,10 @@ __global__ void __launch_bounds__(BackwardTraits<head_dim>::QLayout::threads, 2)
   store_rows<T, L>(d_q + head_offset, dq, q0 + ty, tx, seq_len, scale);
 }
 
-template <typename Kernel>
-cudaError_t allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(bytes));
+// D alone, at the start of the workspace: no alignment padding needed.
+std::size_t fa1_backward_workspace_bytes(const AttentionShape& shape) {
+  if (!has_positive_dimensions(shape)) return 0;
+  return heads_total(shape) * static_cast<std::size_t>(shape.seq_len) * sizeof(float);
 }
 
 template <typename T, int head_dim>
@@ -336,39 +349,26 @@ cudaError_t launch_backward(const AttentionShape& shape, const BackwardBuffers& 
   const auto* v = static_cast<const T*>(io.v);
   const auto* d_o = static_cast<const T*>(io.d_o);
   const float scale = softmax_scale_of(shape);
+  const float scale_log2 = softmax_scale_log2_of(shape);
   const int n = shape.seq_len;
 
   const auto rows = static_cast<std::int64_t>(heads_total(shape)) * n;
   constexpr int lanes = head_dim / elements_per_16_bytes<T>;
   const auto row_dot_blocks =
       static_cast<unsigned>((rows * lanes + row_dot_threads - 1) / row_dot_threads);
-  fa1_backward_row_dot<T, head_dim><<<row_dot_blocks, row_dot_threads, 0, context.stream>>>(
-      static_cast<const T*>(io.o), d_o, d_rows, rows);
-  CFR_CUDA_TRY(cudaGetLastError());
+  CFR_CUDA_TRY(launch_kernel(fa1_backward_row_dot<T, head_dim>, dim3(row_dot_blocks),
+                             row_dot_threads, 0, context.stream, static_cast<const T*>(io.o), d_o,
+                             d_rows, rows));
 
-  const auto dk_dv = fa1_backward_dk_dv<T, head_dim>;
-  CFR_CUDA_TRY(allow_dynamic_smem(dk_dv, Traits::kv_pass_smem_bytes));
-  const dim3 kv_grid((n + Traits::bc - 1) / Traits::bc, shape.heads, shape.batch);
-  dk_dv<<<kv_grid, Traits::KvLayout::threads, Traits::kv_pass_smem_bytes, context.stream>>>(
-      q, k, v, d_o, io.lse, d_rows, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n,
-      shape.causal, scale, scale * log2_e);
-  CFR_CUDA_TRY(cudaGetLastError());
+  CFR_CUDA_TRY(launch_tiled(fa1_backward_dk_dv<T, head_dim>, Traits::kv_pass_order, shape,
+                            Traits::tile, Traits::KvLayout::threads, Traits::kv_pass_smem_bytes,
+                            context.stream, q, k, v, d_o, io.lse, d_rows, static_cast<T*>(io.d_k),
+                            static_cast<T*>(io.d_v), n, shape.causal, scale, scale_log2));
 
-  const auto dq = fa1_backward_dq<T, head_dim>;
-  CFR_CUDA_TRY(allow_dynamic_smem(dq, Traits::q_pass_smem_bytes));
-  const dim3 q_grid((n + Traits::br - 1) / Traits::br, shape.heads, shape.batch);
-  dq<<<q_grid, Traits::QLayout::threads, Traits::q_pass_smem_bytes, context.stream>>>(
-      q, k, v, d_o, io.lse, d_rows, static_cast<T*>(io.d_q), n, shape.causal, scale,
-      scale * log2_e);
-  return cudaGetLastError();
-}
-
-}  // namespace
-
-// D alone, at the start of the workspace: no alignment padding needed.
-std::size_t fa1_backward_workspace_bytes(const AttentionShape& shape) {
-  if (!has_positive_dimensions(shape)) return 0;
-  return heads_total(shape) * static_cast<std::size_t>(shape.seq_len) * sizeof(float);
+  return launch_tiled(fa1_backward_dq<T, head_dim>, Traits::q_pass_order, shape, Traits::tile,
+                      Traits::QLayout::threads, Traits::q_pass_smem_bytes, context.stream, q, k, v,
+                      d_o, io.lse, d_rows, static_cast<T*>(io.d_q), n, shape.causal, scale,
+                      scale_log2);
 }
 
 cudaError_t launch_fa1_backward(const AttentionShape& shape, const BackwardBuffers& io,
@@ -378,5 +378,9 @@ cudaError_t launch_fa1_backward(const AttentionShape& shape, const BackwardBuffe
     return launch_backward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const BackwardKernel fa1_bwd_launcher{fa1_backward_workspace_bytes, launch_fa1_backward};
 
 }  // namespace cfr::kernels

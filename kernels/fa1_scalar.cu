@@ -2,24 +2,27 @@
 // streams over the K/V blocks of Bc rows in order, keeping the online softmax
 // state per row (running max m, running sum l) and rescaling its output
 // accumulator when m grows. Q, K, V are converted to fp32 in shared memory;
-// every multiply-add is an fp32 FFMA, whatever the I/O dtype. Br x Bc come
-// from fa1_scalar_kernel (roofline/kernel_catalog.hpp), the same values the
-// kv_reload traffic model reads.
+// every multiply-add is an fp32 FFMA, whatever the I/O dtype. Br x Bc, the
+// warps, the CTAs per SM and the launch order come from fa1_scalar_kernel
+// (roofline/kernel_catalog.hpp), the same values the kv_reload traffic model
+// reads.
 
 #include <cmath>
 
 #include "kernels/attention_launchers.hpp"
 #include "kernels/kernel_dispatch.cuh"
-#include "kernels/measure/cuda_error.hpp"
+#include "kernels/launch_preamble.cuh"
+#include "kernels/online_softmax.cuh"
 #include "kernels/simt_tiles.cuh"
-#include "kernels/softmax_constants.hpp"
 
 namespace cfr::kernels {
 namespace {
 
 template <int head_dim>
 struct ScalarForwardTraits {
-  static constexpr TileShape tile = fa1_scalar_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_scalar_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
+  static constexpr GridOrder order = fa1_scalar_kernel.launches[0].order;
   using Layout = SimtLayout<tile.br, tile.bc, head_dim>;
   static constexpr int ld_p = tile.bc + 4;
   // fp32 Q, K, V tiles and P. Above 48 KB for d = 64 (69.6 KB): the launcher
@@ -27,6 +30,9 @@ struct ScalarForwardTraits {
   static constexpr std::size_t smem_bytes =
       sizeof(float) * ((tile.br + 2 * tile.bc) * Layout::ld + tile.br * ld_p);
   static_assert(tile.tiled(), "fa1_scalar has no tile for this head dim");
+  static_assert(Layout::threads == config.threads(),
+                "the catalog's warps differ from the layout's");
+  static_assert(config.stages == 1, "the catalog's stages differ from this kernel's one K/V tile");
 };
 
 // Scores of keys past seq_len, or above the diagonal when causal, become -inf.
@@ -44,44 +50,11 @@ __device__ __forceinline__ void mask_scores(float (&s)[rows][cols], int first_ro
   }
 }
 
-// One online-softmax step over a block of scores (log2 domain): updates m,
-// this thread's share of l, rescales the accumulator, and leaves the
-// unnormalized probabilities exp2(s - m) in s. row_sum stays per thread (all
-// lanes of a row apply the same rescale factors), reduced once at the end.
-template <int rows, int cols, int groups, int vector>
-__device__ __forceinline__ void online_softmax_step(float (&s)[rows][cols], float (&row_max)[rows],
-                                                    float (&row_sum)[rows],
-                                                    float (&acc)[rows][groups][vector]) {
-#pragma unroll
-  for (int i = 0; i < rows; ++i) {
-    float block_max = s[i][0];
-#pragma unroll
-    for (int j = 1; j < cols; ++j) block_max = fmaxf(block_max, s[i][j]);
-    const float new_max = fmaxf(row_max[i], max_over_row_lanes(block_max));
-    // A row with every score masked so far keeps m = -inf; subtracting 0
-    // instead keeps exp2 at 0 rather than NaN.
-    const float base = new_max == -INFINITY ? 0.f : new_max;
-    const float rescale = exp2f(row_max[i] - base);
-    float sum = 0.f;
-#pragma unroll
-    for (int j = 0; j < cols; ++j) {
-      s[i][j] = exp2f(s[i][j] - base);
-      sum += s[i][j];
-    }
-    row_sum[i] = row_sum[i] * rescale + sum;
-    row_max[i] = new_max;
-#pragma unroll
-    for (int g = 0; g < groups; ++g) {
-#pragma unroll
-      for (int e = 0; e < vector; ++e) acc[i][g][e] *= rescale;
-    }
-  }
-}
-
-// At least 2 CTAs per SM: for d <= 64 (256 threads) that caps registers at
-// 128, which the tiles fit without spilling, and shared memory allows 2 anyway.
+// The catalog's CTAs per SM (2) are the __launch_bounds__ minimum: the
+// catalog entry says why.
 template <typename T, int head_dim>
-__global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads, 2)
+__global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads,
+                                  ScalarForwardTraits<head_dim>::config.ctas_per_sm)
     fa1_scalar_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                        T* __restrict__ o, float* __restrict__ lse, int seq_len, bool causal,
                        float scale_log2) {
@@ -100,21 +73,16 @@ __global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads
 
   const int tx = static_cast<int>(threadIdx.x) % L::lanes_per_row;
   const int ty = static_cast<int>(threadIdx.x) / L::lanes_per_row;
-  const int q0 = static_cast<int>(blockIdx.x) * br;
-  const std::int64_t head = static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const GridPosition position = grid_position<Traits::order, GridAxis::q_blocks>();
+  const int q0 = position.block * br;
+  const std::int64_t head = position.head;
   const std::int64_t head_offset = head * seq_len * head_dim;
 
   // Q pre-multiplied by scale * log2(e): scores come out ready for exp2.
   load_tile_fp32<T, br, head_dim, L::ld, L::threads>(q_s, q + head_offset, q0, seq_len, scale_log2);
 
-  float row_max[rows];
-  float row_sum[rows];
+  OnlineSoftmaxRow softmax[rows];
   float acc[rows][L::groups][L::vector] = {};
-#pragma unroll
-  for (int i = 0; i < rows; ++i) {
-    row_max[i] = -INFINITY;
-    row_sum[i] = 0.f;
-  }
 
   // Causal: the K/V blocks at or left of the diagonal of the block's last row.
   const int last_row = min(seq_len, q0 + br) - 1;
@@ -133,7 +101,17 @@ __global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads
       mask_scores<rows, cols, L::row_groups, L::lanes_per_row>(s, q0 + ty, c0 + tx, seq_len,
                                                                causal);
     }
-    online_softmax_step(s, row_max, row_sum, acc);
+    // Each lane keeps its share of l (all lanes of a row apply the same
+    // rescale factors), reduced once at the end.
+#pragma unroll
+    for (int i = 0; i < rows; ++i) {
+      const float rescale = softmax[i].step(s[i], max_over_row_lanes(max_of(s[i])));
+#pragma unroll
+      for (int g = 0; g < L::groups; ++g) {
+#pragma unroll
+        for (int e = 0; e < L::vector; ++e) acc[i][g][e] *= rescale;
+      }
+    }
 #pragma unroll
     for (int i = 0; i < rows; ++i) {
 #pragma unroll
@@ -150,7 +128,7 @@ __global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads
 
 #pragma unroll
   for (int i = 0; i < rows; ++i) {
-    const float total = sum_over_row_lanes(row_sum[i]);
+    const float total = sum_over_row_lanes(softmax[i].sum);
     const int row = q0 + ty + i * L::row_groups;
     if (row >= seq_len) continue;
     const float inverse = __fdividef(1.f, total);  // total >= 1: the row max contributes 1
@@ -162,7 +140,7 @@ __global__ void __launch_bounds__(ScalarForwardTraits<head_dim>::Layout::threads
       for (int e = 0; e < L::vector; ++e) values[e] = acc[i][g][e] * inverse;
       store_converted<T, L::vector>(out + g * L::group_stride, values);
     }
-    if (tx == 0) lse[head * seq_len + row] = (row_max[i] + log2f(total)) * ln_2;
+    if (tx == 0) lse[head * seq_len + row] = natural_lse(softmax[i].max, total);
   }
 }
 
@@ -170,18 +148,12 @@ template <typename T, int head_dim>
 cudaError_t launch_scalar_forward(const AttentionShape& shape, const ForwardBuffers& io,
                                   const LaunchContext& context) {
   using Traits = ScalarForwardTraits<head_dim>;
-  const auto kernel = fa1_scalar_forward<T, head_dim>;
-  CFR_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(Traits::smem_bytes)));
-  const dim3 grid((shape.seq_len + Traits::tile.br - 1) / Traits::tile.br, shape.heads,
-                  shape.batch);
-  kernel<<<grid, Traits::Layout::threads, Traits::smem_bytes, context.stream>>>(
-      static_cast<const T*>(io.q), static_cast<const T*>(io.k), static_cast<const T*>(io.v),
-      static_cast<T*>(io.o), io.lse, shape.seq_len, shape.causal, softmax_scale_of(shape) * log2_e);
-  return cudaGetLastError();
+  return launch_tiled(fa1_scalar_forward<T, head_dim>, Traits::order, shape, Traits::tile,
+                      Traits::Layout::threads, Traits::smem_bytes, context.stream,
+                      static_cast<const T*>(io.q), static_cast<const T*>(io.k),
+                      static_cast<const T*>(io.v), static_cast<T*>(io.o), io.lse, shape.seq_len,
+                      shape.causal, softmax_scale_log2_of(shape));
 }
-
-}  // namespace
 
 cudaError_t launch_fa1_scalar(const AttentionShape& shape, const ForwardBuffers& io,
                               const LaunchContext& context) {
@@ -190,5 +162,9 @@ cudaError_t launch_fa1_scalar(const AttentionShape& shape, const ForwardBuffers&
     return launch_scalar_forward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const ForwardKernel fa1_scalar_launcher{no_workspace, launch_fa1_scalar};
 
 }  // namespace cfr::kernels

@@ -4,7 +4,8 @@
 // order with the online softmax. Each warp owns 16 query rows: S = Q K^T goes
 // through fp32 shared memory, the softmax runs there in fp32, P is written
 // back in the I/O dtype, and O += P V accumulates in fragments. K/V tiles are
-// double-buffered with cp.async. Br x Bc come from fa1_wmma_kernel
+// double-buffered with cp.async. Br x Bc, the warps, the stages, the CTAs
+// per SM and the launch order come from fa1_wmma_kernel
 // (roofline/kernel_catalog.hpp).
 
 #include <mma.h>
@@ -15,8 +16,8 @@
 #include "kernels/attention_launchers.hpp"
 #include "kernels/element_type.cuh"
 #include "kernels/kernel_dispatch.cuh"
-#include "kernels/measure/cuda_error.hpp"
-#include "kernels/softmax_constants.hpp"
+#include "kernels/launch_preamble.cuh"
+#include "kernels/online_softmax.cuh"
 
 namespace cfr::kernels {
 namespace {
@@ -32,7 +33,9 @@ constexpr std::size_t align_128(std::size_t bytes) {
 
 template <typename T, int head_dim>
 struct WmmaForwardTraits {
-  static constexpr TileShape tile = fa1_wmma_kernel.tile_for(head_dim);
+  static constexpr KernelConfig config = arch_independent_config<fa1_wmma_kernel, head_dim>();
+  static constexpr TileShape tile = config.tile;
+  static constexpr GridOrder order = fa1_wmma_kernel.launches[0].order;
   static constexpr int br = tile.br;
   static constexpr int bc = tile.bc;
   static constexpr int warps = br / fragment_size;  // each warp owns 16 query rows
@@ -45,11 +48,9 @@ struct WmmaForwardTraits {
   static constexpr int ld_p = bc + 8;          // elements of T
   static constexpr int ld_o = head_dim + 4;    // floats, the output staging
   static constexpr int lanes_per_row = 2;      // softmax: two lanes per score row
-  // Declared to ptxas through __launch_bounds__, chosen so that nothing
-  // spills on sm_80, sm_86 or sm_90(a): d = 32: 4 (5 spilled on sm_90);
-  // d = 64: 3 (4 spilled for fp16, and with no value ptxas gave fp16 only 96
-  // registers on sm_80/86 and spilled); d = 128: 4, what shared memory allows.
-  static constexpr int ctas_per_sm = head_dim <= 32 ? 4 : head_dim <= 64 ? 3 : 4;
+  // Declared to ptxas through __launch_bounds__; the catalog entry says why
+  // each value.
+  static constexpr int ctas_per_sm = config.ctas_per_sm;
   static constexpr int cols_per_lane = bc / lanes_per_row;
 
   // Shared memory, every region 128-byte aligned (wmma pointers need 32).
@@ -69,6 +70,8 @@ struct WmmaForwardTraits {
   static constexpr std::size_t o_stage_bytes = sizeof(float) * br * ld_o;
 
   static_assert(tile.tiled(), "fa1_wmma has no tile for this head dim");
+  static_assert(warps == config.warps, "the catalog's warps differ from one warp per 16 rows");
+  static_assert(config.stages == 2, "the catalog's stages differ from this kernel's double buffer");
   static_assert(br % fragment_size == 0 && bc % fragment_size == 0 &&
                 head_dim % fragment_size == 0);
   static_assert(cols_per_lane % 4 == 0);
@@ -107,8 +110,9 @@ __global__ void __launch_bounds__(WmmaForwardTraits<T, head_dim>::threads,
 
   const int warp = static_cast<int>(threadIdx.x) / warp_size;
   const int lane = static_cast<int>(threadIdx.x) % warp_size;
-  const int q0 = static_cast<int>(blockIdx.x) * br;
-  const std::int64_t head = static_cast<std::int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const GridPosition position = grid_position<Traits::order, GridAxis::q_blocks>();
+  const int q0 = position.block * br;
+  const std::int64_t head = position.head;
   const std::int64_t head_offset = head * seq_len * head_dim;
   const T* k_head = k + head_offset;
   const T* v_head = v + head_offset;
@@ -135,8 +139,8 @@ __global__ void __launch_bounds__(WmmaForwardTraits<T, head_dim>::threads,
   Accumulator o_frag[d_fragments];
 #pragma unroll
   for (int n = 0; n < d_fragments; ++n) wmma::fill_fragment(o_frag[n], 0.f);
-  float row_max = -INFINITY;  // m of lane_row, in log2 units of the scaled scores
-  float row_sum = 0.f;        // this lane's share of l
+  // lane_row's m (log2 units of the scaled scores) and this lane's share of l.
+  OnlineSoftmaxRow softmax;
 
   for (int block = 0; block < kv_blocks; ++block) {
     const int stage = block % 2;
@@ -205,23 +209,12 @@ __global__ void __launch_bounds__(WmmaForwardTraits<T, head_dim>::threads,
           if (col >= seq_len || (causal && col > row)) x[c] = -INFINITY;
         }
       }
-      float block_max = x[0];
-#pragma unroll
-      for (int c = 1; c < Traits::cols_per_lane; ++c) block_max = fmaxf(block_max, x[c]);
-      const float new_max =
-          fmaxf(row_max, fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1)));
-      const float base = new_max == -INFINITY ? 0.f : new_max;  // exp2(-inf - 0) = 0, not NaN
-      const float rescale = exp2f(row_max - base);
-      float sum = 0.f;
+      const float block_max = max_of(x);
+      const float rescale =
+          softmax.step(x, fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1)));
       T* p_row = p_warp + lane_row * Traits::ld_p + lane_col;
 #pragma unroll
-      for (int c = 0; c < Traits::cols_per_lane; ++c) {
-        const float p = exp2f(x[c] - base);
-        sum += p;
-        p_row[c] = from_float<T>(p);
-      }
-      row_sum = row_sum * rescale + sum;
-      row_max = new_max;
+      for (int c = 0; c < Traits::cols_per_lane; ++c) p_row[c] = from_float<T>(x[c]);
       // Each lane fills its half of the row's 16 rescale entries.
       constexpr int alpha_per_lane = fragment_size / Traits::lanes_per_row;
       float* alpha_row =
@@ -258,7 +251,7 @@ __global__ void __launch_bounds__(WmmaForwardTraits<T, head_dim>::threads,
   }
 
   // Stage O in fp32 (over Q/K/V/S, all free now), normalize by 1/l, convert.
-  const float total = row_sum + __shfl_xor_sync(0xffffffffu, row_sum, 1);
+  const float total = softmax.sum + __shfl_xor_sync(0xffffffffu, softmax.sum, 1);
   if (warp_row >= seq_len) return;
   float* o_stage = reinterpret_cast<float*>(smem) + warp * fragment_size * Traits::ld_o;
 #pragma unroll
@@ -270,7 +263,7 @@ __global__ void __launch_bounds__(WmmaForwardTraits<T, head_dim>::threads,
   if (lane % Traits::lanes_per_row == 0) {
     inverse_sum[lane_row] = __fdividef(1.f, total);  // total >= 1: the row max contributes 1
     const int row = warp_row + lane_row;
-    if (row < seq_len) lse[head * seq_len + row] = (row_max + log2f(total)) * ln_2;
+    if (row < seq_len) lse[head * seq_len + row] = natural_lse(softmax.max, total);
   }
   __syncwarp();
   constexpr int per_chunk = elements_per_16_bytes<T>;
@@ -295,17 +288,12 @@ template <typename T, int head_dim>
 cudaError_t launch_wmma_forward(const AttentionShape& shape, const ForwardBuffers& io,
                                 const LaunchContext& context) {
   using Traits = WmmaForwardTraits<T, head_dim>;
-  const auto kernel = fa1_wmma_forward<T, head_dim>;
-  CFR_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(Traits::smem_bytes)));
-  const dim3 grid((shape.seq_len + Traits::br - 1) / Traits::br, shape.heads, shape.batch);
-  kernel<<<grid, Traits::threads, Traits::smem_bytes, context.stream>>>(
-      static_cast<const T*>(io.q), static_cast<const T*>(io.k), static_cast<const T*>(io.v),
-      static_cast<T*>(io.o), io.lse, shape.seq_len, shape.causal, softmax_scale_of(shape) * log2_e);
-  return cudaGetLastError();
+  return launch_tiled(fa1_wmma_forward<T, head_dim>, Traits::order, shape, Traits::tile,
+                      Traits::threads, Traits::smem_bytes, context.stream,
+                      static_cast<const T*>(io.q), static_cast<const T*>(io.k),
+                      static_cast<const T*>(io.v), static_cast<T*>(io.o), io.lse, shape.seq_len,
+                      shape.causal, softmax_scale_log2_of(shape));
 }
-
-}  // namespace
 
 cudaError_t launch_fa1_wmma(const AttentionShape& shape, const ForwardBuffers& io,
                             const LaunchContext& context) {
@@ -314,5 +302,9 @@ cudaError_t launch_fa1_wmma(const AttentionShape& shape, const ForwardBuffers& i
     return launch_wmma_forward<T, head_dim>(shape, io, context);
   });
 }
+
+}  // namespace
+
+const ForwardKernel fa1_wmma_launcher{no_workspace, launch_fa1_wmma};
 
 }  // namespace cfr::kernels

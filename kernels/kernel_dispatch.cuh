@@ -2,9 +2,12 @@
 
 // The one place that turns a runtime (dtype, head_dim) into a template
 // instantiation <T, HeadDim>, limited to what the kernel's catalog entry
-// declares: an undeclared dtype is never instantiated, an unsupported shape
-// returns cudaErrorInvalidValue before anything is launched. Host code of the
-// .cu launchers.
+// declares: an undeclared dtype or head dim is never instantiated (a kernel
+// with head dim 256 makes no other kernel instantiate 256), an unsupported
+// shape returns cudaErrorInvalidValue before anything is launched. Host code
+// of the .cu launchers. It also checks, while each kernel .cu file compiles,
+// that kernels/meson.build built it only for architectures its catalog entry
+// allows.
 
 #include <cmath>
 #include <cstddef>
@@ -14,6 +17,8 @@
 #include <cuda_fp16.h>
 
 #include "kernels/attention_api.hpp"
+#include "kernels/built_kernels.hpp"
+#include "kernels/softmax_constants.hpp"
 #include "roofline/kernel_catalog.hpp"
 
 namespace cfr::kernels {
@@ -26,6 +31,11 @@ inline bool has_positive_dimensions(const AttentionShape& shape) {
 inline float softmax_scale_of(const AttentionShape& shape) {
   return shape.softmax_scale != 0.f ? shape.softmax_scale
                                     : 1.f / std::sqrt(static_cast<float>(shape.head_dim));
+}
+
+// The scale with log2(e) folded in: scores times this are ready for exp2.
+inline float softmax_scale_log2_of(const AttentionShape& shape) {
+  return softmax_scale_of(shape) * log2_e;
 }
 
 // [batch, heads] pairs, each one [seq_len, head_dim] matrix.
@@ -53,33 +63,57 @@ cudaError_t with_element_type(DType dtype, Body&& body) {
   return cudaErrorInvalidValue;
 }
 
-template <typename Body, std::size_t... index>
+template <const KernelDescription& kernel, typename Body, std::size_t... index>
 cudaError_t with_head_dim_from(int head_dim, Body& body, std::index_sequence<index...>) {
   cudaError_t status = cudaErrorInvalidValue;
-  (void)((head_dim == supported_head_dims[index]
-              ? (status = body.template operator()<supported_head_dims[index]>(), true)
+  (void)((head_dim == kernel.head_dims[index]
+              ? (status = body.template operator()<kernel.head_dims[index]>(), true)
               : false) ||
          ...);
   return status;
 }
 
-// Calls body.template operator()<HeadDim>() for a head dim in supported_head_dims.
-template <typename Body>
+// Calls body.template operator()<HeadDim>() for a head dim of `kernel`.
+template <const KernelDescription& kernel, typename Body>
 cudaError_t with_head_dim(int head_dim, Body&& body) {
-  return with_head_dim_from(head_dim, body, std::make_index_sequence<supported_head_dims.size()>{});
+  return with_head_dim_from<kernel>(head_dim, body,
+                                    std::make_index_sequence<kernel.head_dims.size()>{});
+}
+
+// The config `kernel` runs with at `head_dim`, for a kernel whose config
+// does not change with the architecture: a rule for newer GPUs would need the
+// launcher to choose by the device's compute capability, which this refuses
+// to hide.
+template <const KernelDescription& kernel, int head_dim>
+constexpr KernelConfig arch_independent_config() {
+  static_assert(kernel.config_independent_of_arch(head_dim),
+                "the catalog gives this head dim another config on newer GPUs: choose it by the "
+                "device's compute capability in the launcher");
+  return kernel.config_for(head_dim, kernel.min_compute_capability);
 }
 
 // Validates the shape against `kernel` and calls
 // launch.template operator()<T, HeadDim>().
 template <const KernelDescription& kernel, typename Launch>
 cudaError_t dispatch_dtype_and_head_dim(const AttentionShape& shape, Launch&& launch) {
+#ifndef CFR_KERNEL_MIN_ARCH
+  static_assert(sizeof(Launch) == 0,
+                "a kernel .cu file built outside kernels/meson.build's attention_kernels list");
+#else
+  static_assert(kernel.min_compute_capability.number() == CFR_KERNEL_MIN_ARCH,
+                "kernels/meson.build's min_arch for this file differs from its catalog entry");
+#endif
+#ifdef __CUDA_ARCH__
+  static_assert(__CUDA_ARCH__ >= kernel.min_compute_capability.number() * 10,
+                "compiled for an architecture older than the catalog entry's minimum");
+#endif
   if (!has_positive_dimensions(shape) || !kernel.supports_head_dim(shape.head_dim) ||
       !kernel.dtypes.contains(shape.dtype)) {
     return cudaErrorInvalidValue;
   }
   return with_element_type<kernel.dtypes>(shape.dtype, [&]<typename T>() {
-    return with_head_dim(shape.head_dim,
-                         [&]<int head_dim>() { return launch.template operator()<T, head_dim>(); });
+    return with_head_dim<kernel>(
+        shape.head_dim, [&]<int head_dim>() { return launch.template operator()<T, head_dim>(); });
   });
 }
 

@@ -9,8 +9,9 @@
 #include "kernels/attention_launchers.hpp"
 #include "kernels/element_type.cuh"
 #include "kernels/kernel_dispatch.cuh"
+#include "kernels/launch_preamble.cuh"
 #include "kernels/measure/cuda_error.hpp"
-#include "kernels/softmax_constants.hpp"
+#include "kernels/online_softmax.cuh"
 
 namespace cfr::kernels {
 namespace {
@@ -97,7 +98,12 @@ __global__ void __launch_bounds__(softmax_threads)
         j < keys ? exp2f(to_float(s_row[j]) * scale_log2 - state.max) * inverse : 0.f;
     p_row[j] = from_float<T>(value);
   }
-  if (threadIdx.x == 0) lse[row] = (state.max + log2f(state.sum)) * ln_2;
+  if (threadIdx.x == 0) lse[row] = natural_lse(state.max, state.sum);
+}
+
+std::size_t naive_workspace_bytes(const AttentionShape& shape) {
+  if (!has_positive_dimensions(shape)) return 0;
+  return align_up(score_matrix_bytes(shape)) + score_matrix_bytes(shape);
 }
 
 template <typename T>
@@ -132,10 +138,9 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
   CFR_CUDA_TRY(cudaGetLastError());
 
-  softmax_rows<T>
-      <<<static_cast<unsigned>(heads_total(shape) * n), softmax_threads, 0, context.stream>>>(
-          s, p, io.lse, n, shape.causal, softmax_scale_of(shape) * log2_e);
-  CFR_CUDA_TRY(cudaGetLastError());
+  CFR_CUDA_TRY(launch_kernel(softmax_rows<T>, dim3(static_cast<unsigned>(heads_total(shape) * n)),
+                             softmax_threads, 0, context.stream, s, p, io.lse, n, shape.causal,
+                             softmax_scale_log2_of(shape)));
 
   // Row-major O = P V is the column-major O^T = V^T P^T.
   status = cublasGemmStridedBatchedEx(context.cublas, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &one, io.v,
@@ -144,13 +149,6 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
                                       CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
   return cudaGetLastError();
-}
-
-}  // namespace
-
-std::size_t naive_workspace_bytes(const AttentionShape& shape) {
-  if (!has_positive_dimensions(shape)) return 0;
-  return align_up(score_matrix_bytes(shape)) + score_matrix_bytes(shape);
 }
 
 cudaError_t launch_naive(const AttentionShape& shape, const ForwardBuffers& io,
@@ -162,5 +160,9 @@ cudaError_t launch_naive(const AttentionShape& shape, const ForwardBuffers& io,
   return dispatch_dtype_and_head_dim<naive_kernel>(
       shape, [&]<typename T, int>() { return launch_naive_typed<T>(shape, io, context); });
 }
+
+}  // namespace
+
+const ForwardKernel naive_launcher{naive_workspace_bytes, launch_naive};
 
 }  // namespace cfr::kernels

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <compare>
 #include <cstdint>
 
 #include "dtype.hpp"
@@ -16,6 +17,8 @@ struct AttentionProblem {
   DType dtype = DType::fp16;
 
   std::int64_t heads_total() const { return batch * heads; }
+
+  friend auto operator<=>(const AttentionProblem&, const AttentionProblem&) = default;
 };
 
 }  // namespace cfr

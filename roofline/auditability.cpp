@@ -31,11 +31,6 @@ void check_environment(const Report& report, std::vector<std::string>& failures)
   }
 }
 
-std::string row_label(std::size_t index, const ResultRow& row) {
-  return fmt::format("results[{}] ({} {} N={} d={}{})", index, row.kernel, to_string(row.dtype),
-                     row.seq_len, row.head_dim, row.causal ? " causal" : "");
-}
-
 }  // namespace
 
 std::vector<std::string> auditability_failures(const Report& report) {
@@ -51,14 +46,14 @@ std::vector<std::string> auditability_failures(const Report& report) {
     const ResultRow& row = report.results[i];
     if (row.status != RowStatus::ok) continue;
     ++ok_rows;
-    if (!row.device) failures.push_back(row_label(i, row) + " names no device");
+    if (!row.device) failures.push_back(row_location(i, row) + " names no device");
     if (!row.timing || row.timing->samples_ms.empty()) {
-      failures.push_back(row_label(i, row) + " has no raw samples");
+      failures.push_back(row_location(i, row) + " has no raw samples");
     }
     if (!row.correctness) {
-      failures.push_back(row_label(i, row) + " was not checked against the reference");
+      failures.push_back(row_location(i, row) + " was not checked against the reference");
     } else if (!row.correctness->passed) {
-      failures.push_back(row_label(i, row) + " is ok but failed its correctness check");
+      failures.push_back(row_location(i, row) + " is ok but failed its correctness check");
     }
   }
   if (ok_rows == 0) failures.push_back("no row was measured successfully");

@@ -105,6 +105,9 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   }
   const json& cc = reader.object(row, "compute_capability", "compute_capability");
   gpu.compute_capability = reader.string(cc, "value", "compute_capability.value");
+  if (!parse_compute_capability(gpu.compute_capability)) {
+    reader.fail("compute_capability.value", "must be a compute capability like \"8.0\"");
+  }
   gpu.compute_capability_source = reader.string(cc, "source", "compute_capability.source");
   gpu.sm_count = reader.required_figure("sm_count");
   gpu.l2_bytes = reader.required_figure("l2_bytes");
@@ -129,6 +132,10 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
 
 }  // namespace
 
+ComputeCapability GpuSpec::cc() const {
+  return parse_compute_capability(compute_capability).value_or(ComputeCapability{});
+}
+
 std::optional<double> GpuSpec::peak(ComputeUnit unit) const {
   const auto& figure = peak_TFLOPs[static_cast<std::size_t>(unit)];
   if (!figure) return std::nullopt;
@@ -138,7 +145,7 @@ std::optional<double> GpuSpec::peak(ComputeUnit unit) const {
 std::optional<double> GpuSpec::ridge(ComputeUnit unit) const {
   const auto tflops = peak(unit);
   if (!tflops) return std::nullopt;
-  return ridge_point(*tflops, memory_bandwidth_GBps.value);
+  return cfr::ridge(*tflops, memory_bandwidth_GBps.value);
 }
 
 const GpuSpec* GpuTable::find(std::string_view id) const {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "compute_capability.hpp"
 #include "compute_unit.hpp"
 
 namespace cfr {
@@ -34,6 +35,8 @@ struct GpuSpec {
   // Indexed by ComputeUnit; empty where the GPU has no such unit (V100 bf16).
   std::array<std::optional<SourcedFigure>, all_compute_units.size()> peak_TFLOPs;
 
+  // compute_capability, which parse_gpu_table has checked is one.
+  ComputeCapability cc() const;
   std::optional<double> peak(ComputeUnit unit) const;
   // FLOP per byte at which the unit's roof meets the bandwidth slope.
   std::optional<double> ridge(ComputeUnit unit) const;

@@ -2,18 +2,21 @@
 
 // The report, schema "cuflash-roofline/report/v1" (docs/report-schema.md).
 // Every printer and checker reads these structs; report_json.cpp maps them to
-// and from JSON.
+// and from JSON, and figures.hpp lists the figures of a row.
 
 #include <array>
+#include <compare>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "attention_problem.hpp"
 #include "compute_unit.hpp"
 #include "dtype.hpp"
 #include "flop_model.hpp"
 #include "kernel_catalog.hpp"
 #include "roofline_model.hpp"
+#include "statistics.hpp"
 #include "traffic_model.hpp"
 
 namespace cfr {
@@ -78,13 +81,9 @@ std::string_view to_string(RowStatus status);
 struct Timing {
   std::vector<double> samples_ms;
   int warmup = 0;
-  double median_ms = 0;
-  double min_ms = 0;
-  double max_ms = 0;
-  double mean_ms = 0;
-  double stdev_ms = 0;
-  double q1_ms = 0;
-  double q3_ms = 0;
+  // Of samples_ms (the timing.median_ms ... q3_ms keys); a historical row has
+  // only the printed time, as the median.
+  SampleSummary summary;
   bool l2_flush = true;
   double sm_clock_MHz = 0;
   double sm_clock_min_MHz = 0;
@@ -96,7 +95,7 @@ struct Timing {
 
 struct Achieved {
   double TFLOPs = 0;                 // counted FLOPs (the report's convention) / median time
-  double bandwidth_GBps = 0;         // model bytes / median time
+  double bandwidth_GBps = 0;         // DRAM model bytes / median time
   double bandwidth_utilization = 0;  // bandwidth_GBps / ceiling bandwidth
   double fraction_of_roof = 0;       // TFLOPs / roof_TFLOPs
 };
@@ -132,35 +131,56 @@ struct ClaimedFigures {
   double ridge_distance = 0;  // "N x below the ridge"
 };
 
-struct ResultRow {
+// Bytes one traffic model predicts for a row.
+struct ModelBytes {
+  TrafficModelKind model = TrafficModelKind::compulsory;
+  double bytes = 0;
+};
+
+// The model half of a row (model_figures in row_model.hpp).
+struct ModelFigures {
+  FlopCounts flops;
+  TrafficEstimate traffic;  // the kernel's own traffic model, per tensor
+  // Every traffic model that applies to the kernel (traffic_models_for).
+  std::vector<ModelBytes> bytes_by_model;
+  // The model whose bytes ai, the roof and achieved bandwidth use; for now
+  // the kernel's own (traffic.model).
+  TrafficModelKind dram_model = TrafficModelKind::compulsory;
+  double ai = 0;  // counted FLOPs / traffic.bytes
+  // Empty when the ceiling has no peak for the row's compute unit.
+  std::optional<RooflinePoint> roofline;
+
+  std::optional<double> bytes_of(TrafficModelKind model) const;
+  void set_bytes_of(TrafficModelKind model, double bytes);
+};
+
+// What makes a row one configuration: `compare` matches rows on it, and
+// row_label names it. ResultRow is one, so the identity is declared once.
+struct RowIdentity {
   std::string kernel;
   Direction direction = Direction::forward;
-  DType dtype = DType::fp16;
-  std::int64_t batch = 1;
-  std::int64_t heads = 1;
-  std::int64_t seq_len = 1;
-  std::int64_t head_dim = 64;
-  bool causal = false;
+  AttentionProblem problem;
+
+  friend auto operator<=>(const RowIdentity&, const RowIdentity&) = default;
+};
+
+// "fa1_wmma forward fp16 B=1 H=8 N=1024 d=64 causal": how every tool names a row.
+std::string row_label(const RowIdentity& row);
+// "results[3] (fa1_wmma forward ...)": a row of a report, in findings and reasons.
+std::string row_location(std::size_t index, const RowIdentity& row);
+
+struct ResultRow : RowIdentity {
   TileShape tile;
   ComputeUnit compute_unit = ComputeUnit::fp32_simt;
   RowStatus status = RowStatus::ok;
   std::string reason;
-  FlopCounts flops;
-  TrafficEstimate traffic;
-  double ai = 0;
-  // Empty when the ceiling has no peak for this compute unit.
-  std::optional<double> ridge;
-  std::optional<double> ridge_distance;
-  std::optional<Regime> regime;
-  std::optional<double> roof_TFLOPs;
-  std::optional<double> roof_time_ms;
+  // Empty when the row stopped before the model (an unsupported dtype or head dim).
+  std::optional<ModelFigures> model;
   std::optional<int> device;
   std::optional<Timing> timing;
   std::optional<Achieved> achieved;
   std::optional<Correctness> correctness;
   std::optional<ClaimedFigures> claimed;
-
-  AttentionProblem problem() const { return {batch, heads, seq_len, head_dim, causal, dtype}; }
 };
 
 struct Report {

@@ -1,9 +1,11 @@
 #include "report_json.hpp"
 
+#include <cmath>
+#include <variant>
+
+#include "figures.hpp"
 #include "json_reader.hpp"
 #include "report_values.hpp"
-
-#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,16 +28,10 @@ json peaks_json(const std::array<std::optional<double>, all_compute_units.size()
   return out;
 }
 
+// The raw part of a timing; its summary is figures (figures.cpp).
 json timing_json(const Timing& t) {
   return json{{"samples_ms", t.samples_ms},
               {"warmup", t.warmup},
-              {"median_ms", t.median_ms},
-              {"min_ms", t.min_ms},
-              {"max_ms", t.max_ms},
-              {"mean_ms", t.mean_ms},
-              {"stdev_ms", t.stdev_ms},
-              {"q1_ms", t.q1_ms},
-              {"q3_ms", t.q3_ms},
               {"l2_flush", t.l2_flush},
               {"sm_clock_MHz", t.sm_clock_MHz},
               {"sm_clock_min_MHz", t.sm_clock_min_MHz},
@@ -56,35 +52,41 @@ json correctness_json(const Correctness& c) {
               {"passed", c.passed},           {"tensors", tensors}};
 }
 
-json claimed_json(const ClaimedFigures& c) {
-  return json{{"source", c.source},
-              {"time_ms", c.time_ms},
-              {"flops_G", c.flops_G},
-              {"TFLOPs", c.TFLOPs},
-              {"traffic_GB", c.traffic_GB},
-              {"bandwidth_GBps", c.bandwidth_GBps},
-              {"bandwidth_utilization_percent", c.bandwidth_utilization_percent},
-              {"ai_eff", c.ai_eff},
-              {"regime", c.regime},
-              {"ridge_distance", c.ridge_distance}};
+// A figure's key path, "timing.median_ms", split at the dots.
+std::vector<std::string> keys_of(std::string_view path) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  for (std::size_t dot = path.find('.'); dot != std::string_view::npos;
+       dot = path.find('.', start)) {
+    keys.emplace_back(path.substr(start, dot - start));
+    start = dot + 1;
+  }
+  keys.emplace_back(path.substr(start));
+  return keys;
+}
+
+// Every stored figure at its key path. An absent figure is null at the top
+// level of the row and left out inside an object.
+void write_figures(const ResultRow& row, json& out) {
+  for (const Figure& figure : row_figures()) {
+    if (figure.view()) continue;
+    const FigureValue value = figure_value(figure, row);
+    const std::vector<std::string> keys = keys_of(figure.json);
+    if (std::holds_alternative<std::monostate>(value)) {
+      if (keys.size() == 1) out[keys[0]] = nullptr;
+      continue;
+    }
+    json* slot = &out;
+    for (const std::string& key : keys) slot = &(*slot)[key];
+    if (const double* number = std::get_if<double>(&value)) {
+      *slot = *number;
+    } else {
+      *slot = std::get<std::string>(value);
+    }
+  }
 }
 
 // ---- reading ---------------------------------------------------------------
-
-ClaimedFigures read_claimed(const Node& n) {
-  ClaimedFigures c;
-  c.source = n.string("source");
-  c.time_ms = n.number("time_ms");
-  c.flops_G = n.number("flops_G");
-  c.TFLOPs = n.number("TFLOPs");
-  c.traffic_GB = n.number("traffic_GB");
-  c.bandwidth_GBps = n.number("bandwidth_GBps");
-  c.bandwidth_utilization_percent = n.number("bandwidth_utilization_percent");
-  c.ai_eff = n.number("ai_eff");
-  c.regime = n.string("regime");
-  c.ridge_distance = n.number("ridge_distance");
-  return c;
-}
 
 std::optional<Direction> parse_direction(std::string_view text) {
   if (text == "forward") return Direction::forward;
@@ -95,13 +97,6 @@ std::optional<Direction> parse_direction(std::string_view text) {
 std::optional<RowStatus> parse_status(std::string_view text) {
   for (RowStatus s : {RowStatus::ok, RowStatus::skipped, RowStatus::failed}) {
     if (text == to_string(s)) return s;
-  }
-  return std::nullopt;
-}
-
-std::optional<Regime> parse_regime(std::string_view text) {
-  for (Regime r : {Regime::memory_bound, Regime::compute_bound}) {
-    if (text == to_string(r)) return r;
   }
   return std::nullopt;
 }
@@ -134,6 +129,7 @@ std::array<std::optional<double>, all_compute_units.size()> read_peaks(const Nod
   return out;
 }
 
+// The raw part of a timing; read_figures reads its summary.
 Timing read_timing(const Node& n) {
   Timing t;
   const json& samples = n.array("samples_ms");
@@ -145,14 +141,8 @@ Timing read_timing(const Node& n) {
     }
     t.samples_ms.push_back(samples[i].get<double>());
   }
+  t.summary.count = static_cast<int>(t.samples_ms.size());
   t.warmup = n.int32("warmup");
-  t.median_ms = n.number("median_ms");
-  t.min_ms = n.number("min_ms");
-  t.max_ms = n.number("max_ms");
-  t.mean_ms = n.number("mean_ms");
-  t.stdev_ms = n.number("stdev_ms");
-  t.q1_ms = n.number("q1_ms");
-  t.q3_ms = n.number("q3_ms");
   t.l2_flush = n.boolean("l2_flush");
   t.sm_clock_MHz = n.number("sm_clock_MHz");
   if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
@@ -180,38 +170,91 @@ Correctness read_correctness(const Node& n) {
   return c;
 }
 
-TrafficEstimate read_traffic(const Node& n) {
-  TrafficEstimate t;
-  t.model = n.named("model", parse_traffic_model, "traffic model");
-  t.bytes = n.number("bytes");
-  t.compulsory_bytes = n.number("compulsory_bytes");
-  const Node breakdown = n.object("breakdown");
-  for (const auto& [tensor, value] : n.get("breakdown").items()) {
-    t.breakdown.push_back({tensor, breakdown.number(tensor)});
+// The parts of a row's model that are not figures: the FLOP convention, the
+// kernel's traffic model and its per-tensor breakdown.
+ModelFigures read_model(const Node& flops, const Node& traffic) {
+  ModelFigures model;
+  model.flops.convention = flops.named("convention", parse_flop_convention, "FLOP convention");
+  model.traffic.model = traffic.named("model", parse_traffic_model, "traffic model");
+  model.dram_model = model.traffic.model;  // reports from before traffic.dram_model
+  const Node breakdown = traffic.object("breakdown");
+  for (const auto& [tensor, value] : traffic.get("breakdown").items()) {
+    model.traffic.breakdown.push_back({tensor, breakdown.number(tensor)});
   }
-  return t;
+  return model;
 }
 
-FlopCounts read_flops(const Node& n) {
-  FlopCounts f;
-  f.dense = n.number("dense");
-  f.exact = n.number("exact");
-  f.half = n.number("half");
-  f.softmax = n.has("softmax") ? n.number("softmax") : 0;
-  f.convention = n.named("convention", parse_flop_convention, "FLOP convention");
-  return f;
+// Why a row has no place for a figure its JSON carries.
+std::string_view why_absent(const ResultRow& row, FigureGroup group) {
+  if (group == FigureGroup::roofline && row.model) return "ridge is null";
+  return "the row has no flops and traffic";
+}
+
+// Every stored figure of the row's groups; the groups are already in place.
+void read_figures(const Node& n, ResultRow& row) {
+  for (const Figure& figure : row_figures()) {
+    if (figure.view()) continue;
+    const std::vector<std::string> keys = keys_of(figure.json);
+    std::optional<Node> parent(n);
+    for (std::size_t i = 0; i + 1 < keys.size() && parent; ++i) {
+      if (parent->has(keys[i])) {
+        parent.emplace(parent->object(keys[i]));
+      } else {
+        parent.reset();
+      }
+    }
+    const std::string& key = keys.back();
+    const bool written = parent && parent->has(key);
+    const std::string path = n.key_path(figure.json);
+    if (!has_group(row, figure.group)) {
+      if (written) {
+        throw ReportError(fmt::format("{}: present, but {}", path, why_absent(row, figure.group)));
+      }
+      continue;
+    }
+    if (!written) {
+      if (figure.optional_on_read) continue;
+      throw ReportError(fmt::format("{}: missing", path));
+    }
+    const FigureValue value =
+        figure.word() ? FigureValue(parent->string(key)) : FigureValue(parent->number(key));
+    if (!figure.store(row, value)) {
+      throw ReportError(
+          fmt::format("{}: unknown {} '{}'", path, figure.label, std::get<std::string>(value)));
+    }
+  }
+}
+
+// Makes room for the groups of figures the row's JSON has.
+void read_groups(const Node& n, ResultRow& row) {
+  if (n.has("flops") != n.has("traffic")) {
+    n.fail("flops and traffic come together; one of them is missing");
+  }
+  if (n.has("flops")) {
+    row.model = read_model(n.object("flops"), n.object("traffic"));
+    if (n.has("ridge")) row.model->roofline.emplace();
+  }
+  if (n.has("timing")) row.timing = read_timing(n.object("timing"));
+  if (n.has("achieved")) {
+    (void)n.object("achieved");
+    row.achieved.emplace();
+  }
+  if (n.has("claimed")) {
+    row.claimed.emplace();
+    row.claimed->source = n.object("claimed").string("source");
+  }
 }
 
 ResultRow read_row(const Node& n) {
   ResultRow row;
   row.kernel = n.string("kernel");
   row.direction = n.named("direction", parse_direction, "direction");
-  row.dtype = n.named("dtype", parse_dtype, "dtype");
-  row.batch = n.integer("batch");
-  row.heads = n.integer("heads");
-  row.seq_len = n.integer("seq_len");
-  row.head_dim = n.integer("head_dim");
-  row.causal = n.boolean("causal");
+  row.problem.dtype = n.named("dtype", parse_dtype, "dtype");
+  row.problem.batch = n.integer("batch");
+  row.problem.heads = n.integer("heads");
+  row.problem.seq_len = n.integer("seq_len");
+  row.problem.head_dim = n.integer("head_dim");
+  row.problem.causal = n.boolean("causal");
   if (n.has("tile")) {
     const Node tile = n.object("tile");
     row.tile = {tile.int32("br"), tile.int32("bc")};
@@ -219,24 +262,11 @@ ResultRow read_row(const Node& n) {
   row.compute_unit = n.named("compute_unit", parse_compute_unit, "compute unit");
   row.status = n.named("status", parse_status, "status");
   row.reason = n.string("reason");
-  if (n.has("flops")) row.flops = read_flops(n.object("flops"));
-  if (n.has("traffic")) row.traffic = read_traffic(n.object("traffic"));
-  row.ai = n.has("ai") ? n.number("ai") : 0;
-  row.ridge = n.optional_number("ridge");
-  row.ridge_distance = n.optional_number("ridge_distance");
-  if (n.has("regime")) row.regime = n.named("regime", parse_regime, "regime");
-  row.roof_TFLOPs = n.optional_number("roof_TFLOPs");
-  row.roof_time_ms = n.optional_number("roof_time_ms");
+  read_groups(n, row);
+  read_figures(n, row);
   if (n.has("device")) row.device = n.int32("device");
-  if (n.has("timing")) row.timing = read_timing(n.object("timing"));
-  if (n.has("achieved")) {
-    const Node a = n.object("achieved");
-    row.achieved = Achieved{a.number("TFLOPs"), a.number("bandwidth_GBps"),
-                            a.number("bandwidth_utilization"), a.number("fraction_of_roof")};
-  }
   if (n.has("correctness")) row.correctness = read_correctness(n.object("correctness"));
-  if (n.has("claimed")) row.claimed = read_claimed(n.object("claimed"));
-  if (row.status == RowStatus::ok && (!n.has("flops") || !n.has("traffic"))) {
+  if (row.status == RowStatus::ok && !row.model) {
     n.fail("a row with status ok needs flops and traffic");
   }
   return row;
@@ -244,67 +274,37 @@ ResultRow read_row(const Node& n) {
 
 }  // namespace
 
-std::string_view to_string(ProvenanceSource source) {
-  switch (source) {
-    case ProvenanceSource::model: return "model";
-    case ProvenanceSource::measured: return "measured";
-    case ProvenanceSource::historical: return "historical";
-  }
-  return "?";
-}
-
-std::string_view to_string(RowStatus status) {
-  switch (status) {
-    case RowStatus::ok: return "ok";
-    case RowStatus::skipped: return "skipped";
-    case RowStatus::failed: return "failed";
-  }
-  return "?";
+json identity_json(const RowIdentity& row) {
+  const AttentionProblem& p = row.problem;
+  return {{"kernel", row.kernel},
+          {"direction", to_string(row.direction)},
+          {"dtype", to_string(p.dtype)},
+          {"batch", p.batch},
+          {"heads", p.heads},
+          {"seq_len", p.seq_len},
+          {"head_dim", p.head_dim},
+          {"causal", p.causal}};
 }
 
 json to_json(const ResultRow& row) {
-  json out{
-      {"kernel", row.kernel},
-      {"direction", to_string(row.direction)},
-      {"dtype", to_string(row.dtype)},
-      {"batch", row.batch},
-      {"heads", row.heads},
-      {"seq_len", row.seq_len},
-      {"head_dim", row.head_dim},
-      {"causal", row.causal},
-      {"tile", row.tile.tiled() ? json{{"br", row.tile.br}, {"bc", row.tile.bc}} : json(nullptr)},
-      {"compute_unit", to_string(row.compute_unit)},
-      {"status", to_string(row.status)},
-      {"reason", row.reason}};
-  if (row.traffic.bytes > 0) {
+  json out = identity_json(row);
+  out["tile"] = row.tile.tiled() ? json{{"br", row.tile.br}, {"bc", row.tile.bc}} : json(nullptr);
+  out["compute_unit"] = to_string(row.compute_unit);
+  out["status"] = to_string(row.status);
+  out["reason"] = row.reason;
+  if (row.model) {
     json breakdown = json::object();
-    for (const TensorBytes& entry : row.traffic.breakdown) breakdown[entry.tensor] = entry.bytes;
-    out["flops"] = {{"dense", row.flops.dense},
-                    {"exact", row.flops.exact},
-                    {"half", row.flops.half},
-                    {"softmax", row.flops.softmax},
-                    {"convention", to_string(row.flops.convention)}};
-    out["traffic"] = {{"model", to_string(row.traffic.model)},
-                      {"bytes", row.traffic.bytes},
-                      {"breakdown", breakdown},
-                      {"compulsory_bytes", row.traffic.compulsory_bytes}};
-    out["ai"] = row.ai;
+    for (const TensorBytes& entry : row.model->traffic.breakdown) {
+      breakdown[entry.tensor] = entry.bytes;
+    }
+    out["flops"] = {{"convention", to_string(row.model->flops.convention)}};
+    out["traffic"] = {{"model", to_string(row.model->traffic.model)}, {"breakdown", breakdown}};
   }
-  out["ridge"] = optional_number(row.ridge);
-  out["ridge_distance"] = optional_number(row.ridge_distance);
-  out["regime"] = row.regime ? json(to_string(*row.regime)) : json(nullptr);
-  out["roof_TFLOPs"] = optional_number(row.roof_TFLOPs);
-  out["roof_time_ms"] = optional_number(row.roof_time_ms);
   if (row.device) out["device"] = *row.device;
   if (row.timing) out["timing"] = timing_json(*row.timing);
-  if (row.achieved) {
-    out["achieved"] = {{"TFLOPs", row.achieved->TFLOPs},
-                       {"bandwidth_GBps", row.achieved->bandwidth_GBps},
-                       {"bandwidth_utilization", row.achieved->bandwidth_utilization},
-                       {"fraction_of_roof", row.achieved->fraction_of_roof}};
-  }
   if (row.correctness) out["correctness"] = correctness_json(*row.correctness);
-  if (row.claimed) out["claimed"] = claimed_json(*row.claimed);
+  if (row.claimed) out["claimed"] = {{"source", row.claimed->source}};
+  write_figures(row, out);
   return out;
 }
 

@@ -19,6 +19,9 @@ class ReportError : public std::runtime_error {
 
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_json(const ResultRow& row);
+// A row's identity keys: kernel, direction, dtype, batch, heads, seq_len,
+// head_dim, causal (also how `compare` writes a matched row).
+nlohmann::json identity_json(const RowIdentity& row);
 
 // The parts a ceilings report shares with a sweep report.
 nlohmann::json to_json(const ToolInfo& tool);

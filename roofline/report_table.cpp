@@ -8,86 +8,101 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "figures.hpp"
+
 namespace cfr {
 
 namespace {
 
 struct Column {
   std::string header;
-  bool measured;  // only shown when some row carries a timing
+  bool measured;  // only shown by default when some row carries a timing
+  bool shown_by_default;
+  const Figure* figure = nullptr;  // the figure the column prints, if any
   std::function<std::string(const ResultRow&)> cell;
 };
 
-std::string number(double value, int digits) {
-  return fmt::format("{:.{}f}", value, digits);
+Column configuration(std::string header, std::function<std::string(const ResultRow&)> cell,
+                     bool measured = false) {
+  return {std::move(header), measured, true, nullptr, std::move(cell)};
 }
 
-std::string optional(const std::optional<double>& value, int digits) {
-  return value ? number(*value, digits) : "-";
+Column figure_column(const Figure& f) {
+  const bool measured = f.source == FigureSource::measured || f.source == FigureSource::derived;
+  return {std::string(f.label), measured, f.default_column, &f,
+          [&f](const ResultRow& row) { return format_figure(f, figure_value(f, row)); }};
 }
 
-bool has_model(const ResultRow& row) {
-  return row.traffic.bytes > 0;
-}
-
+// The configuration of a row, then one column per figure (row_figures()
+// order), then its correctness check and status.
 std::vector<Column> columns() {
-  return {
-      {"kernel", false, [](const ResultRow& r) { return r.kernel; }},
-      {"dir", false,
-       [](const ResultRow& r) {
-         return std::string(r.direction == Direction::forward ? "fwd" : "bwd");
-       }},
-      {"dtype", false, [](const ResultRow& r) { return std::string(to_string(r.dtype)); }},
-      {"B", false, [](const ResultRow& r) { return fmt::format("{}", r.batch); }},
-      {"H", false, [](const ResultRow& r) { return fmt::format("{}", r.heads); }},
-      {"N", false, [](const ResultRow& r) { return fmt::format("{}", r.seq_len); }},
-      {"d", false, [](const ResultRow& r) { return fmt::format("{}", r.head_dim); }},
-      {"causal", false, [](const ResultRow& r) { return std::string(r.causal ? "yes" : "no"); }},
-      {"tile", false,
-       [](const ResultRow& r) {
-         return r.tile.tiled() ? fmt::format("{}x{}", r.tile.br, r.tile.bc) : std::string("-");
-       }},
-      {"unit", false, [](const ResultRow& r) { return std::string(to_string(r.compute_unit)); }},
-      {"dev", true,
-       [](const ResultRow& r) {
-         return r.device ? fmt::format("{}", *r.device) : std::string("-");
-       }},
-      {"GFLOP", false,
-       [](const ResultRow& r) { return has_model(r) ? number(r.flops.counted() / 1e9, 1) : "-"; }},
-      {"model GB", false,
-       [](const ResultRow& r) { return has_model(r) ? number(r.traffic.bytes / 1e9, 3) : "-"; }},
-      {"AI", false, [](const ResultRow& r) { return has_model(r) ? number(r.ai, 1) : "-"; }},
-      {"ridge", false, [](const ResultRow& r) { return optional(r.ridge, 1); }},
-      {"regime", false,
-       [](const ResultRow& r) { return r.regime ? std::string(to_string(*r.regime)) : "-"; }},
-      {"roof TFLOPS", false, [](const ResultRow& r) { return optional(r.roof_TFLOPs, 1); }},
-      {"roof ms", false, [](const ResultRow& r) { return optional(r.roof_time_ms, 3); }},
-      {"median ms", true,
-       [](const ResultRow& r) { return r.timing ? number(r.timing->median_ms, 3) : "-"; }},
-      {"TFLOPS", true,
-       [](const ResultRow& r) { return r.achieved ? number(r.achieved->TFLOPs, 2) : "-"; }},
-      {"GB/s", true,
-       [](const ResultRow& r) { return r.achieved ? number(r.achieved->bandwidth_GBps, 0) : "-"; }},
-      {"% BW", true,
-       [](const ResultRow& r) {
-         return r.achieved ? number(100 * r.achieved->bandwidth_utilization, 1) : "-";
-       }},
-      {"% roof", true,
-       [](const ResultRow& r) {
-         return r.achieved ? number(100 * r.achieved->fraction_of_roof, 1) : "-";
-       }},
-      {"check", true,
-       [](const ResultRow& r) {
-         if (!r.correctness) return std::string("-");
-         return fmt::format("{} {:.1e}", r.correctness->passed ? "pass" : "FAIL",
-                            r.correctness->rel_l2_err);
-       }},
-      {"status", false,
-       [](const ResultRow& r) {
-         return r.reason.empty() ? std::string(to_string(r.status))
-                                 : fmt::format("{}: {}", to_string(r.status), r.reason);
-       }},
+  std::vector<Column> out{
+      configuration("kernel", [](const ResultRow& r) { return r.kernel; }),
+      configuration("dir",
+                    [](const ResultRow& r) {
+                      return std::string(r.direction == Direction::forward ? "fwd" : "bwd");
+                    }),
+      configuration("dtype",
+                    [](const ResultRow& r) { return std::string(to_string(r.problem.dtype)); }),
+      configuration("B", [](const ResultRow& r) { return fmt::format("{}", r.problem.batch); }),
+      configuration("H", [](const ResultRow& r) { return fmt::format("{}", r.problem.heads); }),
+      configuration("N", [](const ResultRow& r) { return fmt::format("{}", r.problem.seq_len); }),
+      configuration("d", [](const ResultRow& r) { return fmt::format("{}", r.problem.head_dim); }),
+      configuration(
+          "causal",
+          [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); }),
+      configuration("tile",
+                    [](const ResultRow& r) {
+                      return r.tile.tiled() ? fmt::format("{}x{}", r.tile.br, r.tile.bc)
+                                            : std::string("-");
+                    }),
+      configuration("unit",
+                    [](const ResultRow& r) { return std::string(to_string(r.compute_unit)); }),
+      configuration(
+          "dev", [](const ResultRow& r) { return r.device ? fmt::format("{}", *r.device) : "-"; },
+          true),
   };
+  for (const Figure& f : row_figures()) out.push_back(figure_column(f));
+  out.push_back(configuration(
+      "check",
+      [](const ResultRow& r) {
+        if (!r.correctness) return std::string("-");
+        return fmt::format("{} {:.1e}", r.correctness->passed ? "pass" : "FAIL",
+                           r.correctness->rel_l2_err);
+      },
+      true));
+  out.push_back(configuration("status", [](const ResultRow& r) {
+    return r.reason.empty() ? std::string(to_string(r.status))
+                            : fmt::format("{}: {}", to_string(r.status), r.reason);
+  }));
+  return out;
+}
+
+// The columns by name, or the default set: every default column, the
+// measured ones only when some row was measured.
+std::vector<Column> chosen_columns(const Report& report, const std::vector<std::string>& names) {
+  std::vector<Column> all = columns();
+  std::vector<Column> shown;
+  if (names.empty()) {
+    const bool measured = std::any_of(report.results.begin(), report.results.end(),
+                                      [](const ResultRow& r) { return r.timing.has_value(); });
+    for (Column& column : all) {
+      if (column.shown_by_default && (!column.measured || measured)) {
+        shown.push_back(std::move(column));
+      }
+    }
+    return shown;
+  }
+  for (const std::string& name : names) {
+    const auto found =
+        std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
+    if (found == all.end()) {
+      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {})", name,
+                                              fmt::join(table_column_names(), ", ")));
+    }
+    shown.push_back(*found);
+  }
+  return shown;
 }
 
 std::string csv_escape(const std::string& cell) {
@@ -100,6 +115,48 @@ std::string csv_escape(const std::string& cell) {
   return out + "\"";
 }
 
+std::string render_csv(const std::vector<std::string>& headers,
+                       const std::vector<std::vector<std::string>>& cells) {
+  std::string out;
+  auto emit = [&out](const std::vector<std::string>& line) {
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      if (c) out += ',';
+      out += csv_escape(line[c]);
+    }
+    out += '\n';
+  };
+  emit(headers);
+  for (const auto& line : cells) emit(line);
+  return out;
+}
+
+// Text: columns padded and two spaces apart; Markdown: a pipe table.
+std::string render_aligned(const std::vector<std::string>& headers,
+                           const std::vector<std::vector<std::string>>& cells, bool markdown) {
+  std::vector<std::size_t> widths;
+  for (std::size_t c = 0; c < headers.size(); ++c) {
+    std::size_t width = headers[c].size();
+    for (const auto& line : cells) width = std::max(width, line[c].size());
+    widths.push_back(width);
+  }
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string text = markdown ? "|" : "";
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      text += markdown ? fmt::format(" {:<{}} |", line[c], widths[c])
+                       : fmt::format("{:<{}}  ", line[c], widths[c]);
+    }
+    while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
+    out += text + '\n';
+  };
+  emit(headers);
+  std::vector<std::string> rule;
+  for (std::size_t width : widths) rule.push_back(std::string(width, '-'));
+  emit(rule);
+  for (const auto& line : cells) emit(line);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> table_column_names() {
@@ -110,24 +167,9 @@ std::vector<std::string> table_column_names() {
 
 std::string render_table(const Report& report, TableFormat format,
                          const std::vector<std::string>& column_names) {
-  std::vector<Column> all = columns();
-  std::vector<Column> shown;
-  if (column_names.empty()) {
-    const bool measured = std::any_of(report.results.begin(), report.results.end(),
-                                      [](const ResultRow& r) { return r.timing.has_value(); });
-    for (Column& column : all) {
-      if (!column.measured || measured) shown.push_back(std::move(column));
-    }
-  }
-  for (const std::string& name : column_names) {
-    const auto found =
-        std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
-    if (found == all.end()) {
-      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {})", name,
-                                              fmt::join(table_column_names(), ", ")));
-    }
-    shown.push_back(*found);
-  }
+  const std::vector<Column> shown = chosen_columns(report, column_names);
+  std::vector<std::string> headers;
+  for (const Column& column : shown) headers.push_back(column.header);
   std::vector<std::vector<std::string>> cells;
   cells.reserve(report.results.size());
   for (const ResultRow& row : report.results) {
@@ -135,71 +177,30 @@ std::string render_table(const Report& report, TableFormat format,
     for (const Column& column : shown) line.push_back(column.cell(row));
     cells.push_back(std::move(line));
   }
-
-  std::string out;
-  if (format == TableFormat::csv) {
-    for (std::size_t c = 0; c < shown.size(); ++c) {
-      if (c) out += ',';
-      out += csv_escape(shown[c].header);
-    }
-    out += '\n';
-    for (const auto& line : cells) {
-      for (std::size_t c = 0; c < line.size(); ++c) {
-        if (c) out += ',';
-        out += csv_escape(line[c]);
-      }
-      out += '\n';
-    }
-    return out;
-  }
-
-  std::vector<std::size_t> widths;
-  for (std::size_t c = 0; c < shown.size(); ++c) {
-    std::size_t width = shown[c].header.size();
-    for (const auto& line : cells) width = std::max(width, line[c].size());
-    widths.push_back(width);
-  }
-  const bool markdown = format == TableFormat::markdown;
-  auto emit = [&](const std::vector<std::string>& line) {
-    std::string text = markdown ? "|" : "";
-    for (std::size_t c = 0; c < line.size(); ++c) {
-      text += markdown ? fmt::format(" {:<{}} |", line[c], widths[c])
-                       : fmt::format("{:<{}}  ", line[c], widths[c]);
-    }
-    while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
-    out += text + '\n';
-  };
-  std::vector<std::string> headers;
-  for (const Column& column : shown) headers.push_back(column.header);
-  emit(headers);
-  std::vector<std::string> rule;
-  for (std::size_t width : widths) rule.push_back(std::string(width, '-'));
-  emit(rule);
-  for (const auto& line : cells) emit(line);
-  return out;
+  if (format == TableFormat::csv) return render_csv(headers, cells);
+  return render_aligned(headers, cells, format == TableFormat::markdown);
 }
 
-std::string render_legend(const Report& report) {
-  const Provenance& p = report.provenance;
+std::string render_legend(const Report& report, const std::vector<std::string>& column_names) {
+  std::string out;
+  for (const Column& column : chosen_columns(report, column_names)) {
+    if (column.figure == nullptr) continue;
+    const Figure& f = *column.figure;
+    const std::string unit = display_unit(f);
+    out += fmt::format("{}: {} ({}{}{})\n", f.label, f.description, to_string(f.source),
+                       unit.empty() ? "" : ", ", unit);
+  }
   std::string convention = "exact";
   for (const ResultRow& row : report.results) {
-    if (row.traffic.bytes > 0) {
-      convention = std::string(to_string(row.flops.convention));
+    if (row.model) {
+      convention = std::string(to_string(row.model->flops.convention));
       break;
     }
   }
-  std::string out;
-  out += fmt::format(
-      "GFLOP: matmul FLOPs, {} causal convention (model). model GB: HBM bytes of each kernel's "
-      "traffic model (model). AI = GFLOP / model GB.\n",
-      convention);
-  out += fmt::format("ridge, roof: ceiling '{}' ({}, {}), per kernel compute unit.\n",
-                     report.ceiling.gpu, report.ceiling.source, report.ceiling.source_detail);
-  if (p.source == ProvenanceSource::measured) {
-    out +=
-        "median ms: measured with CUDA events (raw samples in the JSON); TFLOPS and GB/s are "
-        "model counts over the measured median.\n";
-  }
+  out += fmt::format("FLOPs are counted in the {} causal convention.\n", convention);
+  out += fmt::format("ceiling '{}' ({}, {}), per row compute unit.\n", report.ceiling.gpu,
+                     report.ceiling.source, report.ceiling.source_detail);
+  const Provenance& p = report.provenance;
   out += fmt::format("provenance: {}, auditable: {}", to_string(p.source),
                      p.auditable ? "true" : "false");
   if (!p.reasons.empty()) {

@@ -1,7 +1,8 @@
 #pragma once
 
-// Renders a report's rows as a text table, Markdown or CSV. The columns are
-// defined once (report_table.cpp); every format prints the same figures.
+// Renders a report's rows as a text table, Markdown or CSV: the row's
+// configuration, one column per figure of the figure table (figures.hpp), its
+// check and status. Every format prints the same cells.
 
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ std::vector<std::string> table_column_names();
 std::string render_table(const Report& report, TableFormat format,
                          const std::vector<std::string>& columns = {});
 
-// The lines under a table that say where each number came from.
-std::string render_legend(const Report& report);
+// The lines under a table that say where each number came from: one per
+// figure among the columns (the same choice as render_table's), then the
+// FLOP convention, the ceiling and the provenance.
+std::string render_legend(const Report& report, const std::vector<std::string>& columns = {});
 
 }  // namespace cfr

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "figures.hpp"
 #include "report_json.hpp"
 #include "roofline_model.hpp"
 
@@ -41,39 +42,30 @@ void check_timing(const Timing& t, const Checker& at) {
   }
   at.at("warmup").not_negative(t.warmup);
   at.at("throttled_discarded").not_negative(t.throttled_discarded);
-  for (const auto& [key, value] : {std::pair{"median_ms", t.median_ms},
-                                   {"min_ms", t.min_ms},
-                                   {"max_ms", t.max_ms},
-                                   {"mean_ms", t.mean_ms},
-                                   {"stdev_ms", t.stdev_ms},
-                                   {"q1_ms", t.q1_ms},
-                                   {"q3_ms", t.q3_ms},
-                                   {"sm_clock_MHz", t.sm_clock_MHz},
-                                   {"sm_clock_min_MHz", t.sm_clock_min_MHz}}) {
-    at.at(key).not_negative(value);
-  }
+  at.at("sm_clock_MHz").not_negative(t.sm_clock_MHz);
+  at.at("sm_clock_min_MHz").not_negative(t.sm_clock_min_MHz);
 }
 
-void check_model_figures(const ResultRow& row, const Checker& at) {
-  for (const auto& [key, value] : {std::pair{"flops.dense", row.flops.dense},
-                                   {"flops.exact", row.flops.exact},
-                                   {"flops.half", row.flops.half},
-                                   {"flops.softmax", row.flops.softmax},
-                                   {"traffic.bytes", row.traffic.bytes},
-                                   {"traffic.compulsory_bytes", row.traffic.compulsory_bytes},
-                                   {"ai", row.ai}}) {
-    at.at(key).not_negative(value);
+// Every number the figure table stores in a row (FLOPs, bytes, AI, times,
+// rates, fractions) is a count or a ratio of counts: none is negative.
+void check_figures(const ResultRow& row, const Checker& at) {
+  for (const Figure& figure : row_figures()) {
+    if (figure.view() || figure.word()) continue;
+    if (const auto value = figure_number(figure, row)) at.at(figure.json).not_negative(*value);
   }
-  for (const TensorBytes& entry : row.traffic.breakdown) {
-    at.at("traffic.breakdown").at(entry.tensor).not_negative(entry.bytes);
+  if (row.model) {
+    for (const TensorBytes& entry : row.model->traffic.breakdown) {
+      at.at("traffic.breakdown").at(entry.tensor).not_negative(entry.bytes);
+    }
   }
 }
 
 void check_row(const ResultRow& row, const Checker& at) {
-  for (const auto& [key, value] : {std::pair{"batch", row.batch},
-                                   {"heads", row.heads},
-                                   {"seq_len", row.seq_len},
-                                   {"head_dim", row.head_dim}}) {
+  const AttentionProblem& p = row.problem;
+  for (const auto& [key, value] : {std::pair{"batch", p.batch},
+                                   {"heads", p.heads},
+                                   {"seq_len", p.seq_len},
+                                   {"head_dim", p.head_dim}}) {
     if (value < 1) at.at(key).fail(fmt::format("must be at least 1, found {}", value));
   }
   if (row.tile.br != 0 || row.tile.bc != 0) {
@@ -81,17 +73,8 @@ void check_row(const ResultRow& row, const Checker& at) {
     at.at("tile.bc").positive(row.tile.bc);
   }
   if (row.device) at.at("device").not_negative(*row.device);
-  check_model_figures(row, at);
+  check_figures(row, at);
   if (row.timing) check_timing(*row.timing, at.at("timing"));
-  if (row.achieved) {
-    const Achieved& a = *row.achieved;
-    for (const auto& [key, value] : {std::pair{"TFLOPs", a.TFLOPs},
-                                     {"bandwidth_GBps", a.bandwidth_GBps},
-                                     {"bandwidth_utilization", a.bandwidth_utilization},
-                                     {"fraction_of_roof", a.fraction_of_roof}}) {
-      at.at("achieved").at(key).not_negative(value);
-    }
-  }
   if (row.correctness) {
     const Correctness& c = *row.correctness;
     at.at("correctness.rel_l2_err").not_negative(c.rel_l2_err);
@@ -110,7 +93,7 @@ void check_ceiling_values(const CeilingRecord& ceiling, std::string_view path) {
     if (!peak) continue;
     const Checker peak_at = at.at("peak_TFLOPs").at(to_string(unit));
     peak_at.positive(*peak);
-    const double ridge = ridge_point(*peak, ceiling.bandwidth_GBps);
+    const double ridge = cfr::ridge(*peak, ceiling.bandwidth_GBps);
     if (!std::isfinite(ridge) || !(ridge > 0)) {
       peak_at.fail(fmt::format("{:g} TFLOP/s over {:g} GB/s gives a ridge of {:g} FLOP/byte", *peak,
                                ceiling.bandwidth_GBps, ridge));

@@ -1,9 +1,10 @@
 #include "row_model.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "problem_limits.hpp"
-#include "statistics.hpp"
 
 namespace cfr {
 
@@ -21,24 +22,54 @@ CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origi
   return ceiling;
 }
 
+KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
+                           std::optional<ComputeCapability> gpu_cc) {
+  return {kernel.direction, kernel.traffic,
+          kernel.tile_for(static_cast<int>(problem.head_dim),
+                          gpu_cc.value_or(kernel.min_compute_capability)),
+          kernel.compute_unit_for(problem.dtype)};
+}
+
+KernelRecord kernel_record(const ResultRow& row) {
+  return {row.direction, row.model->traffic.model, row.tile, row.compute_unit};
+}
+
+ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
+                           const CeilingRecord& ceiling, FlopConvention convention) {
+  ModelFigures model;
+  model.flops = attention_flops(problem, kernel.direction, convention);
+  model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
+  for (TrafficModelKind other : traffic_models_for(kernel.traffic)) {
+    const double bytes =
+        other == kernel.traffic
+            ? model.traffic.bytes
+            : estimate_traffic(problem, kernel.direction, other, kernel.tile).bytes;
+    model.bytes_by_model.push_back({other, bytes});
+  }
+  model.dram_model = kernel.traffic;
+  model.ai = model.flops.counted() / model.traffic.bytes;
+  if (const auto peak = ceiling.peak(kernel.compute_unit)) {
+    model.roofline =
+        analyze_roofline(model.flops.counted(), model.traffic.bytes, *peak, ceiling.bandwidth_GBps);
+  }
+  return model;
+}
+
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
-                    const CeilingRecord& ceiling, FlopConvention convention) {
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc) {
   ResultRow row;
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
-  row.dtype = problem.dtype;
-  row.batch = problem.batch;
-  row.heads = problem.heads;
-  row.seq_len = problem.seq_len;
-  row.head_dim = problem.head_dim;
-  row.causal = problem.causal;
+  row.problem = problem;
   row.compute_unit = kernel.compute_unit_for(problem.dtype);
   if (const auto why = problem_out_of_range(problem)) {
     row.status = RowStatus::skipped;
     row.reason = *why;
     return row;
   }
-  row.tile = kernel.tile_for(static_cast<int>(problem.head_dim));
+  const KernelRecord record = kernel_record(kernel, problem, gpu_cc);
+  row.tile = record.tile;
 
   if (!kernel.dtypes.contains(problem.dtype)) {
     row.status = RowStatus::skipped;
@@ -50,51 +81,35 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
     row.reason = fmt::format("{} has no head_dim {} variant", kernel.name, problem.head_dim);
     return row;
   }
-
-  row.flops = attention_flops(problem, kernel.direction, convention);
-  row.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, row.tile);
-  row.ai = row.flops.counted() / row.traffic.bytes;
-
-  const auto peak = ceiling.peak(row.compute_unit);
-  if (!peak) {
+  if (gpu_cc) {
+    if (auto reason = below_minimum_reason(kernel, *gpu_cc)) {
+      row.status = RowStatus::skipped;
+      row.reason = std::move(*reason);
+      return row;
+    }
+  }
+  row.model = model_figures(record, problem, ceiling, convention);
+  if (!row.model->roofline) {
     row.status = RowStatus::skipped;
     row.reason = fmt::format("ceiling {} has no {} peak", ceiling.gpu, to_string(row.compute_unit));
-    return row;
   }
-  const RooflinePoint point =
-      analyze_roofline(row.flops.counted(), row.traffic.bytes, *peak, ceiling.bandwidth_GBps);
-  row.ridge = point.ridge;
-  row.ridge_distance = point.ridge_distance;
-  row.regime = point.regime;
-  row.roof_TFLOPs = point.roof_TFLOPs;
-  row.roof_time_ms = point.roof_time_ms;
   return row;
 }
 
-Achieved achieved_from(const ResultRow& row, const CeilingRecord& ceiling) {
+Achieved achieved_figures(const ModelFigures& model, double median_ms,
+                          const CeilingRecord& ceiling) {
   Achieved achieved;
-  if (!row.timing || row.timing->median_ms <= 0) return achieved;
-  const double seconds = row.timing->median_ms * 1e-3;
-  achieved.TFLOPs = row.flops.counted() / seconds / 1e12;
-  achieved.bandwidth_GBps = row.traffic.bytes / seconds / 1e9;
+  if (median_ms <= 0) return achieved;
+  const double seconds = median_ms * 1e-3;
+  achieved.TFLOPs = model.flops.counted() / seconds / 1e12;
+  achieved.bandwidth_GBps = model.traffic.bytes / seconds / 1e9;
   if (ceiling.bandwidth_GBps > 0) {
     achieved.bandwidth_utilization = achieved.bandwidth_GBps / ceiling.bandwidth_GBps;
   }
-  if (row.roof_TFLOPs && *row.roof_TFLOPs > 0) {
-    achieved.fraction_of_roof = achieved.TFLOPs / *row.roof_TFLOPs;
+  if (model.roofline && model.roofline->roof_TFLOPs > 0) {
+    achieved.fraction_of_roof = achieved.TFLOPs / model.roofline->roof_TFLOPs;
   }
   return achieved;
-}
-
-void summarize_timing(Timing& timing) {
-  const SampleSummary summary = summarize(timing.samples_ms);
-  timing.median_ms = summary.median;
-  timing.min_ms = summary.min;
-  timing.max_ms = summary.max;
-  timing.mean_ms = summary.mean;
-  timing.stdev_ms = summary.stdev;
-  timing.q1_ms = summary.q1;
-  timing.q3_ms = summary.q3;
 }
 
 }  // namespace cfr

@@ -1,9 +1,10 @@
 #pragma once
 
 // Turns (kernel, problem, ceiling) into the model half of a report row, and a
-// measured time into the achieved figures. Both the sweep and `audit` use these,
-// so a figure is derived in exactly one place.
+// measured time into the achieved figures. The sweep and `audit` both call
+// these, so a figure is derived in exactly one place.
 
+#include <optional>
 #include <string_view>
 
 #include "gpu_table.hpp"
@@ -13,16 +14,49 @@ namespace cfr {
 
 CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origin);
 
+// What a row records about its kernel: enough to recompute the row's model
+// figures without the catalog, so a peer's or a plugin's row (a kernel the
+// catalog does not know) is audited like a built-in one.
+struct KernelRecord {
+  Direction direction = Direction::forward;
+  TrafficModelKind traffic = TrafficModelKind::compulsory;
+  TileShape tile;  // {0, 0}: untiled
+  ComputeUnit compute_unit = ComputeUnit::fp32_simt;
+
+  friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
+};
+
+// A catalog kernel's record for this problem (its tile for the head dim, its
+// compute unit for the dtype).
+// The tile is the one for gpu_cc, or for the kernel's oldest architecture.
+KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
+                           std::optional<ComputeCapability> gpu_cc = std::nullopt);
+// The record a row carries; the traffic model comes from row.model, which
+// must be present.
+KernelRecord kernel_record(const ResultRow& row);
+
+// FLOPs, bytes of every traffic model that applies, AI and, when the ceiling
+// has a peak for the kernel's compute unit, the roofline. Pure. Throws
+// std::invalid_argument when the traffic model cannot describe the problem
+// (estimate_traffic).
+ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
+                           const CeilingRecord& ceiling, FlopConvention convention);
+
 // Status is `skipped` with a reason when the kernel lacks the dtype or head
-// dim, or the ceiling has no peak for the kernel's compute unit.
+// dim, the GPU is older than the kernel's minimum compute capability, or the
+// ceiling has no peak for the kernel's compute unit. gpu_cc is the compute
+// capability of the GPU the row is for (the device's in a sweep, the GPU
+// table's in `model`); without it (a historical row) nothing is checked
+// against the minimum and the tile is the one of the kernel's oldest
+// architecture.
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
-                    const CeilingRecord& ceiling, FlopConvention convention);
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc = std::nullopt);
 
-// Needs row.timing; bandwidth utilization and fraction of roof need the
-// ceiling's figures for the row's compute unit (0 when absent).
-Achieved achieved_from(const ResultRow& row, const CeilingRecord& ceiling);
-
-// Recomputes a Timing's summary fields from its samples.
-void summarize_timing(Timing& timing);
+// Model counts over a median time. All zero for a median <= 0; bandwidth
+// utilization needs the ceiling's bandwidth and fraction of roof the model's
+// roofline (0 without).
+Achieved achieved_figures(const ModelFigures& model, double median_ms,
+                          const CeilingRecord& ceiling);
 
 }  // namespace cfr

@@ -75,6 +75,11 @@ void require_tiled(TileShape tile, TrafficModelKind model) {
 
 }  // namespace
 
+std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own) {
+  if (own == TrafficModelKind::compulsory) return {own};
+  return {TrafficModelKind::compulsory, own};
+}
+
 // The causal sums below are sums of floor((a·i + b) / m) over a block index,
 // evaluated in closed form: a loop over blocks takes minutes for the shapes a
 // report file or a historical table may hold (N = 2^31 is 2^25 blocks per row).

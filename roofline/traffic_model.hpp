@@ -28,6 +28,11 @@ struct TrafficEstimate {
 TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
                                  TrafficModelKind model, TileShape tile);
 
+// The byte models that apply to a kernel whose own model is `own`: the
+// compulsory floor of its direction, then its own model (once). The rows'
+// traffic.by_model holds the bytes of each.
+std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own);
+
 // K/V rows one head loads when every Q block of `tile.br` rows streams over the
 // Bc-row K/V blocks it needs (all of them, or those at or left of the diagonal
 // when causal). Never counts rows past seq_len.

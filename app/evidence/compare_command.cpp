@@ -21,6 +21,7 @@
 #include "roofline/auditability.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
+#include "roofline/figures.hpp"
 
 namespace cfr::app {
 
@@ -34,8 +35,25 @@ struct CompareOptions {
   bool allow_cross_device = false;
   std::vector<std::string> kernel_aliases;
   bool roofline = false;
+  std::vector<std::string> figures;
   std::string json_path;
 };
+
+std::vector<const Figure*> chosen_figures(const std::vector<std::string>& tags) {
+  std::vector<const Figure*> out;
+  for (const std::string& tag : tags) {
+    const Figure* figure = find_figure(tag);
+    if (figure == nullptr) {
+      std::string known;
+      for (const Figure& f : row_figures())
+        known += (known.empty() ? "" : ", ") + std::string(f.tag);
+      throw std::runtime_error(
+          fmt::format("--figures: unknown figure '{}' (known: {})", tag, known));
+    }
+    out.push_back(figure);
+  }
+  return out;
+}
 
 struct FilePairs {
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -162,6 +180,7 @@ int run_comparison(const CompareOptions& options) {
   settings.allow_unauditable = options.allow_unauditable;
   settings.allow_cross_device = options.allow_cross_device;
   settings.kernel_aliases = parse_aliases(options.kernel_aliases);
+  settings.figures = chosen_figures(options.figures);
 
   // Every file is read before anything is printed, so bad input fails alone.
   std::vector<std::pair<Report, Report>> reports;
@@ -252,6 +271,11 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->add_option("--match-kernel", options->kernel_aliases,
                    "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one")
       ->type_name("OLD=NEW");
+  command
+      ->add_option("--figures", options->figures,
+                   "figure tags (docs/report-schema.md#figures) to show base -> new under each "
+                   "matched row, e.g. achieved/TFLOPs,achieved/fraction_of_roof")
+      ->delimiter(',');
   command->add_flag("--roofline", options->roofline,
                     "treat every path as a report and list each row's fraction of its roof, "
                     "worst first");

@@ -2,12 +2,16 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "kernels/attention_api.hpp"
 #include "kernels/attention_check.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/device_info.hpp"
 
 namespace cfr::bench {
 
@@ -74,33 +78,57 @@ std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& p) {
   return h;
 }
 
+// The registered kernels a row runs: the kernel itself and, for a backward
+// kernel, the forward that produces its O and LSE.
+struct RowKernels {
+  const kernels::KernelEntry* entry = nullptr;
+  const kernels::KernelEntry* forward = nullptr;  // the entry itself, or its forward partner
+};
+
+RowKernels row_kernels(const KernelDescription& kernel) {
+  RowKernels out;
+  out.entry = kernels::registry().find(kernel.name);
+  if (out.entry == nullptr) return out;
+  out.forward = kernel.direction == Direction::backward
+                    ? kernels::registry().forward_partner(*out.entry)
+                    : out.entry;
+  return out;
+}
+
+std::size_t workspace_bytes(const kernels::KernelEntry* entry, const AttentionProblem& p) {
+  if (entry == nullptr) return 0;
+  return std::visit([&](const auto& launcher) { return launcher.workspace_bytes(shape_of(p)); },
+                    entry->launcher);
+}
+
 }  // namespace
 
 struct DeviceSession::State {
   int device = 0;
+  ComputeCapability cc;
   measure::CudaStream stream;
   measure::CublasHandle cublas;
   std::optional<ProblemData> data;
 
-  explicit State(int index) : device(index) {}
+  explicit State(int index) : device(index), cc(measure::compute_capability_of(index)) {}
 };
 
 namespace {
 
 std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
   const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
-  const kernels::ForwardKernel* launcher = kernels::find_forward_kernel(kernel.name);
-  const std::size_t workspace = launcher ? launcher->workspace_bytes(shape_of(p)) : 0;
+  const std::size_t workspace = workspace_bytes(row_kernels(kernel).entry, p);
   // Q, K, V, O in the dtype; LSE; reference O and LSE in fp32.
   return 4 * elements(p) * e + rows(p) * 4 + workspace + elements(p) * 4 + rows(p) * 4;
 }
 
 std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
   const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
-  const kernels::BackwardKernel* launcher = kernels::find_backward_kernel(kernel.name);
-  const std::size_t workspace = launcher ? launcher->workspace_bytes(shape_of(p)) : 0;
-  // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; fp32 references of dQ, dK,
-  // dV and the reference's own materialized P and dP per head batch.
+  const RowKernels row = row_kernels(kernel);
+  const std::size_t workspace = workspace_bytes(row.entry, p) + workspace_bytes(row.forward, p);
+  // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; the workspaces of the
+  // kernel and its forward partner; fp32 references of dQ, dK, dV and the
+  // reference's own materialized P and dP per head batch.
   const std::size_t n = static_cast<std::size_t>(p.seq_len);
   return 8 * elements(p) * e + rows(p) * 4 + workspace + 3 * elements(p) * 4 +
          2 * n * n * 4 * static_cast<std::size_t>(p.heads * p.batch);
@@ -193,14 +221,23 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   State& s = *state_;
   CFR_CUDA_CHECK(cudaSetDevice(s.device));
   const bool backward = kernel.direction == Direction::backward;
-  const kernels::ForwardKernel* forward =
-      kernels::find_forward_kernel(backward ? fa1_scalar_kernel.name : kernel.name);
+  const RowKernels row = row_kernels(kernel);
+  const kernels::ForwardKernel* forward = row.forward != nullptr ? row.forward->forward() : nullptr;
   const kernels::BackwardKernel* backward_launcher =
-      backward ? kernels::find_backward_kernel(kernel.name) : nullptr;
+      backward && row.entry != nullptr ? row.entry->backward() : nullptr;
   if (forward == nullptr || (backward && backward_launcher == nullptr)) {
     result.status = RowStatus::skipped;
     result.reason = fmt::format("no CUDA launcher registered for {}", kernel.name);
     return result;
+  }
+  // Before anything is allocated: a kernel (or its forward partner) with no
+  // code for this device is skipped, not failed.
+  for (const kernels::KernelEntry* entry : {row.entry, row.forward}) {
+    if (auto reason = entry->cannot_run_on(s.cc)) {
+      result.status = RowStatus::skipped;
+      result.reason = std::move(*reason);
+      return result;
+    }
   }
 
   auto fail = [&](const StepError& error) {
@@ -296,9 +333,9 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
       return forward->launch(shape, forward_buffers, context);
     };
   } else {
-    correctness.reference =
-        "reference_backward: materialized attention gradients, fp32 accumulate (O, LSE from "
-        "fa1_scalar)";
+    correctness.reference = fmt::format(
+        "reference_backward: materialized attention gradients, fp32 accumulate (O, LSE from {})",
+        row.forward->description.name);
     const kernels::BackwardBuffers backward_buffers{data.q.data(), data.k.data(),   data.v.data(),
                                                     o.data(),      data.d_o.data(), lse.as<float>(),
                                                     d_q.data(),    d_k.data(),      d_v.data()};

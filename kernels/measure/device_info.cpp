@@ -54,6 +54,11 @@ int device_count() {
   return count;
 }
 
+ComputeCapability compute_capability_of(int device) {
+  return {attribute(cudaDevAttrComputeCapabilityMajor, device),
+          attribute(cudaDevAttrComputeCapabilityMinor, device)};
+}
+
 DeviceInfo query_device(int index) {
   const int count = device_count();
   if (index < 0 || index >= count) {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "roofline/compute_capability.hpp"
+
 namespace cfr::measure {
 
 struct DeviceInfo {
@@ -30,5 +32,8 @@ int device_count();
 // Throws std::out_of_range for an index outside [0, device_count()), and
 // CudaError when a query fails.
 DeviceInfo query_device(int index);
+
+// The device's compute capability alone; throws CudaError when the query fails.
+ComputeCapability compute_capability_of(int device);
 
 }  // namespace cfr::measure

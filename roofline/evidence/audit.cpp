@@ -6,14 +6,20 @@
 #include <exception>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "claimed_figures_check.hpp"
 #include "roofline/auditability.hpp"
+#include "roofline/figures.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 
 namespace cfr::evidence {
 
@@ -26,10 +32,9 @@ constexpr std::int64_t max_dimension = std::int64_t{1} << 31;
 constexpr std::int64_t max_blocks_per_head = std::int64_t{1} << 22;
 
 std::optional<std::string> why_not_recomputable(const ResultRow& row) {
-  const std::array<std::pair<const char*, std::int64_t>, 4> dims{{{"batch", row.batch},
-                                                                  {"heads", row.heads},
-                                                                  {"seq_len", row.seq_len},
-                                                                  {"head_dim", row.head_dim}}};
+  const AttentionProblem& p = row.problem;
+  const std::array<std::pair<const char*, std::int64_t>, 4> dims{
+      {{"batch", p.batch}, {"heads", p.heads}, {"seq_len", p.seq_len}, {"head_dim", p.head_dim}}};
   for (const auto& [name, value] : dims) {
     if (value < 1 || value > max_dimension) {
       return fmt::format("{} = {} is outside 1..2^31; the row's figures were not recomputed", name,
@@ -38,11 +43,11 @@ std::optional<std::string> why_not_recomputable(const ResultRow& row) {
   }
   if (row.tile.tiled()) {
     const std::int64_t smallest = std::min(row.tile.br, row.tile.bc);
-    if (row.seq_len / smallest > max_blocks_per_head) {
+    if (p.seq_len / smallest > max_blocks_per_head) {
       return fmt::format(
           "seq_len {} over a {}x{} tile is more than 2^22 blocks per head; the "
           "row's figures were not recomputed",
-          row.seq_len, row.tile.br, row.tile.bc);
+          p.seq_len, row.tile.br, row.tile.bc);
     }
   }
   return std::nullopt;
@@ -52,8 +57,10 @@ std::string number(double x) {
   return fmt::format("{:.10g}", x);
 }
 
-std::string optional_text(const std::optional<double>& x) {
-  return x ? number(*x) : std::string("absent");
+std::string text_of(const FigureValue& value) {
+  if (const double* x = std::get_if<double>(&value)) return number(*x);
+  if (const std::string* word = std::get_if<std::string>(&value)) return *word;
+  return "absent";
 }
 
 class RowAudit {
@@ -64,16 +71,25 @@ class RowAudit {
         row_(report.results[index]),
         where_(row_location(index, row_)),
         tolerance_(tolerance),
-        out_(out),
-        recomputed_(row_) {}
+        out_(out) {}
 
+  // Recomputes the row through the sweep's own functions, then compares
+  // every figure of the recomputed parts (row_figures()).
   void run() {
     check_status();
     check_device();
     check_catalog();
-    const bool model_ok = check_model();
-    check_timing();
-    if (model_ok) check_achieved();
+    ResultRow recomputed = row_;
+    const bool model_ok = recompute_model(recomputed);
+    const bool timing_ok = recompute_timing(recomputed);
+    const bool achieved_ok = model_ok && recompute_achieved(recomputed);
+    for (const Figure& figure : row_figures()) {
+      const bool recomputed_group = figure.group == FigureGroup::timing     ? timing_ok
+                                    : figure.group == FigureGroup::achieved ? achieved_ok
+                                    : figure.group == FigureGroup::claimed  ? false
+                                                                            : model_ok;
+      if (recomputed_group && !figure.view()) compare(figure, recomputed);
+    }
     for (Finding& finding : check_claimed_figures(row_, report_.ceiling, where_)) {
       out_.findings.push_back(std::move(finding));
     }
@@ -90,23 +106,20 @@ class RowAudit {
            tolerance_.absolute + tolerance_.relative * std::max(std::fabs(a), std::fabs(b));
   }
 
-  void compare(std::string_view field, double reported, double recomputed) {
+  // A figure absent on both sides is not counted; one that a report of
+  // before its key lacks (optional_on_read) is not missing.
+  void compare(const Figure& figure, const ResultRow& recomputed) {
+    const FigureValue reported = figure_value(figure, row_);
+    const FigureValue again = figure_value(figure, recomputed);
+    const bool reported_absent = std::holds_alternative<std::monostate>(reported);
+    if (reported_absent && std::holds_alternative<std::monostate>(again)) return;
+    if (reported_absent && figure.optional_on_read) return;
     ++out_.figures_checked;
-    if (close(reported, recomputed)) return;
-    add(FindingKind::mismatch,
-        fmt::format("{}: report {}, recomputed {}", field, number(reported), number(recomputed)));
-  }
-
-  void compare(std::string_view field, const std::optional<double>& reported,
-               const std::optional<double>& recomputed) {
-    if (reported && recomputed) {
-      compare(field, *reported, *recomputed);
-      return;
-    }
-    ++out_.figures_checked;
-    if (reported.has_value() == recomputed.has_value()) return;
-    add(FindingKind::mismatch, fmt::format("{}: report {}, recomputed {}", field,
-                                           optional_text(reported), optional_text(recomputed)));
+    const double* a = std::get_if<double>(&reported);
+    const double* b = std::get_if<double>(&again);
+    if (a != nullptr && b != nullptr ? close(*a, *b) : reported == again) return;
+    add(FindingKind::mismatch, fmt::format("{}: report {}, recomputed {}", figure.json,
+                                           text_of(reported), text_of(again)));
   }
 
   void check_status() {
@@ -137,170 +150,140 @@ class RowAudit {
 
   // A catalog kernel's tile, compute unit and traffic model are fixed by its
   // description; a report that says otherwise was edited or made by a tool
-  // with another catalog.
+  // with another catalog. A kernel the catalog does not know (a peer, a
+  // plugin) is recomputed from what its row records.
   void check_catalog() {
     const KernelDescription* kernel = find_kernel(row_.kernel);
-    if (kernel == nullptr || row_.head_dim < 1 || row_.head_dim > max_dimension) return;
-    const int head_dim = static_cast<int>(row_.head_dim);
-    if (row_.direction != kernel->direction) {
+    const std::int64_t head_dim = row_.problem.head_dim;
+    if (kernel == nullptr || head_dim < 1 || head_dim > max_dimension) return;
+    const KernelRecord catalog = kernel_record(*kernel, row_.problem);
+    if (row_.direction != catalog.direction) {
       add(FindingKind::mismatch,
           fmt::format("direction: report {}, the catalog's {} is {}", to_string(row_.direction),
-                      kernel->name, to_string(kernel->direction)));
+                      kernel->name, to_string(catalog.direction)));
     }
-    const TileShape tile = kernel->tile_for(head_dim);
-    if (kernel->supports_head_dim(head_dim) && row_.tile != tile) {
+    // The tile of the row's device where the report names its compute
+    // capability; otherwise (a model report) any the catalog gives at d.
+    const auto cc = device_compute_capability();
+    const std::vector<TileShape> tiles =
+        cc ? std::vector<TileShape>{kernel->tile_for(static_cast<int>(head_dim), *cc)}
+           : tiles_on_any_arch(*kernel, static_cast<int>(head_dim));
+    if (kernel->supports_head_dim(static_cast<int>(head_dim)) &&
+        std::find(tiles.begin(), tiles.end(), row_.tile) == tiles.end()) {
+      std::vector<std::string> names;
+      for (TileShape tile : tiles) names.push_back(fmt::format("{}x{}", tile.br, tile.bc));
       add(FindingKind::mismatch,
-          fmt::format("tile: report {}x{}, the catalog's {} uses {}x{} at d={}", row_.tile.br,
-                      row_.tile.bc, kernel->name, tile.br, tile.bc, head_dim));
+          fmt::format("tile: report {}x{}, the catalog's {} uses {} at d={}", row_.tile.br,
+                      row_.tile.bc, kernel->name, fmt::join(names, " or "), head_dim));
     }
-    const ComputeUnit unit = kernel->compute_unit_for(row_.dtype);
-    if (row_.compute_unit != unit) {
+    if (row_.compute_unit != catalog.compute_unit) {
       add(FindingKind::mismatch,
           fmt::format("compute_unit: report {}, the catalog's {} runs {} on {}",
-                      to_string(row_.compute_unit), kernel->name, to_string(row_.dtype),
-                      to_string(unit)));
+                      to_string(row_.compute_unit), kernel->name, to_string(row_.problem.dtype),
+                      to_string(catalog.compute_unit)));
     }
-    if (has_model_figures() && row_.traffic.model != kernel->traffic) {
+    if (row_.model && row_.model->traffic.model != catalog.traffic) {
       add(FindingKind::mismatch,
           fmt::format("traffic.model: report {}, the catalog's {} is modelled as {}",
-                      to_string(row_.traffic.model), kernel->name, to_string(kernel->traffic)));
+                      to_string(row_.model->traffic.model), kernel->name,
+                      to_string(catalog.traffic)));
     }
   }
 
-  // report_json writes flops and traffic exactly when traffic.bytes > 0, and
-  // requires them for ok rows.
-  bool has_model_figures() const { return row_.status == RowStatus::ok || row_.traffic.bytes > 0; }
+  std::optional<ComputeCapability> device_compute_capability() const {
+    if (!row_.device) return std::nullopt;
+    for (const DeviceRecord& device : report_.devices) {
+      if (device.index == *row_.device) return parse_compute_capability(device.cc);
+    }
+    return std::nullopt;
+  }
 
-  // The model half of model_row, with the row's own convention, traffic
-  // model, tile and compute unit. False when nothing could be recomputed.
-  bool check_model() {
-    if (!has_model_figures()) return false;
+  // model_figures with the row's own record and convention. False when the
+  // row has no model figures or they cannot be recomputed.
+  bool recompute_model(ResultRow& recomputed) {
+    if (!row_.model) return false;
     if (const auto why = why_not_recomputable(row_)) {
       add(FindingKind::unverifiable, *why);
       return false;
     }
-    const AttentionProblem problem = row_.problem();
-    const FlopCounts flops = attention_flops(problem, row_.direction, row_.flops.convention);
-    compare("flops.dense", row_.flops.dense, flops.dense);
-    compare("flops.exact", row_.flops.exact, flops.exact);
-    compare("flops.half", row_.flops.half, flops.half);
-    compare("flops.softmax", row_.flops.softmax, flops.softmax);
-    recomputed_.flops = flops;
-
-    TrafficEstimate traffic;
     try {
-      traffic = estimate_traffic(problem, row_.direction, row_.traffic.model, row_.tile);
+      recomputed.model = model_figures(kernel_record(row_), row_.problem, report_.ceiling,
+                                       row_.model->flops.convention);
     } catch (const std::exception& error) {
-      add(FindingKind::unverifiable, fmt::format("traffic: cannot recompute with model '{}': {}",
-                                                 to_string(row_.traffic.model), error.what()));
+      add(FindingKind::unverifiable,
+          fmt::format("traffic: cannot recompute with model '{}': {}",
+                      to_string(row_.model->traffic.model), error.what()));
       return false;
     }
-    compare("traffic.bytes", row_.traffic.bytes, traffic.bytes);
-    compare("traffic.compulsory_bytes", row_.traffic.compulsory_bytes, traffic.compulsory_bytes);
-    check_breakdown(traffic);
-    recomputed_.traffic = traffic;
-
-    // model_row's definition: counted FLOPs per modelled byte.
-    recomputed_.ai = flops.counted() / traffic.bytes;
-    compare("ai", row_.ai, recomputed_.ai);
-
-    const auto peak = report_.ceiling.peak(row_.compute_unit);
-    recomputed_.ridge.reset();
-    recomputed_.ridge_distance.reset();
-    recomputed_.regime.reset();
-    recomputed_.roof_TFLOPs.reset();
-    recomputed_.roof_time_ms.reset();
-    if (peak) {
-      const RooflinePoint point =
-          analyze_roofline(flops.counted(), traffic.bytes, *peak, report_.ceiling.bandwidth_GBps);
-      recomputed_.ridge = point.ridge;
-      recomputed_.ridge_distance = point.ridge_distance;
-      recomputed_.regime = point.regime;
-      recomputed_.roof_TFLOPs = point.roof_TFLOPs;
-      recomputed_.roof_time_ms = point.roof_time_ms;
-    } else if (row_.status == RowStatus::ok) {
+    if (!recomputed.model->roofline && row_.status == RowStatus::ok) {
       add(FindingKind::mismatch,
           fmt::format("status: ok, but the ceiling {} has no {} peak (the model skips such rows)",
                       report_.ceiling.gpu, to_string(row_.compute_unit)));
     }
-    compare("ridge", row_.ridge, recomputed_.ridge);
-    compare("ridge_distance", row_.ridge_distance, recomputed_.ridge_distance);
-    compare("roof_TFLOPs", row_.roof_TFLOPs, recomputed_.roof_TFLOPs);
-    compare("roof_time_ms", row_.roof_time_ms, recomputed_.roof_time_ms);
-    ++out_.figures_checked;
-    if (row_.regime != recomputed_.regime) {
-      add(FindingKind::mismatch,
-          fmt::format("regime: report {}, recomputed {}",
-                      row_.regime ? to_string(*row_.regime) : "absent",
-                      recomputed_.regime ? to_string(*recomputed_.regime) : "absent"));
-    }
+    check_breakdown(recomputed.model->traffic);
     return true;
   }
 
   void check_breakdown(const TrafficEstimate& traffic) {
     std::map<std::string, double> reported;
-    for (const TensorBytes& entry : row_.traffic.breakdown) reported[entry.tensor] += entry.bytes;
+    for (const TensorBytes& entry : row_.model->traffic.breakdown) {
+      reported[entry.tensor] += entry.bytes;
+    }
     for (const TensorBytes& entry : traffic.breakdown) {
       const auto it = reported.find(entry.tensor);
       const std::string field = fmt::format("traffic.breakdown.{}", entry.tensor);
+      ++out_.figures_checked;
       if (it == reported.end()) {
-        ++out_.figures_checked;
         add(FindingKind::mismatch,
             fmt::format("{}: absent from the report, recomputed {}", field, number(entry.bytes)));
         continue;
       }
-      compare(field, it->second, entry.bytes);
+      if (!close(it->second, entry.bytes)) {
+        add(FindingKind::mismatch, fmt::format("{}: report {}, recomputed {}", field,
+                                               number(it->second), number(entry.bytes)));
+      }
       reported.erase(it);
     }
     for (const auto& [tensor, bytes] : reported) {
       add(FindingKind::mismatch,
           fmt::format("traffic.breakdown.{}: report {}, but the {} model has no such tensor",
-                      tensor, number(bytes), to_string(row_.traffic.model)));
+                      tensor, number(bytes), to_string(row_.model->traffic.model)));
     }
   }
 
-  void check_timing() {
+  // The summary from the raw samples. False when there are none.
+  bool recompute_timing(ResultRow& recomputed) {
     if (!row_.timing) {
       if (row_.achieved) {
         add(FindingKind::mismatch, "achieved: present, but there is no timing to derive it from");
       }
-      return;
+      return false;
     }
     if (row_.timing->samples_ms.empty()) {
       add(FindingKind::unverifiable,
           "timing: no raw samples; the median and the other summary figures cannot be "
           "recomputed");
-      return;  // achieved is still checked against the reported median
+      return false;  // achieved is still checked against the reported median
     }
-    Timing timing = *row_.timing;
-    summarize_timing(timing);
-    const Timing& r = *row_.timing;
-    compare("timing.median_ms", r.median_ms, timing.median_ms);
-    compare("timing.min_ms", r.min_ms, timing.min_ms);
-    compare("timing.max_ms", r.max_ms, timing.max_ms);
-    compare("timing.mean_ms", r.mean_ms, timing.mean_ms);
-    compare("timing.stdev_ms", r.stdev_ms, timing.stdev_ms);
-    compare("timing.q1_ms", r.q1_ms, timing.q1_ms);
-    compare("timing.q3_ms", r.q3_ms, timing.q3_ms);
-    recomputed_.timing = timing;
+    recomputed.timing->summary = summarize(row_.timing->samples_ms);
+    return true;
   }
 
-  void check_achieved() {
-    if (!row_.timing) return;
-    const Achieved achieved = achieved_from(recomputed_, report_.ceiling);
+  // achieved_figures over the (recomputed) median. False when there is
+  // nothing to compare.
+  bool recompute_achieved(ResultRow& recomputed) {
+    if (!row_.timing) return false;
+    const Achieved achieved =
+        achieved_figures(*recomputed.model, recomputed.timing->summary.median, report_.ceiling);
     if (!row_.achieved) {
       if (row_.status == RowStatus::ok && achieved.TFLOPs > 0) {
         add(FindingKind::mismatch,
             fmt::format("achieved: absent, recomputed TFLOPs {}", number(achieved.TFLOPs)));
       }
-      return;
+      return false;
     }
-    compare("achieved.TFLOPs", row_.achieved->TFLOPs, achieved.TFLOPs);
-    compare("achieved.bandwidth_GBps", row_.achieved->bandwidth_GBps, achieved.bandwidth_GBps);
-    compare("achieved.bandwidth_utilization", row_.achieved->bandwidth_utilization,
-            achieved.bandwidth_utilization);
-    compare("achieved.fraction_of_roof", row_.achieved->fraction_of_roof,
-            achieved.fraction_of_roof);
+    recomputed.achieved = achieved;
+    return true;
   }
 
   const Report& report_;
@@ -308,7 +291,6 @@ class RowAudit {
   std::string where_;
   const AuditTolerance& tolerance_;
   AuditResult& out_;
-  ResultRow recomputed_;
 };
 
 void check_auditable_flag(const Report& report, AuditResult& out) {
@@ -336,11 +318,6 @@ void check_auditable_flag(const Report& report, AuditResult& out) {
 std::size_t AuditResult::failing() const {
   return static_cast<std::size_t>(
       std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.fails(); }));
-}
-
-std::string row_location(std::size_t index, const ResultRow& row) {
-  return fmt::format("results[{}] ({} {} N={} d={}{})", index, row.kernel, to_string(row.dtype),
-                     row.seq_len, row.head_dim, row.causal ? " causal" : "");
 }
 
 AuditResult audit_report(const Report& report, const AuditTolerance& tolerance) {

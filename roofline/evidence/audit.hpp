@@ -1,11 +1,11 @@
 #pragma once
 
-// `audit`: is a report what it says it is? Every derived figure of every row
-// is recomputed from the report's own inputs and raw samples through the
-// same functions the sweep used (model_row's pieces, summarize_timing,
-// achieved_from), the auditable flag is re-derived with
-// auditability_failures, and a historical row's printed figures are checked
-// against each other. Pure: the caller reads the file.
+// `audit`: is a report what it says it is? Every figure of the figure table
+// (figures.hpp) of every row is recomputed from the report's own inputs and
+// raw samples through the functions the sweep used (model_figures over the
+// row's kernel_record, summarize, achieved_figures), the auditable flag is
+// re-derived with auditability_failures, and a historical row's printed
+// figures are checked against each other. Pure: the caller reads the file.
 
 #include <cstddef>
 #include <string>
@@ -40,9 +40,6 @@ struct AuditResult {
 // figures cannot be recomputed (a shape too large to model, a traffic model
 // the direction has not) is a finding.
 AuditResult audit_report(const Report& report, const AuditTolerance& tolerance = {});
-
-// "results[3] (fa1_wmma fp16 N=1024 d=64 causal)": how findings name a row.
-std::string row_location(std::size_t index, const ResultRow& row);
 
 // One line per finding, "FILE: where: message", then a verdict line.
 std::string render_audit(const AuditResult& result, std::string_view file);

@@ -31,7 +31,7 @@ Interval widened(Interval interval, double printed_value) {
 class ClaimChecker {
  public:
   ClaimChecker(const ResultRow& row, const CeilingRecord& ceiling, std::string_view where)
-      : row_(row), c_(*row.claimed), ceiling_(ceiling), where_(where) {}
+      : row_(row), model_(*row.model), c_(*row.claimed), ceiling_(ceiling), where_(where) {}
 
   std::vector<Finding> run() {
     check_flops();
@@ -53,11 +53,11 @@ class ClaimChecker {
 
   void check_flops() {
     const Interval claimed = printed(c_.flops_G);
-    const double dense = row_.flops.dense / giga;
-    const double exact_count = row_.flops.exact / giga;
-    const double half = row_.flops.half / giga;
+    const double dense = model_.flops.dense / giga;
+    const double exact_count = model_.flops.exact / giga;
+    const double half = model_.flops.half / giga;
     if (claimed.contains(exact_count) || claimed.contains(half)) return;
-    if (row_.causal && claimed.contains(dense)) {
+    if (row_.problem.causal && claimed.contains(dense)) {
       add(fmt::format(
           "flops_G: {:g} GFLOP is the dense count ({:.4g}, every query-key pair) for a row "
           "labelled causal; the causal counts are {:.4g} (exact) and {:.4g} (dense / 2)",
@@ -85,15 +85,15 @@ class ClaimChecker {
 
   void check_traffic() {
     const Interval claimed = printed(c_.traffic_GB) * exact(giga);
-    const double compulsory = row_.traffic.compulsory_bytes;
-    const double model = row_.traffic.bytes;
+    const double compulsory = model_.traffic.compulsory_bytes;
+    const double model = model_.traffic.bytes;
     if (claimed.contains(compulsory) || claimed.contains(model)) return;
     add(fmt::format(
         "traffic_GB: the table's 'theoretical HBM traffic' {:g} GB matches no byte model: "
         "compulsory (Q, K, V, O once) {} (printed / model = {:.3g}), {} (Br={}, Bc={}) {} "
         "(printed / model = {:.3g})",
         c_.traffic_GB, bytes_text(compulsory), c_.traffic_GB * giga / compulsory,
-        to_string(row_.traffic.model), row_.tile.br, row_.tile.bc, bytes_text(model),
+        to_string(model_.traffic.model), row_.tile.br, row_.tile.bc, bytes_text(model),
         c_.traffic_GB * giga / model));
   }
 
@@ -138,50 +138,54 @@ class ClaimChecker {
       add(fmt::format(
           "ai_eff: the table prints {:g} FLOP/byte, but its own FLOPs / traffic is {:g} GFLOP / "
           "{:g} GB = {:.3g}; our model puts this row at {:.3g} ({} bytes, {} FLOPs)",
-          c_.ai_eff, c_.flops_G, c_.traffic_GB, c_.flops_G / c_.traffic_GB, row_.ai,
-          to_string(row_.traffic.model), to_string(row_.flops.convention)));
+          c_.ai_eff, c_.flops_G, c_.traffic_GB, c_.flops_G / c_.traffic_GB, model_.ai,
+          to_string(model_.traffic.model), to_string(model_.flops.convention)));
     }
   }
 
   void check_ridge_distance() {
-    if (!row_.ridge) return;
+    if (!model_.roofline) return;
+    const double row_ridge = model_.roofline->ridge;
     const Interval implied = printed(c_.ridge_distance) * printed(c_.ai_eff);
-    if (implied.contains(*row_.ridge)) return;
+    if (implied.contains(row_ridge)) return;
     std::string matching;
     for (ComputeUnit unit : all_compute_units) {
       const auto peak = ceiling_.peak(unit);
       if (!peak || ceiling_.bandwidth_GBps <= 0) continue;
-      const double ridge = *peak * 1e3 / ceiling_.bandwidth_GBps;
-      if (implied.contains(ridge)) {
+      const double unit_ridge = ridge(*peak, ceiling_.bandwidth_GBps);
+      if (implied.contains(unit_ridge)) {
         matching = fmt::format("; it is the {} ridge ({:g} TFLOP/s / {:g} GB/s = {:.3g})",
-                               to_string(unit), *peak, ceiling_.bandwidth_GBps, ridge);
+                               to_string(unit), *peak, ceiling_.bandwidth_GBps, unit_ridge);
       }
     }
     add(fmt::format(
         "ridge_distance: {:g}x below the ridge at AI_eff {:g} puts the table's ridge at {:.3g} "
         "FLOP/byte, but the {} {} ridge of this report is {:.4g}{}",
         c_.ridge_distance, c_.ai_eff, c_.ridge_distance * c_.ai_eff, ceiling_.gpu,
-        to_string(row_.compute_unit), *row_.ridge, matching));
+        to_string(row_.compute_unit), row_ridge, matching));
   }
 
   void check_regime() {
-    if (!row_.regime) return;
+    if (!model_.roofline) return;
+    const RooflinePoint& roof = *model_.roofline;
     const bool says_memory_bound = c_.regime.find("memory") != std::string::npos;
-    if (says_memory_bound == (*row_.regime == Regime::memory_bound)) return;
+    if (says_memory_bound == (roof.regime == Regime::memory_bound)) return;
     add(fmt::format("regime: the table says '{}', our model says {} (AI {:.3g}, ridge {:.4g})",
-                    c_.regime, to_string(*row_.regime), row_.ai, row_.ridge.value_or(0)));
+                    c_.regime, to_string(roof.regime), model_.ai, roof.ridge));
   }
 
   void check_time_against_roof() {
-    if (!row_.roof_time_ms) return;
-    if (printed(c_.time_ms).hi >= *row_.roof_time_ms) return;
+    if (!model_.roofline) return;
+    const double roof_time_ms = model_.roofline->roof_time_ms;
+    if (printed(c_.time_ms).hi >= roof_time_ms) return;
     add(
         fmt::format("time_ms: {:g} ms is faster than the roofline allows ({:.4g} ms at the {} "
                     "ceiling)",
-                    c_.time_ms, *row_.roof_time_ms, ceiling_.gpu));
+                    c_.time_ms, roof_time_ms, ceiling_.gpu));
   }
 
   const ResultRow& row_;
+  const ModelFigures& model_;
   const ClaimedFigures& c_;
   const CeilingRecord& ceiling_;
   std::string_view where_;
@@ -192,7 +196,7 @@ class ClaimChecker {
 
 std::vector<Finding> check_claimed_figures(const ResultRow& row, const CeilingRecord& ceiling,
                                            std::string_view where) {
-  if (!row.claimed) return {};
+  if (!row.claimed || !row.model) return {};
   return ClaimChecker(row, ceiling, where).run();
 }
 

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/report_json.hpp"
 #include "roofline/statistics.hpp"
 
 namespace cfr::evidence {
@@ -22,10 +24,10 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 // A row's time: its median, when it ran.
 std::optional<double> median_ms(const ResultRow& row) {
-  if (row.status != RowStatus::ok || !row.timing || row.timing->median_ms <= 0) {
-    return std::nullopt;
-  }
-  return row.timing->median_ms;
+  static const Figure& median = figure("measured/median_ms");
+  const auto ms = figure_number(median, row);
+  if (row.status != RowStatus::ok || !ms || *ms <= 0) return std::nullopt;
+  return ms;
 }
 
 // The spread of the raw samples; a row without samples (historical) claims
@@ -51,6 +53,9 @@ RowComparison compare_rows(const RowKey& key, const ResultRow& base, const Resul
   out.key = key;
   out.base_ms = median_ms(base);
   out.new_ms = median_ms(next);
+  for (const Figure* f : options.figures) {
+    out.figures.push_back({f, figure_value(*f, base), figure_value(*f, next)});
+  }
   if (!out.base_ms || !out.new_ms) {
     const bool lost = out.base_ms && next.status == RowStatus::failed;
     out.verdict = lost ? Verdict::failed : Verdict::not_compared;
@@ -116,9 +121,23 @@ void check_refusals(const Report& base, const Report& next, const CompareOptions
 }
 
 RowKey key_of(const Report& report, const ResultRow& row, bool with_device) {
-  return {row.kernel,   row.direction, row.dtype,
-          row.batch,    row.heads,     row.seq_len,
-          row.head_dim, row.causal,    with_device ? device_model(report, row) : std::string()};
+  return {row, with_device ? device_model(report, row) : std::string()};
+}
+
+// "    TFLOPS 27.42 -> 29.10; % roof 10.6 -> 11.3": the --figures of one row.
+std::string render_figure_changes(const std::vector<FigureChange>& changes) {
+  std::string out;
+  for (const FigureChange& c : changes) {
+    out += fmt::format("{}{} {} -> {}", out.empty() ? "    " : "; ", c.figure->label,
+                       format_figure(*c.figure, c.base), format_figure(*c.figure, c.next));
+  }
+  return out.empty() ? out : out + "\n";
+}
+
+nlohmann::json value_json(const FigureValue& value) {
+  if (const double* x = std::get_if<double>(&value)) return *x;
+  if (const std::string* word = std::get_if<std::string>(&value)) return *word;
+  return nullptr;
 }
 
 }  // namespace
@@ -135,10 +154,7 @@ std::string_view to_string(Verdict verdict) {
 }
 
 std::string describe(const RowKey& key) {
-  return fmt::format("{} {} {} B={} H={} N={} d={}{}{}", key.kernel, to_string(key.direction),
-                     to_string(key.dtype), key.batch, key.heads, key.seq_len, key.head_dim,
-                     key.causal ? " causal" : "",
-                     key.device_model.empty() ? "" : " on " + key.device_model);
+  return row_label(key) + (key.device_model.empty() ? "" : " on " + key.device_model);
 }
 
 std::string device_model(const Report& report, const ResultRow& row) {
@@ -217,12 +233,14 @@ std::string render_comparison(const Comparison& c, std::string_view base_name,
     const bool timed = r.base_ms && r.new_ms;
     out += fmt::format(
         "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9}  {}{}\n",
-        r.key.kernel, to_string(r.key.direction), to_string(r.key.dtype), r.key.batch, r.key.heads,
-        r.key.seq_len, r.key.head_dim, r.key.causal ? "yes" : "no",
+        r.key.kernel, to_string(r.key.direction), to_string(r.key.problem.dtype),
+        r.key.problem.batch, r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
+        r.key.problem.causal ? "yes" : "no",
         r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
         timed ? fmt::format("{:.3f}", r.ratio) : "-",
         timed ? fmt::format("{:.1f}%", r.threshold * 100) : "-", to_string(r.verdict),
         r.note.empty() ? "" : " (" + r.note + ")");
+    out += render_figure_changes(r.figures);
   }
   for (const RowKey& key : c.only_in_base) out += "only in base: " + describe(key) + "\n";
   for (const RowKey& key : c.only_in_new) out += "only in new: " + describe(key) + "\n";
@@ -247,17 +265,10 @@ std::string render_verdict_counts(const std::vector<Comparison>& comparisons) {
 
 nlohmann::json to_json(const Comparison& c) {
   auto key_json = [](const RowKey& k) {
-    return nlohmann::json{
-        {"kernel", k.kernel},
-        {"direction", to_string(k.direction)},
-        {"dtype", to_string(k.dtype)},
-        {"batch", k.batch},
-        {"heads", k.heads},
-        {"seq_len", k.seq_len},
-        {"head_dim", k.head_dim},
-        {"causal", k.causal},
-        {"device_model",
-         k.device_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.device_model)}};
+    nlohmann::json out = identity_json(k);
+    out["device_model"] =
+        k.device_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.device_model);
+    return out;
   };
   auto optional = [](const std::optional<double>& x) {
     return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
@@ -272,6 +283,14 @@ nlohmann::json to_json(const Comparison& c) {
     row["threshold"] = timed ? nlohmann::json(r.threshold) : nlohmann::json(nullptr);
     row["verdict"] = to_string(r.verdict);
     row["note"] = r.note;
+    if (!r.figures.empty()) {
+      nlohmann::json figures = nlohmann::json::object();
+      for (const FigureChange& f : r.figures) {
+        figures[std::string(f.figure->tag)] = {{"base", value_json(f.base)},
+                                               {"new", value_json(f.next)}};
+      }
+      row["figures"] = figures;
+    }
     rows.push_back(row);
   }
   nlohmann::json only_base = nlohmann::json::array();

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "roofline/figures.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::evidence {
@@ -24,16 +25,9 @@ enum class Verdict { same, faster, slower, failed, not_compared };
 
 std::string_view to_string(Verdict verdict);  // "SAME", "FASTER", "SLOWER", "FAILED", "N/A"
 
-// What makes two rows the same configuration.
-struct RowKey {
-  std::string kernel;
-  Direction direction = Direction::forward;
-  DType dtype = DType::fp16;
-  std::int64_t batch = 0;
-  std::int64_t heads = 0;
-  std::int64_t seq_len = 0;
-  std::int64_t head_dim = 0;
-  bool causal = false;
+// What makes two rows the same configuration: a row's identity, and the
+// device model it ran on.
+struct RowKey : RowIdentity {
   std::string device_model;  // empty when devices are not part of the match
 
   friend auto operator<=>(const RowKey&, const RowKey&) = default;
@@ -57,6 +51,14 @@ struct CompareOptions {
   // Base kernel name -> new kernel name, to set a renamed kernel against its
   // predecessor (a historical "cuflash-attn-v0.4.0" against "fa1_scalar").
   std::vector<std::pair<std::string, std::string>> kernel_aliases;
+  // Figures shown base -> new beside each matched row's verdict (--figures).
+  std::vector<const Figure*> figures;
+};
+
+struct FigureChange {
+  const Figure* figure = nullptr;
+  FigureValue base;
+  FigureValue next;
 };
 
 struct RowComparison {
@@ -66,7 +68,8 @@ struct RowComparison {
   double ratio = 0;      // new / base; above 1 is slower
   double threshold = 0;  // the relative change this row had to exceed
   Verdict verdict = Verdict::not_compared;
-  std::string note;  // why it was not compared, or what failed
+  std::string note;                   // why it was not compared, or what failed
+  std::vector<FigureChange> figures;  // CompareOptions::figures, in order
 };
 
 struct Comparison {

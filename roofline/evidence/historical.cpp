@@ -22,15 +22,25 @@ namespace {
 // model. It is judged against the fp16 tensor-core roof because the seed's
 // A100 and H100 ridge points (153 and 295 FLOP/byte, §2) are the tensor-core
 // ones; `audit` points out that its V100 ridge (34.9) is not.
+// Its analysis names the tiles and no more: warps, stages, CTAs per SM and
+// launch order stay undeclared (0, none).
+inline constexpr std::array<int, 3> seed_v040_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 2> seed_v040_configs{{
+    {.max_head_dim = 64, .config = {.tile = {64, 64}}},
+    {.max_head_dim = 128, .config = {.tile = {32, 32}}},
+}};
 inline constexpr KernelDescription seed_v040_kernel{
     .name = "cuflash-attn-v0.4.0",
     .direction = Direction::forward,
     .dtypes = {.fp16 = true, .bf16 = false, .fp32 = false},
-    .tiles = {{{64, {64, 64}}, {128, {32, 32}}}},
+    .head_dims = seed_v040_head_dims,
+    .min_compute_capability = {7, 0},
+    .configs = seed_v040_configs,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "the seed's v0.4.0 forward as its analysis describes it (not a kernel we run)",
 };
+static_assert(!description_error(seed_v040_kernel));
 
 std::string lowercase(std::string_view text) {
   std::string out(text);
@@ -189,10 +199,10 @@ Report historical_report(const HistoricalTable& table, std::string_view gpu, con
     }
     row.kernel = table.kernel;
     row.timing = Timing{};
-    row.timing->median_ms = source.claimed.time_ms;
+    row.timing->summary.median = source.claimed.time_ms;
     row.timing->l2_flush = false;  // unknown; not claimed
     row.timing->stop_reason = "historical: one time as the document printed it, no samples kept";
-    row.achieved = achieved_from(row, report.ceiling);
+    row.achieved = achieved_figures(*row.model, source.claimed.time_ms, report.ceiling);
     row.claimed = source.claimed;
     report.results.push_back(std::move(row));
   }

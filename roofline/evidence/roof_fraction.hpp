@@ -15,6 +15,7 @@
 namespace cfr::evidence {
 
 struct RoofFraction {
+  const ResultRow* row = nullptr;
   std::string location;  // row_location()
   std::string device_model;
   double ai = 0;
@@ -25,9 +26,11 @@ struct RoofFraction {
 };
 
 // Ok rows that have achieved figures and a roof, sorted by fraction
-// ascending (ties keep report order).
+// ascending (ties keep report order). The rows point into `report`.
 std::vector<RoofFraction> roof_fractions(const Report& report);
 
+// One line per row: the figures of roof_fraction_figures(), then the device
+// and the row.
 std::string render_roof_fractions(const std::vector<RoofFraction>& rows, const Report& report,
                                   std::string_view file);
 

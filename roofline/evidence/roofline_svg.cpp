@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "log_axis.hpp"
+#include "roofline/figures.hpp"
 #include "xml_text.hpp"
 
 namespace cfr::evidence {
@@ -39,7 +40,7 @@ struct Roof {
   ComputeUnit unit = ComputeUnit::fp32_simt;
   double bandwidth_GBps = 0;
   double peak_TFLOPs = 0;
-  double ridge() const { return peak_TFLOPs / (bandwidth_GBps * tflops_per_GBps_flop_per_byte); }
+  double ridge() const { return cfr::ridge(peak_TFLOPs, bandwidth_GBps); }
   bool measured() const { return source == "measured"; }
 };
 
@@ -76,10 +77,19 @@ bool plottable(double x) {
   return std::isfinite(x) && x > 0;
 }
 
+// "AI: arithmetic intensity, counted FLOPs / modelled DRAM bytes (FLOP/B)"
+std::string axis_label(const Figure& f) {
+  return fmt::format("{}: {} ({})", f.label, f.description, display_unit(f));
+}
+
 class Chart {
  public:
   Chart(const std::vector<PlotReport>& reports, const PlotOptions& options)
-      : reports_(reports), options_(options) {
+      : reports_(reports),
+        options_(options),
+        x_figure_(figure(options.x_figure)),
+        y_figure_(figure(options.y_figure)),
+        roof_figure_(figure("model/roof_TFLOPs")) {
     collect_markers();
     collect_roofs();
     make_axes();
@@ -124,18 +134,23 @@ class Chart {
   }
 
  private:
+  // x and y of a row from the chart's figures; a row with no measured y is
+  // a model projection drawn at its roof.
   void collect_markers() {
     for (const PlotReport& input : reports_) {
       const Report& report = *input.report;
       for (const ResultRow& row : report.results) {
-        if (row.status != RowStatus::ok || !plottable(row.ai)) continue;
-        Marker marker{
-            input.name, report.ceiling.gpu, &row, report.provenance.auditable, false, row.ai, 0};
-        if (row.achieved && plottable(row.achieved->TFLOPs)) {
-          marker.tflops = row.achieved->TFLOPs;
-        } else if (!row.achieved && row.roof_TFLOPs && plottable(*row.roof_TFLOPs)) {
+        const auto x = figure_number(x_figure_, row);
+        if (row.status != RowStatus::ok || !x || !plottable(*x)) continue;
+        Marker marker{input.name, report.ceiling.gpu, &row, report.provenance.auditable, false, *x,
+                      0};
+        const auto measured = figure_number(y_figure_, row);
+        const auto roof = figure_number(roof_figure_, row);
+        if (measured && plottable(*measured)) {
+          marker.tflops = *measured;
+        } else if (!measured && roof && plottable(*roof)) {
           marker.model = true;
-          marker.tflops = *row.roof_TFLOPs;
+          marker.tflops = *roof;
         } else {
           continue;
         }
@@ -246,13 +261,12 @@ class Chart {
           px(plot_left - 8), px(y_.to_pixel(v) + 4), decade_label(v));
     }
     out += fmt::format(
-        "<text class=\"axis-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">Arithmetic "
-        "intensity (FLOP/byte of modelled HBM traffic)</text>\n",
-        px((plot_left + plot_right) / 2), px(plot_bottom + 45));
+        "<text class=\"axis-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+        px((plot_left + plot_right) / 2), px(plot_bottom + 45), attr(axis_label(x_figure_)));
     out += fmt::format(
         "<text class=\"axis-label y\" x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
-        "transform=\"rotate(-90 {0} {1})\">Performance (TFLOP/s)</text>\n",
-        px(plot_left - 55), px((plot_top + plot_bottom) / 2));
+        "transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
+        px(plot_left - 55), px((plot_top + plot_bottom) / 2), attr(axis_label(y_figure_)));
     return out;
   }
 
@@ -330,17 +344,17 @@ class Chart {
           "class=\"{}\" data-report=\"{}\" data-kernel=\"{}\" data-dtype=\"{}\" "
           "data-seq-len=\"{}\" data-head-dim=\"{}\" data-causal=\"{}\" data-auditable=\"{}\" "
           "data-ai=\"{}\" data-tflops=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.6\"",
-          m.model ? "model-point" : "point", attr(m.report), attr(row.kernel), to_string(row.dtype),
-          row.seq_len, row.head_dim, row.causal ? "true" : "false", m.auditable ? "true" : "false",
-          num(m.ai), num(m.tflops), hollow ? "white" : colour, colour);
-      out += shape(row.causal, x, y, attributes);
-      out += fmt::format(
-          "><title>{} {} N={} d={}{}: {:.4g} TFLOP/s at {:.4g} FLOP/byte{} ({})</title>{}\n",
-          attr(row.kernel), to_string(row.dtype), row.seq_len, row.head_dim,
-          row.causal ? " causal" : "", m.tflops, m.ai,
-          m.model ? ", model roof" : (m.auditable ? "" : ", unauditable"), attr(m.report),
-          row.causal ? "</path>" : "</circle>");
-      const std::string label = seq_label(row.seq_len) + (several_gpus_ ? " " + m.gpu : "") +
+          m.model ? "model-point" : "point", attr(m.report), attr(row.kernel),
+          to_string(row.problem.dtype), row.problem.seq_len, row.problem.head_dim,
+          row.problem.causal ? "true" : "false", m.auditable ? "true" : "false", num(m.ai),
+          num(m.tflops), hollow ? "white" : colour, colour);
+      out += shape(row.problem.causal, x, y, attributes);
+      out += fmt::format("><title>{}: {:.4g} TFLOP/s at {:.4g} FLOP/byte{} ({})</title>{}\n",
+                         attr(row_label(row)), m.tflops, m.ai,
+                         m.model ? ", model roof" : (m.auditable ? "" : ", unauditable"),
+                         attr(m.report), row.problem.causal ? "</path>" : "</circle>");
+      const std::string label = seq_label(row.problem.seq_len) +
+                                (several_gpus_ ? " " + m.gpu : "") +
                                 (!m.model && !m.auditable ? " unauditable" : "");
       out += fmt::format(
           "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>\n",
@@ -407,6 +421,9 @@ class Chart {
 
   const std::vector<PlotReport>& reports_;
   const PlotOptions& options_;
+  const Figure& x_figure_;
+  const Figure& y_figure_;
+  const Figure& roof_figure_;  // where a model projection is drawn
   std::vector<Marker> markers_;
   bool several_gpus_ = false;         // reports of several GPUs: labels name the GPU
   std::vector<std::string> kernels_;  // colour order

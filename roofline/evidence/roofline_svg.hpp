@@ -16,7 +16,7 @@
 //   <circle class="ridge" data-unit data-ridge data-tflops>
 //   <circle|path class="point" data-report data-kernel data-seq-len
 //      data-causal data-auditable data-ai data-tflops>   one per ok row with
-//      achieved TFLOP/s > 0: x = row.ai, y = achieved.TFLOPs
+//      achieved TFLOP/s > 0: x and y the figures PlotOptions names (ai, achieved TFLOPs)
 //   <circle|path class="model-point" ...>  an ok row with no achieved figures
 //      (a model projection), drawn hollow gray at its roof
 
@@ -37,6 +37,10 @@ struct PlotOptions {
   // Measured ceilings (from a `ceilings` file) drawn solid beside the
   // reports' own; units without a figure are not drawn.
   std::vector<CeilingRecord> extra_ceilings;
+  // The figures (row_figures() tags) a point is drawn at; a row without a
+  // y value is drawn at model/roof_TFLOPs as a model projection.
+  std::string x_figure = "model/ai";
+  std::string y_figure = "achieved/TFLOPs";
 };
 
 struct PlotSummary {

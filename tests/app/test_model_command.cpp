@@ -19,12 +19,29 @@ TEST_CASE("cli: model --json - writes a model report, not auditable, with the re
   CHECK(doc["provenance"]["reasons"][0] == "model projection, not a measurement");
   CHECK(doc["devices"].empty());
   CHECK(doc["ceiling"]["gpu"] == "a100");
-  REQUIRE(doc["results"].size() == 3);  // naive, fa1_scalar, fa1_wmma
+  REQUIRE(doc["results"].size() == 4);  // naive, fa1_scalar, fa1_wmma, fa2_mma
   const json& scalar = doc["results"][1];
   CHECK(scalar["kernel"] == "fa1_scalar");
   CHECK(scalar["traffic"]["bytes"].get<double>() == 8624013312.0);  // the seed's ≈ 8.6 GB
   CHECK(scalar["flops"]["dense"].get<double>() == 549755813888.0);
   CHECK(r.err.find("kernel") != std::string::npos);  // the table went to stderr
+}
+
+// The V100's compute capability 7.0 from configs/gpus.json, fa1_wmma's
+// minimum 8.0 from roofline/kernel_catalog.hpp.
+TEST_CASE("cli: model --gpu skips a kernel the GPU table's compute capability cannot run") {
+  const CliResult r =
+      run_cli("model --gpu v100 --seq-lens 4096 --kernels fa1_scalar,fa1_wmma --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  REQUIRE(doc["results"].size() == 2);
+  CHECK(doc["results"][0]["status"] == "ok");
+  CHECK(doc["results"][1]["status"] == "skipped");
+  CHECK(doc["results"][1]["reason"] ==
+        "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.0");
+  const json a100 =
+      json::parse(run_cli("model --gpu a100 --seq-lens 4096 --kernels fa1_wmma --json -").out);
+  CHECK(a100["results"][0]["status"] == "ok");  // 8.0
 }
 
 TEST_CASE("cli: model axes: ranges, --both, --backward, ragged N and N = 1") {
@@ -33,16 +50,18 @@ TEST_CASE("cli: model axes: ranges, --both, --backward, ragged N and N = 1") {
       "--dtype fp16,fp32 --json -");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
-  // 2 masks · 2 dtypes · 2 head dims · 3 N · 4 kernels
-  CHECK(doc["results"].size() == 96);
+  // 2 masks · 2 dtypes · 2 head dims · 3 N · 5 kernels
+  CHECK(doc["results"].size() == 120);
   int skipped = 0;
   for (const json& row : doc["results"]) {
     if (row["status"] == "skipped") {
       ++skipped;
-      CHECK(row["reason"] == "fa1_wmma has no fp32 variant");
+      const std::string kernel = row["kernel"];
+      CHECK((kernel == "fa1_wmma" || kernel == "fa2_mma"));
+      CHECK(row["reason"] == kernel + " has no fp32 variant");
     }
   }
-  CHECK(skipped == 12);
+  CHECK(skipped == 24);  // fp32 of the two tensor-core kernels
 }
 
 TEST_CASE("cli: csv and md outputs are written; the table lists every row") {
@@ -65,7 +84,8 @@ TEST_CASE("cli: bad values fail with one line naming the value; nothing half-wri
       {"--seq-lens 1024:16384:2", "--seq-lens: malformed step '2' in '1024:16384:2'"},
       {"--head-dims 96", "--head-dims: 96 is not supported (supported: 32, 64, 128)"},
       {"--kernels fa9",
-       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa1_bwd, all)"},
+       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa2_mma, fa1_bwd, "
+       "all)"},
       {"--dtype fp8", "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"},
       {"--gpu b200", "--gpu b200: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"},
       {"--batch x", "--batch: 'x' is not an integer (in 'x')"},

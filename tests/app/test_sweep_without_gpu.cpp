@@ -17,8 +17,8 @@ TEST_CASE("cli: sweep without a CUDA device runs the model, says so loudly, exit
   CHECK(doc["provenance"]["source"] == "model");
   CHECK(doc["provenance"]["auditable"] == false);
   CHECK(doc["provenance"]["reasons"][1] == "no CUDA device on this machine: nothing was measured");
-  // The seed's default axes: B = 1, H = 8, d = 64, N 1024…16384 (5 lengths), 3 forward kernels.
-  REQUIRE(doc["results"].size() == 15);
+  // The seed's default axes: B = 1, H = 8, d = 64, N 1024…16384 (5 lengths), 4 forward kernels.
+  REQUIRE(doc["results"].size() == 20);
   for (const json& row : doc["results"]) {
     CHECK(row["causal"] == true);
     CHECK(row["batch"] == 1);

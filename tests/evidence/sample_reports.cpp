@@ -8,6 +8,7 @@
 
 #include "roofline/gpu_table.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 
 using namespace cfr;
 
@@ -64,15 +65,15 @@ Report measured_report() {
     ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact);
     row.device = 0;
     // A plausible time: a few times the roofline bound, samples about 1% apart.
-    const double t = *row.roof_time_ms * (kernel.name == "fa1_scalar" ? 6.0 : 2.5);
+    const double t = row.model->roofline->roof_time_ms * (kernel.name == "fa1_scalar" ? 6.0 : 2.5);
     row.timing = Timing{};
     row.timing->samples_ms = {t, t * 1.01, t * 0.99, t * 1.02, t * 0.995};
     row.timing->warmup = 3;
     row.timing->sm_clock_MHz = 1980;
     row.timing->noise_target_met = true;
     row.timing->stop_reason = "noise target met";
-    summarize_timing(*row.timing);
-    row.achieved = achieved_from(row, r.ceiling);
+    row.timing->summary = summarize(row.timing->samples_ms);
+    row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
     row.correctness =
         Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
     r.results.push_back(row);
@@ -103,8 +104,8 @@ Report model_report() {
 void scale_row_time(Report& report, std::size_t index, double factor) {
   ResultRow& row = report.results.at(index);
   for (double& sample : row.timing->samples_ms) sample *= factor;
-  summarize_timing(*row.timing);
-  row.achieved = achieved_from(row, report.ceiling);
+  row.timing->summary = summarize(row.timing->samples_ms);
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, report.ceiling);
 }
 
 evidence::HistoricalTable seed_table() {
@@ -116,4 +117,22 @@ Report seed_report(const std::string& gpu) {
   const GpuTable gpus = parse_gpu_table(
       nlohmann::json::parse(read_text(source_path("configs/gpus.json"))), "configs/gpus.json");
   return evidence::historical_report(seed_table(), gpu, gpus);
+}
+
+Report every_kernel_report() {
+  Report r = measured_report();
+  r.results.clear();
+  for (const KernelDescription& kernel : kernel_catalog) {
+    ResultRow row =
+        model_row(kernel, {1, 8, 1024, 64, true, DType::fp16}, r.ceiling, FlopConvention::exact);
+    row.device = 0;
+    const double t = row.model->roofline->roof_time_ms * 3;
+    row.timing = Timing{};
+    row.timing->samples_ms = {t, t * 1.01, t * 0.99, t * 1.02, t * 0.995};
+    row.timing->summary = summarize(row.timing->samples_ms);
+    row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
+    row.correctness = Correctness{"reference fp32", 1e-3, 2e-3, 5e-3, true, {}};
+    r.results.push_back(row);
+  }
+  return r;
 }

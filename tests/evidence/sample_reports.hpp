@@ -1,7 +1,7 @@
 #pragma once
 
 // Reports the evidence tests start from, built through the same functions the
-// sweep uses (model_row, summarize_timing, achieved_from), so a clean one is
+// sweep uses (model_row, summarize, achieved_figures), so a clean one is
 // consistent by construction and each test tampers with one thing.
 
 #include <string>
@@ -17,6 +17,11 @@ cfr::CeilingRecord h200_datasheet();
 // B=1 H=8 d=64, N in {1024, 4096}, causal and not (8 ok rows, each with five
 // samples about 1% apart), plus one skipped row (fa1_wmma has no fp32).
 cfr::Report measured_report();
+
+// One measured row of every catalog kernel (naive, fa1_scalar, fa1_wmma,
+// fa1_bwd) at B=1 H=8 N=1024 d=64 causal fp16: every traffic model applies
+// to one of them.
+cfr::Report every_kernel_report();
 
 // The same grid as `model` writes it: no device, timing or achieved figures.
 cfr::Report model_report();

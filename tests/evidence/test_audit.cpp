@@ -32,15 +32,16 @@ std::string all_messages(const AuditResult& result) {
 }  // namespace
 
 TEST_CASE("a clean measured report audits consistent, every derived figure recomputed") {
-  // sample_reports.cpp builds the report through model_row/summarize/achieved_from.
+  // sample_reports.cpp builds the report through model_row/summarize/achieved_figures.
   const AuditResult result = audit_report(measured_report());
   INFO(all_messages(result));
   CHECK(result.consistent());
   CHECK(result.failing() == 0);
   CHECK(result.rows == 9);
-  // 8 ok rows x (4 flops + 2 traffic + 5 breakdown + ai + 5 roofline + 7 timing + 4 achieved)
-  // plus the skipped row, which has no model figures.
-  CHECK(result.figures_checked == 8 * (4 + 2 + 5 + 1 + 5 + 7 + 4));
+  // 8 ok rows x (4 flops + traffic.bytes and compulsory_bytes + 2 by_model (compulsory,
+  // kv_reload) + dram_model + 5 breakdown + ai + 5 roofline + 7 timing + 4 achieved), plus the
+  // skipped row, which has no model figures.
+  CHECK(result.figures_checked == 8 * (4 + 2 + 2 + 1 + 5 + 1 + 5 + 7 + 4));
 }
 
 TEST_CASE("the audit survives the JSON round trip: doubles are written exactly") {
@@ -50,13 +51,13 @@ TEST_CASE("the audit survives the JSON round trip: doubles are written exactly")
 
 TEST_CASE("an edited median is caught and named with the row and both values") {
   Report report = measured_report();
-  const double true_median = report.results[0].timing->median_ms;
-  report.results[0].timing->median_ms = true_median * 1.1;
+  const double true_median = report.results[0].timing->summary.median;
+  report.results[0].timing->summary.median = true_median * 1.1;
   const AuditResult result = audit_report(report);
   CHECK_FALSE(result.consistent());
   const auto found = findings(result, FindingKind::mismatch, "timing.median_ms");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].where == "results[0] (fa1_scalar fp16 N=1024 d=64)");
+  CHECK(found[0].where == "results[0] (fa1_scalar forward fp16 B=1 H=8 N=1024 d=64)");
   CHECK(found[0].message == fmt::format("timing.median_ms: report {:.10g}, recomputed {:.10g}",
                                         true_median * 1.1, true_median));
 }
@@ -101,16 +102,16 @@ TEST_CASE("a flipped auditable flag is caught in both directions, naming the con
 
 TEST_CASE("a wrong FLOP count is caught against attention_flops") {
   Report report = measured_report();
-  report.results[1].flops.exact *= 2;  // e.g. the dense count typed for a causal row
+  report.results[1].model->flops.exact *= 2;  // e.g. the dense count typed for a causal row
   const auto found = findings(audit_report(report), FindingKind::mismatch);
   REQUIRE(found.size() == 1);
-  CHECK(found[0].where == "results[1] (fa1_scalar fp16 N=1024 d=64 causal)");
+  CHECK(found[0].where == "results[1] (fa1_scalar forward fp16 B=1 H=8 N=1024 d=64 causal)");
   CHECK(found[0].message.starts_with("flops.exact: report"));
 }
 
 TEST_CASE("edited bytes, tile and achieved figures are each caught") {
   Report bytes = measured_report();
-  bytes.results[4].traffic.breakdown[1].bytes *= 1.01;  // K
+  bytes.results[4].model->traffic.breakdown[1].bytes *= 1.01;  // K
   CHECK(findings(audit_report(bytes), FindingKind::mismatch, "traffic.breakdown.K").size() == 1);
 
   Report tile = measured_report();
@@ -127,7 +128,8 @@ TEST_CASE("edited bytes, tile and achieved figures are each caught") {
   CHECK(findings(audit_report(achieved), FindingKind::mismatch, "achieved.TFLOPs").size() == 1);
 
   Report roof = measured_report();
-  roof.results[6].roof_TFLOPs = 989.4;  // the compute roof instead of bandwidth x AI
+  roof.results[6].model->roofline->roof_TFLOPs =
+      989.4;  // the compute roof instead of bandwidth x AI
   CHECK(findings(audit_report(roof), FindingKind::mismatch, "roof_TFLOPs").size() == 1);
 }
 
@@ -162,8 +164,9 @@ TEST_CASE("a model report audits consistent; its own reasons come back as notes"
 
 TEST_CASE("absurd shapes are unverifiable findings, not hangs or throws") {
   Report report = measured_report();
-  report.results[0].seq_len = std::int64_t{1} << 40;  // over a 64x64 tile: 2^34 blocks per head
-  report.results[1].head_dim = -3;
+  report.results[0].problem.seq_len = std::int64_t{1}
+                                      << 40;  // over a 64x64 tile: 2^34 blocks per head
+  report.results[1].problem.head_dim = -3;
   report.results[2].tile = {0, 0};  // kv_reload needs a tile
   const AuditResult result = audit_report(report);
   CHECK(findings(result, FindingKind::unverifiable, "seq_len").size() == 1);
@@ -180,10 +183,11 @@ TEST_CASE("a row pointing at an unrecorded device is caught") {
 
 TEST_CASE("the audit renders one line per finding and a verdict line naming the file") {
   Report report = measured_report();
-  report.results[0].timing->max_ms += 1;
+  report.results[0].timing->summary.max += 1;
   const std::string text = render_audit(audit_report(report), "sweep.json");
   CHECK(text.starts_with(
-      "sweep.json: mismatch: results[0] (fa1_scalar fp16 N=1024 d=64): timing.max_ms: report"));
+      "sweep.json: mismatch: results[0] (fa1_scalar forward fp16 B=1 H=8 N=1024 d=64): "
+      "timing.max_ms: report"));
   CHECK(text.find("sweep.json: INCONSISTENT: 9 rows,") != std::string::npos);
   const nlohmann::json json = to_json(audit_report(report));
   CHECK(json["consistent"] == false);

@@ -13,7 +13,10 @@ namespace {
 const RowComparison& row_for(const Comparison& c, std::int64_t seq_len, bool causal,
                              std::string_view kernel = "fa1_wmma") {
   for (const RowComparison& r : c.rows) {
-    if (r.key.seq_len == seq_len && r.key.causal == causal && r.key.kernel == kernel) return r;
+    if (r.key.problem.seq_len == seq_len && r.key.problem.causal == causal &&
+        r.key.kernel == kernel) {
+      return r;
+    }
   }
   throw std::runtime_error("no such row");
 }
@@ -71,13 +74,13 @@ TEST_CASE("rows present on one side only are listed, not compared") {
   Report next = measured_report();
   next.results.erase(next.results.begin() + 2);  // fa1_scalar N=4096
   next.results.push_back(next.results[0]);
-  next.results.back().batch = 4;
+  next.results.back().problem.batch = 4;
   const Comparison c = compare_reports(base, next, {});
   REQUIRE(c.only_in_base.size() == 1);
   CHECK(describe(c.only_in_base[0]) ==
         "fa1_scalar forward fp16 B=1 H=8 N=4096 d=64 on NVIDIA H200");
   REQUIRE(c.only_in_new.size() == 1);
-  CHECK(c.only_in_new[0].batch == 4);
+  CHECK(c.only_in_new[0].problem.batch == 4);
 }
 
 TEST_CASE("an unauditable baseline is refused unless allowed, then labelled") {

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "../app/cli_runner.hpp"
+#include "roofline/figures.hpp"
 #include "roofline/report_json.hpp"
 #include "sample_reports.hpp"
 #include "xml_check.hpp"
@@ -136,13 +138,13 @@ TEST_CASE("audit exits 0 on a consistent report and 1 on a tampered one") {
   CHECK(clean.out.find(": consistent: 9 rows") != std::string::npos);
 
   Report tampered = measured_report();
-  tampered.results[2].timing->median_ms *= 0.9;
+  tampered.results[2].timing->summary.median *= 0.9;
   const std::string path = write_report("tampered.json", tampered);
   const std::string json_path = temp_path("audit.json");
   const CliResult result = run_cli("audit '" + path + "' --json '" + json_path + "'");
   CHECK(result.exit_code == 1);
-  CHECK(result.out.find("results[2] (fa1_scalar fp16 N=4096 d=64): timing.median_ms: report") !=
-        std::string::npos);
+  CHECK(result.out.find("results[2] (fa1_scalar forward fp16 B=1 H=8 N=4096 d=64): "
+                        "timing.median_ms: report") != std::string::npos);
   const json document = json::parse(read_file(json_path));
   CHECK(document["schema"] == "cuflash-roofline/audit/v1");
   CHECK(document["consistent"] == false);
@@ -188,6 +190,33 @@ TEST_CASE("compare: SAME on itself, the regression gate, and the refusal rules")
   CHECK(run_cli("compare '" + base + "' '" + other + "'").exit_code == 2);
   CHECK(run_cli("compare '" + base + "' '" + other + "' --allow-cross-device")
             .out.find("!! CROSS-DEVICE") != std::string::npos);
+}
+
+TEST_CASE("compare --figures shows figure-table figures base -> new; an unknown tag is one line") {
+  const std::string base = write_report("figures-base.json", measured_report());
+  Report slower = measured_report();
+  scale_row_time(slower, 4, 2.0);  // fa1_wmma N=1024: half the TFLOP/s
+  const std::string next = write_report("figures-slower.json", slower);
+  const std::string json_path = temp_path("compare-figures.json");
+  const CliResult shown =
+      run_cli("compare '" + base + "' '" + next +
+              "' --figures achieved/TFLOPs,model/regime --json '" + json_path + "'");
+  CHECK(shown.exit_code == 0);
+  const Figure& tflops = figure("achieved/TFLOPs");
+  const std::string expected =
+      fmt::format("    TFLOPS {} -> {}; regime memory-bound -> memory-bound\n",
+                  format_figure(tflops, figure_value(tflops, measured_report().results[4])),
+                  format_figure(tflops, figure_value(tflops, slower.results[4])));
+  CHECK(shown.out.find(expected) != std::string::npos);
+  const json row = json::parse(read_file(json_path))["pairs"][0]["rows"][4];
+  CHECK(row["figures"]["achieved/TFLOPs"]["new"].get<double>() ==
+        Approx(row["figures"]["achieved/TFLOPs"]["base"].get<double>() / 2));
+
+  const CliResult unknown = run_cli("compare '" + base + "' '" + base + "' --figures speed");
+  CHECK(unknown.exit_code == 2);
+  CHECK(lines(unknown.err) == 1);
+  CHECK(unknown.err.find("--figures: unknown figure 'speed' (known: model/flops,") !=
+        std::string::npos);
 }
 
 TEST_CASE("compare matches two folders by file name and lists the leftovers") {

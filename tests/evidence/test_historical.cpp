@@ -86,10 +86,10 @@ TEST_CASE("a historical report is unauditable, keeps the printed columns and mod
   const ResultRow& row = report.results[0];
   CHECK(row.kernel == "cuflash-attn-v0.4.0");
   CHECK(row.tile == TileShape{64, 64});  // the seed's §4.1/§4.2: Br = Bc = 64 at d = 64
-  CHECK(row.traffic.model == TrafficModelKind::kv_reload);
+  CHECK(row.model->traffic.model == TrafficModelKind::kv_reload);
   CHECK(row.compute_unit == ComputeUnit::fp16_tensor);
   CHECK(row.timing->samples_ms.empty());
-  CHECK(row.timing->median_ms == 0.11);  // §5.1, H100 N=1,024
+  CHECK(row.timing->summary.median == 0.11);  // §5.1, H100 N=1,024
   REQUIRE(row.claimed);
   CHECK(row.claimed->TFLOPs == 8.2);
   CHECK(row.device == std::nullopt);

@@ -71,20 +71,20 @@ TEST_CASE("the chart parses as XML and has one point per ok row with achieved fi
     const ResultRow* row = nullptr;
     for (const ResultRow& r : report.results) {
       if (r.kernel == p->attribute("data-kernel") &&
-          std::to_string(r.seq_len) == p->attribute("data-seq-len") &&
-          (r.causal ? "true" : "false") == p->attribute("data-causal") &&
+          std::to_string(r.problem.seq_len) == p->attribute("data-seq-len") &&
+          (r.problem.causal ? "true" : "false") == p->attribute("data-causal") &&
           r.status == RowStatus::ok) {
         row = &r;
       }
     }
     REQUIRE(row != nullptr);
     // x = the row's AI, y = achieved TFLOP/s, as data and as pixels.
-    CHECK(p->number("data-ai") == Approx(row->ai).epsilon(1e-9));
+    CHECK(p->number("data-ai") == Approx(row->model->ai).epsilon(1e-9));
     CHECK(p->number("data-tflops") == Approx(row->achieved->TFLOPs).epsilon(1e-9));
     CHECK(p->attribute("data-auditable") == "true");
-    CHECK(p->name == (row->causal ? "path" : "circle"));  // causal by marker shape
+    CHECK(p->name == (row->problem.causal ? "path" : "circle"));  // causal by marker shape
     if (p->name == "circle") {
-      CHECK(chart.x.from_pixel(p->number("cx")) == Approx(row->ai).epsilon(1e-3));
+      CHECK(chart.x.from_pixel(p->number("cx")) == Approx(row->model->ai).epsilon(1e-3));
       CHECK(chart.y.from_pixel(p->number("cy")) == Approx(row->achieved->TFLOPs).epsilon(1e-3));
     }
   }
@@ -137,8 +137,10 @@ TEST_CASE("the axes are log-log with decade ticks and labelled with units") {
   const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
   const auto axis_labels = chart.with_class("axis-label");
   REQUIRE(axis_labels.size() == 2);
-  CHECK(axis_labels[0]->text.find("FLOP/byte") != std::string::npos);
-  CHECK(axis_labels[1]->text == "Performance (TFLOP/s)");
+  // Each axis is named by its figure (figures.cpp): label, description, unit.
+  CHECK(axis_labels[0]->text.starts_with("AI: arithmetic intensity"));
+  CHECK(axis_labels[0]->text.ends_with("(FLOP/B)"));
+  CHECK(axis_labels[1]->text == "TFLOPS: counted FLOPs / median time (TFLOPS)");
   const auto ticks = chart.with_class("tick-label");
   CHECK(ticks.size() == chart.x.decades().size() + chart.y.decades().size());
   CHECK(std::any_of(ticks.begin(), ticks.end(),
@@ -177,7 +179,8 @@ TEST_CASE("model rows are gray hollow markers at their roof, not points") {
   const auto projections = chart.with_class("model-point");
   REQUIRE(projections.size() == 8);
   CHECK(summary.model_points == 8);
-  CHECK(projections[0]->number("data-tflops") == Approx(*model.results[0].roof_TFLOPs));
+  CHECK(projections[0]->number("data-tflops") ==
+        Approx(model.results[0].model->roofline->roof_TFLOPs));
 }
 
 TEST_CASE("a measured ceiling is drawn solid beside the datasheet's dashed roof") {

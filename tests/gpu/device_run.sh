@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
-# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings. Logs go to $OUT (or
+# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
+# fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
+# peers_sweep, peer_compare. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -35,9 +37,14 @@ step_sanitizer() {
   done
 }
 
+# A measured report re-derives under audit (exit 0), traffic.by_model included.
 step_smoke() {
   "$tool" sweep --seq-lens 4096,16384 --head-dims 64 --both --backward --max-seconds 1 \
     --json "$out/smoke.json" 2>&1 | tail -n 30
+  "$tool" audit "$out/smoke.json" | tail -n 3
+  local rc=${PIPESTATUS[0]}
+  echo "audit exit $rc"
+  [[ $rc -eq 0 ]] || status=1
 }
 
 # --devices all and --devices 0 on one GPU give the rows of a plain sweep; a
@@ -80,6 +87,189 @@ step_ceilings() {
   mkdir -p results/h200
   "$tool" ceilings --json results/h200/ceilings.json 2>&1 | tail -n 20
   cp results/h200/ceilings.json "$out/"
+}
+
+# fa2_mma tile variants: checked against the reference, then timed (cold).
+step_fa2variants() {
+  "$build/tests/gpu/fa2_variants" "${CFR_FA2_FILTER:-}" 2>&1 | tee "$out/fa2-variants.txt" | tail -n 60
+}
+
+# Nsight Compute facts the --profile design rests on: the version, the metric
+# names this chip has, what --nvtx-include / --print-nvtx-rename do with the
+# ranges a profiled run pushes, a raw CSV of real kernels (a parser fixture),
+# and DRAM / L2 bytes of fa2_mma at shapes around the L2 size.
+step_ncuprobe() {
+  local log=$out/ncu-probe.txt probe=$build/tests/gpu/ncu_nvtx_probe
+  ncu --version >"$log" 2>&1
+  ncu --query-metrics --chip gh100 >"$out/ncu-metrics-gh100.txt" 2>&1
+  local basic=gpu__time_duration.sum,launch__grid_size
+  local -a filters=(
+    "--nvtx --nvtx-include cfr_profile/"
+    "--nvtx --nvtx-include cfr_profile/ --print-nvtx-rename kernel"
+    "--nvtx --nvtx-include regex:row.*/ --print-nvtx-rename kernel"
+    "--nvtx --nvtx-include cfr_profile/*/ --print-nvtx-rename kernel"
+    "--nvtx --nvtx-include cfr_profile/row_7/"
+  )
+  for filter in "${filters[@]}"; do
+    echo "== ncu --csv --page raw $filter" >>"$log"
+    # shellcheck disable=SC2086
+    ncu --csv --page raw --metrics "$basic" $filter "$probe" >>"$log" 2>&1
+  done
+  echo "== details page with --nvtx" >>"$log"
+  ncu --nvtx --nvtx-include cfr_profile/ --metrics "$basic" --print-details all "$probe" >>"$log" 2>&1
+  local -a wanted=(dram__bytes_read.sum dram__bytes_write.sum lts__t_bytes.sum
+    lts__t_sectors_srcunit_tex.sum lts__t_sector_hit_rate.pct
+    l1tex__data_pipe_lsu_wavefronts_mem_shared.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+    smsp__inst_executed_op_ldsm.sum sm__inst_executed_pipe_tensor_op_hmma.sum
+    sm__inst_executed_pipe_tensor_op_gmma.sum sm__ops_path_tensor_src_fp16_dst_fp32.sum
+    sm__ops_path_tensor_src_bf16_dst_fp32.sum sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum
+    smsp__sass_thread_inst_executed_op_ffma_pred_on.sum smsp__sass_thread_inst_executed_op_fadd_pred_on.sum
+    smsp__sass_thread_inst_executed_op_fmul_pred_on.sum gpu__time_duration.sum
+    sm__cycles_elapsed.avg.per_second dram__cycles_elapsed.avg.per_second
+    sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+    sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
+    sm__throughput.avg.pct_of_peak_sustained_elapsed launch__registers_per_thread
+    launch__occupancy_limit_registers sm__warps_active.avg.pct_of_peak_sustained_active)
+  local present=()
+  for metric in "${wanted[@]}"; do
+    if grep -q "^${metric%.*}[[:space:]]" "$out/ncu-metrics-gh100.txt"; then present+=("$metric"); fi
+  done
+  local list
+  list=$(IFS=,; echo "${present[*]}")
+  echo "== metrics present: $list" >>"$log"
+  ncu --csv --page raw --print-units base --clock-control none --cache-control all --metrics "$list" \
+    "$tool" sweep --gpu h200 --kernels naive,fa1_scalar,fa1_wmma --seq-lens 300 --head-dims 64 \
+    --no-causal --warmup 0 --min-samples 1 --max-seconds 0.01 --hot \
+    >"$out/ncu-fixture-sweep.csv" 2>&1
+  echo "== fixture exit $?" >>"$log"
+  local fa2=$build/tests/gpu/fa2_variants bytes=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum
+  for spec in "d128_bc64_w4x2 8 16384" "d128_bc64_w4x2 32 32768" "d64_bc128_w4x2 32 65536" "d128_bc64_w4x2 128 32768"; do
+    for causal in 0 1; do
+      read -r name heads seq_len <<<"$spec"
+      echo "== fa2 $name H=$heads N=$seq_len causal=$causal" >>"$log"
+      ncu --csv --page raw --print-units base --clock-control none --metrics "$bytes" \
+        --kernel-name regex:fa2_mma "$fa2" --once "$name" "$heads" "$seq_len" "$causal" >>"$log" 2>&1
+    done
+  done
+  tail -n 30 "$log"
+}
+
+# Counters for the L2-aware DRAM model (issue 10): one ncu process over
+# tests/gpu/single_launch, every kernel at the default sweep's axes and at
+# shapes whose K/V working set outgrows the L2; rows are told apart by the
+# NVTX range each configuration's launches run in.
+l2data_metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sectors_srcunit_ltcfabric.sum
+l2data_metrics+=,lts__t_sectors_lookup_miss.sum,gpu__time_duration.sum,sm__ops_path_tensor_src_fp16.sum
+l2data_metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__inst_executed_pipe_tensor_op_hmma.sum
+l2data_metrics+=,sm__inst_executed_pipe_tensor_op_gmma.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+l2data_metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__cycles_elapsed.avg.per_second
+step_l2data() {
+  local configs=()
+  for kernel in naive fa1_scalar fa1_wmma fa2_mma fa1_bwd; do
+    for head_dim in 64 128; do
+      for seq_len in 1024 2048 4096 8192 16384; do
+        for causal in 0 1; do configs+=("$kernel:fp16:1:8:$seq_len:$head_dim:$causal"); done
+      done
+    done
+  done
+  for causal in 0 1; do
+    configs+=("fa2_mma:fp16:1:32:32768:128:$causal" "fa2_mma:fp16:1:8:65536:128:$causal"
+      "fa2_mma:fp16:1:4:131072:128:$causal" "fa2_mma:fp16:1:16:131072:64:$causal"
+      "fa2_mma:bf16:1:32:32768:128:$causal" "fa1_wmma:fp16:1:32:32768:128:$causal"
+      "fa1_wmma:fp16:1:8:65536:128:$causal" "fa1_scalar:fp16:1:32:32768:128:$causal"
+      "naive:fp16:1:32:8192:128:$causal" "fa1_bwd:fp16:1:8:32768:128:$causal")
+  done
+  printf '%s\n' "${configs[@]}" >"$out/l2data-configs.txt"
+  ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+    --nvtx --nvtx-include cfr_profile/ --metrics "$l2data_metrics" \
+    "$build/tests/gpu/single_launch" "${configs[@]}" >"$out/l2data.csv" 2>"$out/l2data.log"
+  echo "l2data: exit $?, $(grep -c cfr_row "$out/l2data.csv") profiled launches"
+  tail -n 3 "$out/l2data.log"
+}
+
+# Where fa2_mma d = 128 spends its time: the full Nsight Compute set on one
+# launch (B 1, H 8, N 16384, non-causal), and the SASS of every variant.
+step_fa2prof() {
+  local fa2=$build/tests/gpu/fa2_variants
+  ncu --set full --import-source no --clock-control none --kernel-name regex:fa2_mma \
+    --export "$out/fa2-d128" "$fa2" --once d128_bc64_w4x2 8 16384 0 >"$out/fa2prof.log" 2>&1
+  ncu --import "$out/fa2-d128.ncu-rep" --page details --print-units base >"$out/fa2-d128-details.txt" 2>&1
+  cuobjdump --dump-sass "$fa2" 2>/dev/null | gzip >"$out/fa2-variants-sass.txt.gz"
+  grep -E "Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Issue Slots Busy|No Eligible|Bank Conflicts" \
+    "$out/fa2-d128-details.txt" | head -n 20
+}
+
+# Shared-memory bank conflicts of fa2_mma (issue 9: "no bank conflicts: show
+# the ncu counter"), one launch of each registered head dim's variant.
+step_fa2banks() {
+  local fa2=$build/tests/gpu/fa2_variants
+  local m=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  m+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,gpu__time_duration.sum
+  for name in ${CFR_FA2_BANKS:-d32_bc128_w4x2 d64_bc64_w4x2 d128_bc64_w4x2}; do
+    echo "== $name"
+    ncu --csv --page raw --print-units base --clock-control none --metrics "$m" \
+      --kernel-name regex:fa2_mma "$fa2" --once "$name" 8 4096 0 2>&1 | tail -n 1
+  done | tee "$out/fa2-banks.txt"
+}
+
+# Reference timings of torch SDPA backends for the fa2_mma work (a scratch
+# script outside the tree; the committed comparison is peers/torch_sdpa.py).
+step_torchquick() {
+  python3 .device-build/torch_quick.py 2>&1 | tee "$out/torch-quick.txt" | tail -n 40
+}
+
+# torch's SDPA backends as peers (peers/torch_sdpa.py, python3 with torch). The
+# build's tree stamp names the commit, since the tree travels without .git.
+peer_script() {
+  PYTHONUNBUFFERED=1 python3 peers/torch_sdpa.py --tree-stamp "$build/peers/tree_stamp.json" "$@"
+}
+
+# The small report the CPU tests read: copy $out/torch_sdpa_small.json to
+# tests/peers/fixtures/torch_sdpa_small.json (fixtures/README.md).
+step_peers_fixture() {
+  python3 -c 'import torch; print("torch", torch.__version__, "cudnn",
+    torch.backends.cudnn.version(), torch.cuda.get_device_name(0))'
+  peer_script --seq-lens 256,1000 --head-dims 64 --dtype fp16 --both --max-seconds 0.05 \
+    --json "$out/torch_sdpa_small.json" 2>"$out/torch_sdpa_small.log"
+  local rc=$?
+  tail -n 3 "$out/torch_sdpa_small.log"
+  echo "peers fixture: exit $rc"
+  [[ $rc -le 1 ]] || status=1  # 1: a row failed, which the report records
+  "$tool" audit "$out/torch_sdpa_small.json" | tail -n 2 || status=1
+  "$tool" table "$out/torch_sdpa_small.json" \
+    --columns "kernel,N,causal,median ms,TFLOPS,check,status"
+}
+
+# The peers on the axes of our comparison: B 1, H 8, N 1024..16384, d 64 and
+# 128, fp16 and bf16, causal and not, every backend, the default timing flags.
+step_peers_sweep() {
+  peer_script --batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 \
+    --dtype fp16,bf16 --both --json "$out/torch_sdpa_sweep.json" 2>"$out/torch_sdpa_sweep.log"
+  local rc=$?
+  tail -n 3 "$out/torch_sdpa_sweep.log"
+  echo "peers sweep: exit $rc"
+  [[ $rc -le 1 ]] || status=1
+  "$tool" audit "$out/torch_sdpa_sweep.json" | tail -n 2 || status=1
+  "$tool" table "$out/torch_sdpa_sweep.json" --format md >"$out/torch_sdpa_sweep.md"
+  "$tool" table "$out/torch_sdpa_sweep.json" \
+    --columns "kernel,dtype,N,d,causal,median ms,TFLOPS,% roof,status"
+}
+
+# Issue 9's judgement in one run: our tensor-core kernels and torch's SDPA
+# backends on the same axes and timing flags, then fa2_mma ÷ flash per shape.
+step_peer_compare() {
+  local axes=(--batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 --dtype fp16,bf16
+              --both --max-seconds 1)
+  "$tool" sweep "${axes[@]}" --kernels fa2_mma,fa1_wmma --json "$out/sweep-peer-axes.json" \
+    --md "$out/sweep-peer-axes.md" 2>"$out/sweep-peer-axes.log" | tail -n 3
+  peer_script "${axes[@]}" --json "$out/torch-sdpa.json" 2>"$out/torch-sdpa.log"
+  echo "peers: exit $?"
+  for report in sweep-peer-axes torch-sdpa; do
+    "$tool" audit "$out/$report.json" | tail -n 1 || status=1
+  done
+  "$tool" compare --match-kernel torch_sdpa_flash=fa2_mma "$out/torch-sdpa.json" \
+    "$out/sweep-peer-axes.json" >"$out/fa2-vs-flash.txt" 2>&1
+  grep -E "FASTER|SLOWER|SAME" "$out/fa2-vs-flash.txt" | head -n 50
 }
 
 for step in "$@"; do

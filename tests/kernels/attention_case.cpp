@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernels/measure/device_info.hpp"
+
 namespace cfr::kernels::testing {
 
 AttentionShape make_shape(DType dtype, int seq_len, int head_dim, bool causal) {
@@ -15,6 +17,22 @@ AttentionShape make_shape(DType dtype, int seq_len, int head_dim, bool causal) {
   shape.causal = causal;
   shape.dtype = dtype;
   return shape;
+}
+
+std::vector<const KernelEntry*> runnable_kernels(Direction direction) {
+  int device = 0;
+  CFR_CUDA_CHECK(cudaGetDevice(&device));
+  const ComputeCapability cc = measure::compute_capability_of(device);
+  std::vector<const KernelEntry*> kernels;
+  for (const KernelEntry* entry : registry().entries()) {
+    if (entry->description.direction != direction) continue;
+    if (const auto reason = entry->cannot_run_on(cc)) {
+      WARN("not tested on this device: " << *reason);
+      continue;
+    }
+    kernels.push_back(entry);
+  }
+  return kernels;
 }
 
 std::string describe(const AttentionShape& shape) {

@@ -10,6 +10,7 @@
 
 #include "kernels/attention_api.hpp"
 #include "kernels/attention_check.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
 
 namespace cfr::kernels::testing {
@@ -30,6 +31,10 @@ inline int test_batch(int seq_len) {
 }
 
 AttentionShape make_shape(DType dtype, int seq_len, int head_dim, bool causal);
+
+// The registered kernels of `direction` the current device has code for; each
+// other one is reported with a Catch2 WARN naming why, never failed.
+std::vector<const KernelEntry*> runnable_kernels(Direction direction);
 std::string describe(const AttentionShape& shape);
 
 std::size_t tensor_elements(const AttentionShape& shape);

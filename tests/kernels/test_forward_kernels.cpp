@@ -1,12 +1,13 @@
-// Every forward kernel against the fp32 reference on the test grid of
-// attention_case.hpp (N in {1, 17, 64, 1000, 4097}, d in {32, 64, 128},
-// causal and not, every dtype the kernel's catalog entry declares), with
+// Every registered forward kernel against the fp32 reference on the test
+// grid of attention_case.hpp (N in {1, 17, 64, 1000, 4097}, the head dims of
+// the grid the kernel declares, causal and not, every dtype it declares), with
 // outputs poisoned before the launch; tolerances from tolerance_for(dtype).
+// One section per kernel: `-c fa1_wmma` runs one.
 
 #include <catch2/catch.hpp>
 
 #include "attention_case.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "kernels/kernel_registry.hpp"
 
 namespace cfr::kernels::testing {
 namespace {
@@ -14,9 +15,10 @@ namespace {
 constexpr std::uint64_t seed = 20260301;
 
 // Launches `kernel` on poisoned outputs and checks O and L.
-void check_forward(const ForwardKernel& kernel, const AttentionShape& shape, const Inputs& inputs,
+void check_forward(const KernelEntry& entry, const AttentionShape& shape, const Inputs& inputs,
                    const ForwardReference& reference, cudaStream_t stream, cublasHandle_t cublas) {
-  INFO(kernel.name << ", " << describe(shape));
+  INFO(entry.description.name << ", " << describe(shape));
+  const ForwardKernel& kernel = *entry.forward();
   DeviceBuffer o(tensor_bytes(shape));
   DeviceBuffer lse(row_count(shape) * sizeof(float));
   DeviceBuffer workspace(kernel.workspace_bytes(shape));
@@ -32,53 +34,49 @@ void check_forward(const ForwardKernel& kernel, const AttentionShape& shape, con
                           shape.dtype, stream);
 }
 
-void check_on_test_grid(const KernelDescription& description) {
-  const ForwardKernel* kernel = find_forward_kernel(description.name);
-  REQUIRE(kernel != nullptr);
+void check_on_test_grid(const KernelEntry& entry) {
   measure::CudaStream stream;
   measure::CublasHandle cublas;
   for (DType dtype : test_dtypes) {
-    if (!description.dtypes.contains(dtype)) continue;
+    if (!entry.description.dtypes.contains(dtype)) continue;
     for (int head_dim : test_head_dims) {
+      if (!entry.description.supports_head_dim(head_dim)) continue;
       for (int seq_len : test_seq_lens) {
         for (bool causal : {false, true}) {
           const AttentionShape shape = make_shape(dtype, seq_len, head_dim, causal);
           const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
           const ForwardReference reference(shape, inputs, stream);
-          check_forward(*kernel, shape, inputs, reference, stream, cublas);
+          check_forward(entry, shape, inputs, reference, stream, cublas);
         }
       }
     }
   }
 }
 
-TEST_CASE("naive matches the fp32 reference on the test grid", "[forward][naive]") {
-  check_on_test_grid(naive_kernel);
+TEST_CASE("every forward kernel matches the fp32 reference on the test grid", "[forward]") {
+  for (const KernelEntry* entry : runnable_kernels(Direction::forward)) {
+    DYNAMIC_SECTION(entry->description.name) {
+      check_on_test_grid(*entry);
+    }
+  }
 }
 
-TEST_CASE("fa1_scalar matches the fp32 reference on the test grid", "[forward][fa1_scalar]") {
-  check_on_test_grid(fa1_scalar_kernel);
-}
-
-TEST_CASE("fa1_wmma matches the fp32 reference on the test grid", "[forward][fa1_wmma]") {
-  check_on_test_grid(fa1_wmma_kernel);
-}
-
-// softmax_scale != 0 replaces 1/sqrt(d); 0.5 at d = 64 makes the scores 4x
-// sharper than the default, so a kernel that ignored it would be far off.
+// softmax_scale != 0 replaces 1/sqrt(d); 0.5 at d = 64 (or the kernel's
+// smallest head dim) makes the scores 4x sharper than the default, so a
+// kernel that ignored it would be far off.
 TEST_CASE("every forward kernel applies an explicit softmax_scale", "[forward]") {
   measure::CudaStream stream;
   measure::CublasHandle cublas;
-  for (const KernelDescription& description : kernel_catalog) {
-    if (description.direction != Direction::forward) continue;
-    const ForwardKernel* kernel = find_forward_kernel(description.name);
-    REQUIRE(kernel != nullptr);
+  for (const KernelEntry* entry : runnable_kernels(Direction::forward)) {
+    const KernelDescription& description = entry->description;
+    const DType dtype = description.dtypes.fp16 ? DType::fp16 : DType::fp32;
+    const int head_dim = description.supports_head_dim(64) ? 64 : description.head_dims.front();
     for (bool causal : {false, true}) {
-      AttentionShape shape = make_shape(DType::fp16, 200, 64, causal);
+      AttentionShape shape = make_shape(dtype, 200, head_dim, causal);
       shape.softmax_scale = 0.5f;
       const Inputs inputs(shape, seed + 7, stream);
       const ForwardReference reference(shape, inputs, stream);
-      check_forward(*kernel, shape, inputs, reference, stream, cublas);
+      check_forward(*entry, shape, inputs, reference, stream, cublas);
     }
   }
 }

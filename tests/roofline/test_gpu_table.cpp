@@ -101,6 +101,12 @@ TEST_CASE("a missing or non-numeric field fails with one line naming file, GPU a
   no_unit["gpus"][4]["peak_TFLOPs"].erase("bf16_tensor");
   CHECK(error_of(no_unit) == "my.json: gpu 'rtx3060': field 'peak_TFLOPs.bf16_tensor' is missing");
 
+  json no_cc = table;
+  no_cc["gpus"][1]["compute_capability"]["value"] = "sm_80";
+  CHECK(error_of(no_cc) ==
+        "my.json: gpu 'a100': field 'compute_capability.value' must be a "
+        "compute capability like \"8.0\"");
+
   json twice = table;
   twice["gpus"].push_back(table["gpus"][0]);
   CHECK(error_of(twice) == "my.json: gpu 'v100' appears twice");

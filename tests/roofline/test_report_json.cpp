@@ -6,6 +6,7 @@
 
 #include "roofline/report_json.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 #include "seed_shape.hpp"
 
 using namespace cfr;
@@ -33,8 +34,8 @@ Report sample_report() {
   row.device = 0;
   row.timing = Timing{};
   row.timing->samples_ms = {3.0, 3.1, 2.9};
-  summarize_timing(*row.timing);
-  row.achieved = achieved_from(row, r.ceiling);
+  row.timing->summary = summarize(row.timing->samples_ms);
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
   row.correctness =
       Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
   r.results.push_back(row);
@@ -61,7 +62,7 @@ TEST_CASE("a report survives a JSON round trip unchanged") {
   const Report back = report_from_json(json::parse(first.dump()));
   CHECK(to_json(back) == first);
   CHECK(back.results[0].timing->samples_ms == std::vector<double>{3.0, 3.1, 2.9});
-  CHECK(back.results[0].flops.convention == FlopConvention::half);
+  CHECK(back.results[0].model->flops.convention == FlopConvention::half);
   CHECK(back.results[1].status == RowStatus::skipped);
   CHECK(first["results"][1]["tile"]["br"] == 64);
   CHECK(first["schema"] == "cuflash-roofline/report/v1");

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
 #include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
 #include "seed_shape.hpp"
 
 using namespace cfr;
@@ -21,8 +24,8 @@ TEST_CASE("a row takes Br, Bc and the compute unit from the kernel's own descrip
       model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
   CHECK(scalar.tile == TileShape{64, 64});
   CHECK(scalar.compute_unit == ComputeUnit::fp32_simt);  // judged against the SIMT roof
-  CHECK(*scalar.ridge == Approx(19.5e12 / 2039e9));
-  CHECK(scalar.traffic.bytes == 8624013312.0);
+  CHECK(scalar.model->roofline->ridge == Approx(19.5e12 / 2039e9));
+  CHECK(scalar.model->traffic.bytes == 8624013312.0);
 
   AttentionProblem d128 = seed_shape();
   d128.head_dim = 128;
@@ -52,15 +55,73 @@ TEST_CASE("unsupported dtype or a missing peak skips the row with a reason") {
   CHECK(no_peak.reason == "ceiling v100 has no bf16_tensor peak");
 }
 
+// fa1_wmma's cp.async and bf16 WMMA need sm_80 (roofline/kernel_catalog.hpp);
+// the V100's 7.0 comes from configs/gpus.json.
+TEST_CASE("a row on a GPU older than the kernel's minimum compute capability is skipped") {
+  const ResultRow volta = model_row(fa1_wmma_kernel, seed_shape(), a100_ceiling(),
+                                    FlopConvention::exact, ComputeCapability{7, 0});
+  CHECK(volta.status == RowStatus::skipped);
+  CHECK(volta.reason == "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.0");
+  CHECK(!volta.model);  // no model figures for a row that cannot run
+
+  CHECK(model_row(fa1_wmma_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{8, 0})
+            .status == RowStatus::ok);
+  CHECK(model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{7, 0})
+            .status == RowStatus::ok);
+  // A dtype the kernel lacks is the first reason given.
+  AttentionProblem fp32 = seed_shape();
+  fp32.dtype = DType::fp32;
+  CHECK(model_row(fa1_wmma_kernel, fp32, a100_ceiling(), FlopConvention::exact,
+                  ComputeCapability{7, 0})
+            .reason == "fa1_wmma has no fp32 variant");
+}
+
 TEST_CASE("achieved figures are model counts over the measured median") {
   ResultRow row = model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
   row.timing = Timing{};
   row.timing->samples_ms = {10, 12, 11};
-  summarize_timing(*row.timing);
-  CHECK(row.timing->median_ms == 11);
-  const Achieved a = achieved_from(row, a100_ceiling());
+  row.timing->summary = summarize(row.timing->samples_ms);
+  CHECK(row.timing->summary.median == 11);
+  const Achieved a = achieved_figures(*row.model, row.timing->summary.median, a100_ceiling());
   CHECK(a.TFLOPs == Approx(549755813888.0 / 0.011 / 1e12));
   CHECK(a.bandwidth_GBps == Approx(8624013312.0 / 0.011 / 1e9));
   CHECK(a.bandwidth_utilization == Approx(a.bandwidth_GBps / 2039));
-  CHECK(a.fraction_of_roof == Approx(a.TFLOPs / *row.roof_TFLOPs));
+  CHECK(a.fraction_of_roof == Approx(a.TFLOPs / row.model->roofline->roof_TFLOPs));
+}
+
+TEST_CASE("model_figures gives the bytes of every traffic model that applies, and the roofline") {
+  // Seed shape, fa1_scalar (kv_reload, 64x64) on the A100 datasheet: compulsory Q, K, V, O once
+  // = 4 x 8 heads x 16384 x 64 x 2 B = 67,108,864 B; kv_reload 8,624,013,312 B
+  // (test_traffic_model.cpp); 549,755,813,888 FLOP.
+  const KernelRecord scalar = kernel_record(fa1_scalar_kernel, seed_shape());
+  CHECK(scalar ==
+        KernelRecord{
+            Direction::forward, TrafficModelKind::kv_reload, {64, 64}, ComputeUnit::fp32_simt});
+  const ModelFigures m = model_figures(scalar, seed_shape(), a100_ceiling(), FlopConvention::exact);
+  CHECK(m.bytes_of(TrafficModelKind::compulsory) == 67108864.0);
+  CHECK(m.bytes_of(TrafficModelKind::kv_reload) == 8624013312.0);
+  CHECK_FALSE(m.bytes_of(TrafficModelKind::materialized).has_value());
+  CHECK(m.dram_model == TrafficModelKind::kv_reload);
+  CHECK(m.ai == 549755813888.0 / 8624013312.0);
+  CHECK(m.roofline->ridge == ridge(19.5, 2039));
+  // model_row is this record's model_figures.
+  const ResultRow row =
+      model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
+  CHECK(row.model->ai == m.ai);
+  CHECK(kernel_record(row) == scalar);
+
+  // A peer kernel the catalog does not know: the compulsory model, no tile.
+  const KernelRecord peer{
+      Direction::forward, TrafficModelKind::compulsory, {}, ComputeUnit::fp16_tensor};
+  const ModelFigures p = model_figures(peer, seed_shape(), a100_ceiling(), FlopConvention::exact);
+  CHECK(p.bytes_by_model.size() == 1);
+  CHECK(p.traffic.bytes == 67108864.0);
+  CHECK(p.roofline->ridge == ridge(312, 2039));
+  // kv_reload needs the tile the peer does not have.
+  const KernelRecord untiled{
+      Direction::forward, TrafficModelKind::kv_reload, {}, ComputeUnit::fp16_tensor};
+  CHECK_THROWS_AS(model_figures(untiled, seed_shape(), a100_ceiling(), FlopConvention::exact),
+                  std::invalid_argument);
 }

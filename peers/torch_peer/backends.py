@@ -1,0 +1,220 @@
+"""torch's scaled_dot_product_attention, one backend at a time.
+
+Each backend is forced with torch.nn.attention.sdpa_kernel(SDPBackend.X): with
+one backend allowed, torch either runs it or raises "No available kernel" after
+warning why; those warnings are the skipped row's reason. A configuration is
+checked against the fp32 reference before it is timed; a failed check is a
+failed row and is never timed.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+from roofline_port.correctness import correctness_record
+
+from .reference import compare_with_reference, make_inputs, reference_output
+
+GIB = 1024.0 ** 3
+# Errors after which the CUDA context is unusable (kernels/bench's is_sticky).
+STICKY_ERRORS = ("illegal memory access", "unspecified launch failure", "misaligned address",
+                 "illegal instruction", "device-side assert", "hardware stack error",
+                 "uncorrectable ECC", "launch timed out")
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str  # --backends value
+    enum_name: str  # torch.nn.attention.SDPBackend member
+    kernel: str  # report kernel name
+
+
+BACKENDS = (
+    Backend("flash", "FLASH_ATTENTION", "torch_sdpa_flash"),
+    Backend("cudnn", "CUDNN_ATTENTION", "torch_sdpa_cudnn"),
+    Backend("efficient", "EFFICIENT_ATTENTION", "torch_sdpa_efficient"),
+    Backend("math", "MATH", "torch_sdpa_math"),
+)
+
+
+def missing_from_build(torch, backend):
+    """Why this torch build cannot run `backend` at all; '' when it can try."""
+    from torch.nn.attention import SDPBackend
+
+    if not hasattr(SDPBackend, backend.enum_name):
+        return f"this torch ({torch.__version__}) has no SDPBackend.{backend.enum_name}"
+    if backend.name == "flash":
+        available = getattr(torch.backends.cuda, "is_flash_attention_available", None)
+        if available is not None and not available():
+            return "this torch build has no flash attention"
+    if backend.name == "cudnn" and not torch.backends.cudnn.is_available():
+        return "this torch build has no cuDNN"
+    return ""
+
+
+def math_upcasts(torch):
+    """Since torch 2.5 the math backend computes fp16 and bf16 in fp32 unless
+    reduced precision is allowed; its matmuls then run as fp32 (TF32 is off)."""
+    allowed = getattr(torch.backends.cuda, "fp16_bf16_reduction_math_sdp_allowed", None)
+    return allowed is None or not allowed()
+
+
+def math_scores_bytes(problem, upcast):
+    """The math backend's materialized N x N tensors: scores, probabilities and
+    the causal mask or bias, in its compute type (an estimate, for the budget)."""
+    element = 4 if upcast or problem.dtype == "fp32" else 2
+    return 3.0 * problem.heads_total() * problem.seq_len * problem.seq_len * element
+
+
+def bytes_needed(problem):
+    """Inputs, output, the fp32 reference and its working blocks, and the check's
+    float64 copies (the math backend's N x N tensors come on top)."""
+    elements = float(problem.heads_total() * problem.seq_len * problem.head_dim)
+    element = 4 if problem.dtype == "fp32" else 2
+    working = max(3 * (1 << 27) * 4.0, 3 * elements * 8)
+    return 4 * elements * element + elements * 4 + working
+
+
+@dataclass
+class Outcome:
+    status: str = "ok"
+    reason: str = ""
+    timing: dict = None
+    correctness: dict = None
+    device_lost: bool = False
+    notes: list = field(default_factory=list)  # whole-report warnings
+
+
+def _torch_reason(caught, error):
+    """torch's own words for a refusal: its warnings, without the C++ location."""
+    lines = []
+    for warning in caught:
+        text = str(warning.message).split("(Triggered internally at")[0].strip()
+        if text and text not in lines:
+            lines.append(text)
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return "torch refused: " + (" ".join(lines) if lines else first_line)
+
+
+def _first_line(error):
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+class ProblemData:
+    """One problem's inputs and fp32 reference O, shared by its backends."""
+
+    def __init__(self, torch, problem, seed, device):
+        self.problem = problem
+        self.q, self.k, self.v = make_inputs(torch, problem, seed, device)
+        self.reference = reference_output(torch, self.q, self.k, self.v, problem.causal)
+        torch.cuda.synchronize(device)
+
+
+class BackendRunner:
+    """Runs configurations on one device; keeps the last problem's data."""
+
+    def __init__(self, torch, device, timer, seed, math_budget_bytes):
+        self.torch = torch
+        self.device = device
+        self.timer = timer
+        self.seed = seed
+        self.math_budget_bytes = math_budget_bytes
+        self.upcast = math_upcasts(torch)
+        self.data = None
+
+    def _free_bytes(self):
+        torch = self.torch
+        free, _ = torch.cuda.mem_get_info(self.device)
+        cached = torch.cuda.memory_reserved(self.device) - torch.cuda.memory_allocated(self.device)
+        return free + cached
+
+    def _prepare(self, problem, backend):
+        """Outcome 'skipped' when the configuration cannot fit; None when ready.
+        Like the tool, 5% of the free memory stays for the libraries and driver."""
+        if self.data is None or self.data.problem != problem:
+            self.data = None
+            self.torch.cuda.empty_cache()
+            needed, free = bytes_needed(problem), self._free_bytes()
+            if needed > 0.95 * free:
+                return Outcome("skipped", f"needs {needed / GIB:.2f} GiB of device memory, "
+                                          f"{free / GIB:.2f} GiB free")
+            self.data = ProblemData(self.torch, problem, self.seed,
+                                    self.torch.device("cuda", self.device))
+        if backend.name == "math":
+            scores, free = math_scores_bytes(problem, self.upcast), self._free_bytes()
+            if scores > self.math_budget_bytes:
+                return Outcome("skipped", (
+                    f"math materializes N x N: about {scores / GIB:.2f} GiB, over the "
+                    f"{self.math_budget_bytes / GIB:.2f} GiB budget (--math-budget-gib)"))
+            if scores > 0.95 * free:
+                return Outcome("skipped", f"math materializes N x N: about {scores / GIB:.2f} "
+                                          f"GiB, {free / GIB:.2f} GiB free")
+        return None
+
+    def _poisoned_call(self, call):
+        """Frees a NaN-filled block of the output's size just before the call, so
+        the caching allocator hands it to the output and an element the backend
+        forgets to write fails the check. Returns (output, poisoned)."""
+        poison = self.torch.empty_like(self.data.q)
+        poison.view(self.torch.uint8).fill_(0xFF)  # NaN in fp16, bf16 and fp32
+        address = poison.data_ptr()
+        del poison
+        out = call()
+        return out, out.untyped_storage().data_ptr() == address
+
+    def run(self, problem, backend):
+        torch = self.torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        from torch.nn.functional import scaled_dot_product_attention
+
+        try:
+            not_ready = self._prepare(problem, backend)
+            if not_ready is not None:
+                return not_ready
+            q, k, v = self.data.q, self.data.k, self.data.v
+
+            def launch():
+                return scaled_dot_product_attention(q, k, v, is_causal=problem.causal)
+
+            with sdpa_kernel(getattr(SDPBackend, backend.enum_name)):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        out, poisoned = self._poisoned_call(launch)
+                        torch.cuda.synchronize(self.device)
+                    except RuntimeError as error:
+                        if "No available kernel" not in str(error):
+                            raise
+                        refusal = _torch_reason(caught, error)
+                    else:
+                        refusal = ""
+                if refusal:
+                    return Outcome("skipped", refusal)
+                return self._check_and_time(problem, out, poisoned, launch)
+        except torch.cuda.OutOfMemoryError as error:
+            self.data = None
+            torch.cuda.empty_cache()
+            return Outcome("skipped", f"allocation failed: {_first_line(error)}")
+        except Exception as error:  # noqa: BLE001 - any failure is recorded in the row
+            text = _first_line(error)
+            return Outcome("failed", text, device_lost=any(s in text for s in STICKY_ERRORS))
+
+    def _check_and_time(self, problem, out, poisoned, launch):
+        reference = ("fp32 materialized attention on the same inputs (torch.matmul without "
+                     "TF32, softmax in fp32); output memory "
+                     + ("poisoned with NaN before the call" if poisoned else
+                        "not poisoned (the allocator placed it elsewhere)"))
+        check = compare_with_reference(self.torch, out, self.data.reference)
+        del out
+        record, failure = correctness_record(check, problem.dtype, reference)
+        if failure:
+            return Outcome("failed", failure, correctness=record)
+        timing, held = self.timer.time(launch)
+        outcome = Outcome(correctness=record, timing=timing)
+        if not timing["samples_ms"]:
+            outcome.status = "failed"
+            outcome.reason = "no sample was timed: every launch started late"
+        if not held:
+            outcome.notes.append("the stream could not be held while the launch was enqueued; "
+                                 "some samples include host launch time")
+        return outcome

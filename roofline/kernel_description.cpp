@@ -1,0 +1,36 @@
+#include "kernel_description.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cfr {
+
+std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
+  for (TrafficModelKind kind : {TrafficModelKind::compulsory, TrafficModelKind::materialized,
+                                TrafficModelKind::kv_reload, TrafficModelKind::fa1_backward}) {
+    if (text == to_string(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> below_minimum_reason(const KernelDescription& kernel,
+                                                ComputeCapability cc) {
+  if (kernel.runs_on(cc)) return std::nullopt;
+  return fmt::format("{} needs compute capability {} or newer; this GPU has {}", kernel.name,
+                     to_string(kernel.min_compute_capability), to_string(cc));
+}
+
+std::vector<TileShape> tiles_on_any_arch(const KernelDescription& kernel, int head_dim) {
+  std::vector<TileShape> tiles{kernel.tile_for(head_dim, kernel.min_compute_capability)};
+  for (const ConfigRule& rule : kernel.configs) {
+    const TileShape tile = kernel.tile_for(head_dim, rule.min_cc);
+    if (rule.min_cc > kernel.min_compute_capability &&
+        std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) {
+      tiles.push_back(tile);
+    }
+  }
+  return tiles;
+}
+
+}  // namespace cfr

@@ -1,0 +1,103 @@
+#pragma once
+
+// Nsight Compute's raw CSV (`ncu --csv --page raw --print-units base`, with
+// `--nvtx` for the range stack) as launches, and the launches of one
+// configuration (the NVTX range `cfr_row_<i>` that the single-launch mode
+// pushes) combined into one set of counters. Pure: the caller reads the file.
+//
+// What the parser accepts, as ncu 2025.3 writes it (fixtures under
+// tests/roofline/fixtures/ncu/):
+// - a header record starting with "ID", then a units record, then one record
+//   per launch; every field quoted, "" escaping a quote;
+// - lines that are not records (==PROF==, ==WARNING==, the program's own
+//   output) anywhere: skipped;
+// - numbers with thousands separators ("1,234,567.5") or without;
+// - empty and "n/a" values, and text values: kept as unavailable;
+// - the NVTX column "thread Domain:Push/Pop_Range:..." absent (no --nvtx):
+//   launches have an empty range stack.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cfr::ncu {
+
+// Thrown for input that is not ncu's raw CSV; what() is one line,
+// "line N: <problem>".
+class CsvError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MetricValue {
+  std::string unit;             // from the units record: "byte", "ns", "" for plain counts
+  std::optional<double> value;  // empty: unavailable (empty, "n/a", text, not measured)
+  std::string text;             // the value as ncu printed it, or why it is unavailable
+
+  bool available() const { return value.has_value(); }
+};
+
+using MetricMap = std::map<std::string, MetricValue, std::less<>>;
+
+struct Dim3 {
+  std::int64_t x = 1;
+  std::int64_t y = 1;
+  std::int64_t z = 1;
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+struct Launch {
+  std::int64_t id = 0;
+  std::int64_t source_line = 0;  // the record's line in the input, for messages
+  std::string kernel_name;
+  std::vector<std::string> nvtx_ranges;  // push/pop stack, outermost first
+  Dim3 grid;
+  Dim3 block;
+  MetricMap metrics;  // every column after "CC", by name
+
+  // nullptr when the CSV has no such column.
+  const MetricValue* metric(std::string_view name) const;
+};
+
+std::vector<Launch> parse_raw_csv(std::string_view text);
+
+// How the launches of one configuration combine into one value per metric,
+// chosen by the metric's suffix:
+//   .sum, .avg             summed (an average over a unit's instances sums
+//                          like the counter: same instances every launch)
+//   .max / .min            the largest / smallest launch value
+//   .per_second, .pct,
+//   .ratio                 the mean weighted by gpu__time_duration.sum (exact
+//                          for rates: a rate times its duration is a count)
+//   anything else          the launches' common value; unavailable when they
+//                          differ (launch__*, device__attribute_*)
+// gpu__time_duration.sum is a .sum: the launches' durations add up.
+enum class Combine { sum, max, min, duration_weighted_mean, common };
+
+Combine combine_rule(std::string_view metric);
+
+struct RowCounters {
+  std::string range;  // "cfr_row_3"
+  std::vector<std::int64_t> launch_ids;
+  std::vector<std::string> kernel_names;
+  MetricMap metrics;  // combined; a metric unavailable in any launch stays unavailable
+
+  const MetricValue* metric(std::string_view name) const;
+};
+
+// Combines launches by combine_rule. Throws std::invalid_argument when given none.
+RowCounters combine_launches(const std::vector<const Launch*>& launches);
+
+inline constexpr std::string_view row_range_prefix = "cfr_row_";
+
+// Launches grouped by the first range of their stack named
+// `row_range_prefix<index>`, keyed by index; launches outside such a range
+// are left out. Throws CsvError for a range like "cfr_row_x" (naming the
+// launch's line).
+std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launches);
+
+}  // namespace cfr::ncu

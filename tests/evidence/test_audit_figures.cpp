@@ -1,0 +1,157 @@
+// audit over the figure table: every model, measured, derived and ceiling
+// figure that a report stores is recomputed, so an edit to any one of them is
+// caught; and a row whose kernel the catalog does not know (a peer's, a
+// plugin's) is re-derived from what the row records.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <variant>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "roofline/evidence/audit.hpp"
+#include "roofline/figures.hpp"
+#include "roofline/report_json.hpp"
+#include "roofline/row_model.hpp"
+#include "roofline/statistics.hpp"
+#include "sample_reports.hpp"
+
+using namespace cfr;
+using namespace cfr::evidence;
+using nlohmann::json;
+
+namespace {
+
+json* at_path(json& row, std::string_view path) {
+  json* node = &row;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (!node->is_object() || !node->contains(key) || (*node)[key].is_null()) return nullptr;
+    node = &(*node)[key];
+    if (dot == std::string_view::npos) return node;
+    start = dot + 1;
+  }
+}
+
+// Another value of the same kind: a number moved by half, a word swapped
+// for another word the reader accepts.
+json tampered(const Figure& f, const json& value) {
+  if (f.word()) {
+    if (f.tag == "model/regime") {
+      return value == "memory-bound" ? "compute-bound" : "memory-bound";
+    }
+    return value == "compulsory" ? "kv_reload" : "compulsory";  // model/dram_model
+  }
+  const double x = value.get<double>();
+  return x == 0 ? 1.0 : x * 1.5;
+}
+
+std::size_t count_of(const AuditResult& result, FindingKind kind) {
+  return static_cast<std::size_t>(
+      std::count_if(result.findings.begin(), result.findings.end(),
+                    [kind](const Finding& f) { return f.kind == kind; }));
+}
+
+std::vector<std::string> claim_messages(const AuditResult& result) {
+  std::vector<std::string> out;
+  for (const Finding& f : result.findings) {
+    if (f.kind == FindingKind::claim) out.push_back(f.message);
+  }
+  return out;
+}
+
+bool caught(const AuditResult& result, std::size_t row, const Figure& f) {
+  const std::string where = fmt::format("results[{}] ", row);
+  const std::string field = fmt::format("{}: report", f.json);
+  for (const Finding& finding : result.findings) {
+    if (finding.kind == FindingKind::mismatch && finding.where.starts_with(where) &&
+        finding.message.starts_with(field)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A torch SDPA row as the peers script writes it: a kernel the catalog does
+// not know, the compulsory traffic model, no tile, fp16 tensor cores.
+ResultRow peer_row(const CeilingRecord& ceiling) {
+  ResultRow row;
+  row.kernel = "torch_sdpa_flash";
+  row.direction = Direction::forward;
+  row.problem = {1, 8, 4096, 64, true, DType::fp16};
+  row.compute_unit = ComputeUnit::fp16_tensor;
+  const KernelRecord record{
+      Direction::forward, TrafficModelKind::compulsory, {}, ComputeUnit::fp16_tensor};
+  row.model = model_figures(record, row.problem, ceiling, FlopConvention::exact);
+  row.device = 0;
+  row.timing = Timing{};
+  row.timing->samples_ms = {0.051, 0.052, 0.050, 0.051};
+  row.timing->summary = summarize(row.timing->samples_ms);
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
+  row.correctness = Correctness{
+      "torch.nn.functional.scaled_dot_product_attention(math)", 1e-3, 2e-3, 5e-3, true, {}};
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("audit catches an edit to every stored model, measured, derived and ceiling figure") {
+  const Report clean = every_kernel_report();
+  REQUIRE(audit_report(clean).consistent());
+  const json document = to_json(clean);
+  for (const Figure& f : row_figures()) {
+    if (f.view() || f.source == FigureSource::historical) continue;
+    INFO(f.tag);
+    std::size_t edits = 0;
+    for (std::size_t i = 0; i < clean.results.size(); ++i) {
+      json edited = document;
+      json* value = at_path(edited["results"][i], f.json);
+      if (value == nullptr) continue;  // not in this row (a model that does not apply)
+      *value = tampered(f, *value);
+      const AuditResult result = audit_report(report_from_json(edited));
+      CHECK(caught(result, i, f));
+      ++edits;
+    }
+    CHECK(edits > 0);  // every figure was edited in some row
+  }
+}
+
+TEST_CASE("audit catches an edit to a historical row's printed figures") {
+  const Report clean = seed_report("H100");
+  const std::vector<std::string> claims = claim_messages(audit_report(clean));
+  const json document = to_json(clean);
+  for (const Figure& f : row_figures()) {
+    if (f.source != FigureSource::historical) continue;
+    INFO(f.tag);
+    json edited = document;
+    json* value = at_path(edited["results"][0], f.json);
+    REQUIRE(value != nullptr);
+    *value = f.word() ? json("compute-bound") : json(value->get<double>() * 4);
+    // A new claim finding, or one that now quotes the edited value.
+    CHECK(claim_messages(audit_report(report_from_json(edited))) != claims);
+  }
+}
+
+TEST_CASE("a peer row outside the catalog is re-derived from what it records") {
+  Report report = measured_report();
+  report.results.push_back(peer_row(report.ceiling));
+  const AuditResult clean = audit_report(report);
+  INFO(render_audit(clean, "peers.json"));
+  CHECK(clean.consistent());
+  // The row survives the file, and its bytes are the compulsory model's: Q, K, V, O once,
+  // 4 x 8 heads x 4096 x 64 x 2 B = 16,777,216 B.
+  const Report back = report_from_json(json::parse(to_json(report).dump()));
+  CHECK(back.results.back().model->traffic.bytes == 16777216.0);
+  CHECK(audit_report(back).consistent());
+
+  Report edited = report;
+  edited.results.back().model->traffic.bytes *= 0.5;  // half the bytes: twice the AI
+  CHECK(caught(audit_report(edited), report.results.size() - 1, figure("model/bytes")));
+
+  Report tiled = report;  // kv_reload needs a tile the peer row does not record
+  tiled.results.back().model->traffic.model = TrafficModelKind::kv_reload;
+  CHECK(count_of(audit_report(tiled), FindingKind::unverifiable) == 1);
+}

@@ -1,0 +1,124 @@
+// A report peers/torch_sdpa.py recorded with torch on a GPU (the fixture, see
+// fixtures/README.md for its command) read by this build's tools: `audit`
+// recomputes it and finds it consistent and auditable, `table`, `compare` and
+// `plot` accept it, and a tampered copy fails `audit`.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "../app/cli_runner.hpp"
+#include "peer_fixture.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// Single-quoted for the shell (appending, not operator+ on a literal: GCC 12
+// warns falsely, -Wrestrict, on "'" + std::string).
+std::string quoted(const std::string& path) {
+  std::string out(1, '\'');
+  out += path;
+  out += '\'';
+  return out;
+}
+
+json fixture() {
+  return json::parse(read_file(peer_fixture_path()));
+}
+
+// The fixture changed by `edit`, written where `audit` can read it.
+std::string tampered_copy(const std::string& name, const std::function<void(json&)>& edit) {
+  json report = fixture();
+  edit(report);
+  const std::string path = temp_path(name);
+  std::ofstream(path) << report.dump(2);
+  return path;
+}
+
+json& first_ok_row(json& report) {
+  for (json& row : report["results"]) {
+    if (row["status"] == "ok") return row;
+  }
+  FAIL("the fixture has no ok row");
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("peers fixture: audit recomputes every figure and finds it consistent, auditable") {
+  const CliResult audit = run_cli("audit " + quoted(peer_fixture_path()));
+  INFO(audit.out << audit.err);
+  CHECK(audit.exit_code == 0);
+  CHECK(audit.out.find(": consistent: ") != std::string::npos);
+  const json report = fixture();
+  CHECK(report["provenance"]["source"] == "measured");
+  CHECK(report["provenance"]["auditable"] == true);
+  CHECK(report["tool"]["name"] == "cuflash-roofline/peers/torch_sdpa");
+  CHECK_FALSE(report["provenance"]["environment"]["torch"].get<std::string>().empty());
+  CHECK_FALSE(report["provenance"]["environment"]["cudnn"].get<std::string>().empty());
+}
+
+TEST_CASE("peers fixture: it holds the recorded axes, every backend, and a timed flash row") {
+  // fixtures/README.md: N 256,1000, d 64, fp16, causal and not, all backends
+  const json report = fixture();
+  std::set<std::string> kernels;
+  std::set<std::pair<std::int64_t, bool>> shapes;
+  bool flash_timed = false;
+  for (const json& row : report["results"]) {
+    kernels.insert(row["kernel"].get<std::string>());
+    shapes.insert({row["seq_len"].get<std::int64_t>(), row["causal"].get<bool>()});
+    CHECK(row["head_dim"] == 64);
+    CHECK(row["dtype"] == "fp16");
+    CHECK(row["traffic"]["model"] == "compulsory");
+    if (row["status"] != "ok") CHECK_FALSE(row["reason"].get<std::string>().empty());
+    flash_timed = flash_timed || (row["kernel"] == "torch_sdpa_flash" && row["status"] == "ok");
+  }
+  CHECK(kernels == std::set<std::string>{"torch_sdpa_flash", "torch_sdpa_cudnn",
+                                         "torch_sdpa_efficient", "torch_sdpa_math"});
+  CHECK(shapes == std::set<std::pair<std::int64_t, bool>>{
+                      {256, false}, {256, true}, {1000, false}, {1000, true}});
+  CHECK(flash_timed);
+}
+
+TEST_CASE("peers fixture: table, compare and plot accept it") {
+  const std::string path = quoted(peer_fixture_path());
+  const CliResult table = run_cli("table " + path);
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("torch_sdpa_flash") != std::string::npos);
+  CHECK(table.out.find("provenance: measured, auditable: true") != std::string::npos);
+  const CliResult compare = run_cli("compare " + path + " " + path);
+  CHECK(compare.exit_code == 0);
+  CHECK(compare.out.find("SAME") != std::string::npos);
+  const std::string svg = temp_path("peers-fixture.svg");
+  CHECK(run_cli("plot " + path + " --out " + quoted(svg)).exit_code == 0);
+  CHECK(read_file(svg).find("torch_sdpa_flash") != std::string::npos);
+  std::remove(svg.c_str());
+}
+
+TEST_CASE("peers fixture: a tampered copy fails audit") {
+  const std::function<void(json&)> edits[] = {
+      [](json& r) {
+        for (json& sample : first_ok_row(r)["timing"]["samples_ms"])
+          sample = sample.get<double>() * 2;
+      },
+      [](json& r) { first_ok_row(r)["correctness"]["passed"] = false; },
+      [](json& r) { r["tool"]["git_dirty"] = true; },
+      [](json& r) { first_ok_row(r)["flops"]["exact"] = 1.0; },
+  };
+  int index = 0;
+  for (const auto& edit : edits) {
+    const std::string path = tampered_copy("peers-tampered-" + std::to_string(index++), edit);
+    const CliResult audit = run_cli("audit " + quoted(path));
+    INFO(audit.out);
+    CHECK(audit.exit_code == 1);
+    std::remove(path.c_str());
+  }
+}

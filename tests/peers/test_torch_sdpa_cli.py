@@ -1,0 +1,50 @@
+"""peers/torch_sdpa.py's command line: bad input is one line naming the value and
+exit status 2, before torch is imported (so these run without torch)."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+from tool_binary import PEERS
+
+SCRIPT = os.path.join(PEERS, "torch_sdpa.py")
+BAD = [
+    (["--seq-lens", "1024:512:x2"], "--seq-lens: range '1024:512:x2' ends before it starts"),
+    (["--head-dims", "0"], "--head-dims: 0 must be positive"),
+    (["--dtype", "fp8"], "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"),
+    (["--backends", "flash,sparse"],
+     "--backends: unknown backend 'sparse' (flash, cudnn, efficient, math)"),
+    (["--causal", "--both"], "--both"),
+    (["--gpu", "zz"], "--gpu zz: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"),
+    (["--gpu-table", "/no/such.json"], "/no/such.json: cannot open (missing or unreadable)"),
+    (["--max-seconds", "0"], "0.0 is not in [0.01, 3600.0]"),
+    (["--warmup", "many"], "argument --warmup: 'many' is not an integer"),
+    (["--devices", "0,1"], "--devices: '0,1' is not one device index"),
+    (["--json", "/no/such/folder/x.json"], "--json /no/such/folder/x.json: folder /no/such/folder"),
+]
+
+
+class ScriptCommandLine(unittest.TestCase):
+    def run_script(self, *arguments):
+        return subprocess.run([sys.executable, SCRIPT, *arguments], capture_output=True,
+                              text=True, timeout=60, check=False,
+                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+
+    def test_bad_values_fail_in_one_line(self):
+        for arguments, expected in BAD:
+            with self.subTest(arguments=arguments):
+                result = self.run_script("--json", os.devnull, *arguments)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
+                self.assertTrue(result.stderr.startswith("torch_sdpa.py: error: "))
+                self.assertIn(expected, result.stderr)
+
+    def test_the_report_path_is_required(self):
+        result = self.run_script("--seq-lens", "256")
+        self.assertEqual((result.returncode, result.stderr.count("\n")), (2, 1))
+        self.assertIn("--json", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
