@@ -269,8 +269,8 @@ step_peer_compare() {
   for report in sweep-peer-axes torch-sdpa; do
     "$tool" audit "$out/$report.json" | tail -n 1 || status=1
   done
-  "$tool" compare --match-kernel torch_sdpa_flash=fa2_mma "$out/torch-sdpa.json" \
-    "$out/sweep-peer-axes.json" >"$out/fa2-vs-flash.txt" 2>&1
+  "$tool" compare "$out/torch-sdpa.json" "$out/sweep-peer-axes.json" \
+    --match-kernel torch_sdpa_flash=fa2_mma >"$out/fa2-vs-flash.txt" 2>&1
   grep -E "FASTER|SLOWER|SAME" "$out/fa2-vs-flash.txt" | head -n 50
 }
 
