@@ -14,8 +14,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 tool=$build/app/cuflash-roofline
 status=0
 
+# The test binaries with GPU cases: the others run on CI and bake this
+# machine's absolute paths (the tool, python3, the source tree) in.
 step_tests() {
-  for binary in "$build"/tests/*/test_*; do
+  for binary in "$build"/tests/kernels/test_kernels "$build"/tests/*/test_*gpu*; do
     [[ -x $binary && -f $binary ]] || continue
     echo "== $binary"
     "$binary" 2>&1 | tail -n 40 | tee -a "$out/tests.log" || status=1
@@ -267,8 +269,8 @@ step_peer_compare() {
   for report in sweep-peer-axes torch-sdpa; do
     "$tool" audit "$out/$report.json" | tail -n 1 || status=1
   done
-  "$tool" compare --match-kernel torch_sdpa_flash=fa2_mma "$out/torch-sdpa.json" \
-    "$out/sweep-peer-axes.json" >"$out/fa2-vs-flash.txt" 2>&1
+  "$tool" compare "$out/torch-sdpa.json" "$out/sweep-peer-axes.json" \
+    --match-kernel torch_sdpa_flash=fa2_mma >"$out/fa2-vs-flash.txt" 2>&1
   grep -E "FASTER|SLOWER|SAME" "$out/fa2-vs-flash.txt" | head -n 50
 }
 
