@@ -263,7 +263,7 @@ step_peers_sweep() {
 step_plugins() {
   local example=$build/kernels/plugin/example/libcfr_example_plugin.so
   local tiny=$build/tests/kernels/plugins/libcfr_test_plugin_tiny.so
-  "$build/tests/kernels/test_kernels" "[plugin]" 2>&1 | tail -n 20 | tee "$out/plugins-tests.log"
+  "$build/tests/kernels/test_plugins_gpu" 2>&1 | tail -n 20 | tee "$out/plugins-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   mkdir -p results/h200
   "$tool" sweep --plugin "$example" --kernels example_simt,fa1_scalar --seq-lens 1024:8192:x2 \

@@ -61,8 +61,10 @@ __global__ void __launch_bounds__(block_rows)
   const int row = blockIdx.x * block_rows + threadIdx.x;
   const bool active = row < seq_len;
 
+  // Unrolled loops over c keep q_row and out in registers where they fit.
   float q_row[head_dim];
   float out[head_dim];
+#pragma unroll
   for (int c = 0; c < head_dim; ++c) {
     q_row[c] = active ? to_float(q[head_offset + static_cast<long long>(row) * head_dim + c]) : 0.f;
     out[c] = 0.f;
@@ -85,12 +87,14 @@ __global__ void __launch_bounds__(block_rows)
       const int key = first_key + j;
       if (key >= seq_len || (causal && key > row)) break;
       float score = 0.f;
+#pragma unroll
       for (int c = 0; c < head_dim; ++c) score += q_row[c] * k_tile[j][c];
       score *= scale;
       const float new_max = fmaxf(row_max, score);
       const float rescale = expf(row_max - new_max);
       const float p = expf(score - new_max);
       row_sum = row_sum * rescale + p;
+#pragma unroll
       for (int c = 0; c < head_dim; ++c) out[c] = out[c] * rescale + p * v_tile[j][c];
       row_max = new_max;
     }
