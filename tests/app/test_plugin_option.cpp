@@ -82,7 +82,7 @@ TEST_CASE("cli: --list names every kernel with its origin") {
   CHECK(r.out.find("built in") != std::string::npos);
   CHECK(r.out.find("tiny_bwd") != std::string::npos);
   CHECK(r.out.find("plugin " + plugin) != std::string::npos);
-  // The example plugin (CUDA, its own static runtime) loads without a GPU too.
+  // The example plugin (CUDA code, linked to libcudart) loads without a GPU too.
   const CliResult example = run_cli(std::string("model --list --plugin ") + CFR_EXAMPLE_PLUGIN);
   REQUIRE(example.exit_code == 0);
   CHECK(example.out.find("example_simt") != std::string::npos);
