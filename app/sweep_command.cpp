@@ -25,7 +25,7 @@ int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool 
   }
   const GpuTable table = load_gpu_table(options.gpu_table);
   const GpuSpec& gpu = choose_gpu(table, options.gpu, std::nullopt);
-  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu.cc());
+  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu);
   report.provenance.reasons.push_back(no_device_reason);
   std::cerr << "============================================================\n"
                " NOTHING WAS MEASURED: no CUDA device on this machine.\n"
@@ -44,20 +44,23 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   auto options = std::make_shared<SweepOptions>();
   auto measure = std::make_shared<MeasureOptions>();
   auto require_gpu = std::make_shared<bool>(false);
+  auto profile = std::make_shared<ProfileOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep",
       "measure the kernels on the local GPU(s) against the roofline (model only without a GPU)");
   add_version_flag(*command);
   add_sweep_options(*command, *options);
   add_measure_options(*command, *measure);
+  add_profile_options(*command, *profile);
   command->add_flag("--require-gpu", *require_gpu, "fail instead of falling back to the model");
-  command->callback([options, measure, require_gpu, &status] {
+  command->callback([options, measure, require_gpu, profile, &status] {
     const SweepPlan plan = plan_sweep(*options);
     if (measure::device_count() == 0) {
+      if (profile->enabled) std::cerr << "--profile: no CUDA device, nothing is profiled\n";
       status.exit_status = run_without_device(*options, plan, *require_gpu);
       return;
     }
-    status.exit_status = run_measured_sweep(*options, *measure, plan);
+    status.exit_status = run_measured_sweep(*options, *measure, plan, *profile);
   });
 }
 

@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
 # fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep. Logs go to $OUT (or
+# peers_sweep, profile. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -253,6 +253,40 @@ step_peers_sweep() {
   "$tool" table "$out/torch_sdpa_sweep.json" --format md >"$out/torch_sdpa_sweep.md"
   "$tool" table "$out/torch_sdpa_sweep.json" \
     --columns "kernel,dtype,N,d,causal,median ms,TFLOPS,% roof,status"
+}
+
+# sweep --profile (issue 10): every row timed, then profiled by one ncu
+# process, against the committed measured ceilings (they carry the L2
+# bandwidth the L2 roof needs). Reports and audits go to results/h200/profile/
+# and $OUT. Estimated 7-8 min on the H200: the default axes (100 rows) at a
+# 1 s time cap (the default 2 s took ~2.5 min per mask) about 4 min plus ~2 min
+# of ncu; the large shapes, at most 3 samples and 3 s each, about 2 min.
+# Large shapes, chosen from the l2data rows because their K/V (or S) outgrow
+# the 60 MiB L2:
+#  - H 32, N 32768, d 128 (the issue's shape): 16 MiB of K/V per head, 512 MiB
+#    in all; what runs at once is one or two heads, near the L2's 30 MiB a
+#    partition sees;
+#  - fa2_mma H 4, N 131072, d 128: one head's K/V (64 MiB) alone exceeds the L2;
+#  - naive H 32, N 8192, d 128: S of one head is 128 MiB;
+#  - fa1_bwd H 8, N 32768, d 128: its dK/dV pass streams Q, dO (16 MiB a head).
+profile_sweep() {
+  local name=$1
+  shift
+  "$tool" sweep --profile --ceiling results/h200/ceilings.json \
+    --json "results/h200/profile/$name.json" "$@" >"$out/profile-$name.txt" 2>"$out/profile-$name.log"
+  echo "profile $name: exit $?; $(grep '^profile:' "$out/profile-$name.log")"
+  "$tool" audit "results/h200/profile/$name.json" >"$out/profile-$name.audit.txt"
+  echo "audit $name: exit $?; $(tail -n 1 "$out/profile-$name.audit.txt")"
+  cp "results/h200/profile/$name.json" "$out/"
+}
+step_profile() {
+  mkdir -p results/h200/profile
+  local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
+  profile_sweep default --both --head-dims 64,128 --backward --max-seconds 1
+  profile_sweep h32-n32k --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 32 --seq-lens 32768 "${big[@]}"
+  profile_sweep fa2-h4-n128k --kernels fa2_mma --heads 4 --seq-lens 131072 "${big[@]}"
+  profile_sweep naive-h32-n8k --kernels naive --heads 32 --seq-lens 8192 "${big[@]}"
+  profile_sweep bwd-h8-n32k --kernels fa1_bwd --heads 8 --seq-lens 32768 "${big[@]}"
 }
 
 for step in "$@"; do
