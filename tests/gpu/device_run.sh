@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
 # fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, profile. Logs go to $OUT (or
+# peers_sweep, profile, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -257,32 +257,39 @@ step_peers_sweep() {
 
 # sweep --profile (issue 10): every row timed, then profiled by one ncu
 # process, against the committed measured ceilings (they carry the L2
-# bandwidth the L2 roof needs). Reports and audits go to results/h200/profile/
-# and $OUT. Estimated 7-8 min on the H200: the default axes (100 rows) at a
-# 1 s time cap (the default 2 s took ~2.5 min per mask) about 4 min plus ~2 min
-# of ncu; the large shapes, at most 3 samples and 3 s each, about 2 min.
-# Large shapes, chosen from the l2data rows because their K/V (or S) outgrow
-# the 60 MiB L2:
-#  - H 32, N 32768, d 128 (the issue's shape): 16 MiB of K/V per head, 512 MiB
-#    in all; what runs at once is one or two heads, near the L2's 30 MiB a
-#    partition sees;
-#  - fa2_mma H 4, N 131072, d 128: one head's K/V (64 MiB) alone exceeds the L2;
-#  - naive H 32, N 8192, d 128: S of one head is 128 MiB;
-#  - fa1_bwd H 8, N 32768, d 128: its dK/dV pass streams Q, dO (16 MiB a head).
+# bandwidth the L2 roof needs). Reports go to results/h200/profile/ and $OUT,
+# audits to $OUT. Two steps, each well inside a 10-minute command:
+#  - profile: the default axes (5 kernels, d 64 and 128, N 1024..16384, both
+#    masks, 100 rows) at a 1 s time cap (the default 2 s took ~2.5 min per
+#    mask): about 3 min of timing and 2-3 min of ncu;
+#  - profile_big: shapes whose K/V (or S) outgrow the 60 MiB L2, chosen from
+#    the l2data rows, at most 3 samples and 3 s each: about 2-3 min.
+#    H 32, N 32768, d 128 (the issue's shape): 16 MiB of K/V per head, 512 MiB
+#    in all, one or two heads' worth running at once against the 30 MiB a
+#    partition sees; fa2_mma H 4, N 131072, d 128: one head's K/V (64 MiB)
+#    alone exceeds the L2; naive H 32, N 8192, d 128: S of one head is
+#    128 MiB; fa1_bwd H 8, N 32768, d 128: its dK/dV pass streams 16 MiB of
+#    Q and dO per head.
 profile_sweep() {
   local name=$1
   shift
   "$tool" sweep --profile --ceiling results/h200/ceilings.json \
     --json "results/h200/profile/$name.json" "$@" >"$out/profile-$name.txt" 2>"$out/profile-$name.log"
-  echo "profile $name: exit $?; $(grep '^profile:' "$out/profile-$name.log")"
+  local rc=$?
+  echo "profile $name: sweep exit $rc; $(grep '^profile:' "$out/profile-$name.log" | tail -n 1)"
   "$tool" audit "results/h200/profile/$name.json" >"$out/profile-$name.audit.txt"
-  echo "audit $name: exit $?; $(tail -n 1 "$out/profile-$name.audit.txt")"
+  local audit_rc=$?
+  echo "audit $name: exit $audit_rc; $(tail -n 1 "$out/profile-$name.audit.txt")"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
   cp "results/h200/profile/$name.json" "$out/"
 }
 step_profile() {
   mkdir -p results/h200/profile
-  local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep default --both --head-dims 64,128 --backward --max-seconds 1
+}
+step_profile_big() {
+  mkdir -p results/h200/profile
+  local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep h32-n32k --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 32 --seq-lens 32768 "${big[@]}"
   profile_sweep fa2-h4-n128k --kernels fa2_mma --heads 4 --seq-lens 131072 "${big[@]}"
   profile_sweep naive-h32-n8k --kernels naive --heads 32 --seq-lens 8192 "${big[@]}"
