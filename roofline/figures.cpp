@@ -272,10 +272,10 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/ai_l2", .json = "profile.levels.l2.ai", .unit = "FLOP/B", .label = "AI L2",
      .description = "counted FLOPs / measured L2 bytes", .precision = 1}),
     derived<[](auto& d) -> auto& { return d.dram.regime; }>(
-    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime", .label = "DRAM bound",
-     .description = "the regime at the measured DRAM AI against the DRAM bandwidth"}),
+    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime", .label = "regime (ncu DRAM)",
+     .description = "the regime at the measured DRAM AI against the DRAM bandwidth", .default_column = true}),
     derived<[](auto& d) -> auto& { return d.l2.regime; }>(
-    {.tag = "profile/bound_l2", .json = "profile.levels.l2.regime", .label = "L2 bound",
+    {.tag = "profile/bound_l2", .json = "profile.levels.l2.regime", .label = "regime (ncu L2)",
      .description = "the regime at the measured L2 AI against the L2 bandwidth of `ceilings`"}),
     derived<[](auto& d) -> auto& { return d.dram.roof_TFLOPs; }>(
     {.tag = "profile/roof_TFLOPs_dram", .json = "profile.levels.dram.roof_TFLOPs",
@@ -289,18 +289,18 @@ constexpr auto figures = std::to_array<Figure>({
      .precision = 1}),
     derived<[](auto& d) -> auto& { return d.dram.fraction_of_roof; }>(
     {.tag = "profile/fraction_of_roof_dram", .json = "profile.levels.dram.fraction_of_roof",
-     .unit = "fraction", .label = "% DRAM roof",
+     .unit = "fraction", .label = "% roof (ncu DRAM)",
      .description = "achieved TFLOPS / the roof at the measured DRAM AI",
-     .display = FigureDisplay::percent, .precision = 1}),
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
     derived<[](auto& d) -> auto& { return d.l2.fraction_of_roof; }>(
     {.tag = "profile/fraction_of_roof_l2", .json = "profile.levels.l2.fraction_of_roof",
-     .unit = "fraction", .label = "% L2 roof",
+     .unit = "fraction", .label = "% roof (ncu L2)",
      .description = "achieved TFLOPS / the roof at the measured L2 AI",
      .display = FigureDisplay::percent, .precision = 1}),
     derived<[](auto& d) -> auto& { return d.limiter; }>(
     {.tag = "profile/limiter", .json = "profile.limiter", .label = "limiter",
      .description = "the resource nearest its own ceiling over ncu's duration: dram, l2 or the "
-                    "compute unit"}),
+                    "compute unit", .default_column = true}),
     derived<[](auto& d) -> auto& { return d.limiter_fraction; }>(
     {.tag = "profile/limiter_fraction", .json = "profile.limiter_fraction", .unit = "fraction",
      .label = "% limiter", .description = "the limiter's use of its ceiling",
@@ -319,12 +319,12 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/dram_model_error", .json = "profile.checks.dram_model_error",
      .unit = "ratio", .label = "DRAM model err",
      .description = "the DRAM model's bytes / measured DRAM bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1}),
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
     derived<[](auto& d) -> auto& { return d.l2_model_error; }>(
     {.tag = "profile/l2_model_error", .json = "profile.checks.l2_model_error", .unit = "ratio",
      .label = "L2 model err",
      .description = "the kernel's own model's bytes (kv_reload, ...) / measured L2 bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1}),
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
     derived<[](auto& d) -> auto& { return d.flop_ratio; }>(
     {.tag = "profile/flop_ratio", .json = "profile.checks.flop_ratio", .unit = "ratio",
      .label = "FLOP ratio", .description = "counted FLOPs / the model's exact FLOPs",
@@ -340,7 +340,7 @@ constexpr auto figures = std::to_array<Figure>({
     derived<[](auto& d) -> auto& { return d.timing_ratio; }>(
     {.tag = "profile/timing_ratio", .json = "profile.checks.timing_ratio", .unit = "ratio",
      .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
-     .precision = 3}),
+     .precision = 3, .default_column = true}),
 
     // ---- historical: a source document's columns as printed (configs/historical/)
     number<[](auto& r) -> auto& { return r.claimed->time_ms; }>(
