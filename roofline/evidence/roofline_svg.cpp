@@ -247,8 +247,9 @@ class Chart {
       xs.push_back(r.ridge());
       ys.push_back(r.peak_TFLOPs);
     }
-    x_ = axis_covering(xs, 2, 8, plot_left, plot_right);
-    y_ = axis_covering(ys, 2, 8, plot_bottom, plot_top);
+    // A margin of 30 % around the points, roofs and ridges, ends at 1, 2 or 5 x 10^k.
+    x_ = axis_covering(xs, 1.3, 8, plot_left, plot_right);
+    y_ = axis_covering(ys, 1.3, 8, plot_bottom, plot_top);
   }
 
   // Where the slope of a roof enters the plot: the left edge or the bottom.

@@ -31,11 +31,9 @@ Chart read_chart(const std::string& svg) {
   const auto areas = chart.with_class("plot-area");
   REQUIRE(areas.size() == 1);
   const XmlElement& area = *areas[0];
-  chart.x = {static_cast<int>(std::lround(std::log10(area.number("data-x-min")))),
-             static_cast<int>(std::lround(std::log10(area.number("data-x-max")))),
+  chart.x = {std::log10(area.number("data-x-min")), std::log10(area.number("data-x-max")),
              area.number("data-left"), area.number("data-right")};
-  chart.y = {static_cast<int>(std::lround(std::log10(area.number("data-y-min")))),
-             static_cast<int>(std::lround(std::log10(area.number("data-y-max")))),
+  chart.y = {std::log10(area.number("data-y-min")), std::log10(area.number("data-y-max")),
              area.number("data-bottom"), area.number("data-top")};
   return chart;
 }
