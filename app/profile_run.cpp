@@ -136,6 +136,74 @@ void attach_counters(Report& report, const std::vector<std::size_t>& rows, const
   }
 }
 
+// What the one ncu process gave: the rows' counters by range, or why there
+// are none for any row.
+struct NcuOutput {
+  std::optional<std::string> unavailable;
+  std::map<std::int64_t, ncu::RowCounters> ranges;
+  int exit_status = 0;
+  std::string last_log_line;
+};
+
+// Runs ncu over the child with the metrics the chip has; run.command records it.
+NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& rows, NcuRun& run,
+                       const ScratchDir& dir, std::uint64_t seed) {
+  NcuOutput out;
+  std::vector<std::string> metrics;
+  for (const std::string& metric : profile_metrics()) {
+    if (ncu::chip_has(run.chip_metrics, metric)) metrics.push_back(metric);
+  }
+  if (metrics.empty()) {
+    out.unavailable = "none of the metrics sweep --profile asks for is on this chip";
+    return out;
+  }
+  std::vector<ProfileRow> child_rows;
+  for (std::size_t index : rows) {
+    const ResultRow& row = report.results[index];
+    child_rows.push_back({index, row.kernel, row.problem, row.device.value_or(0)});
+  }
+  write_text_atomically(dir.file("rows.txt"), format_profile_rows(child_rows));
+  // The data collection of tests/gpu/device_run.sh step l2data, which worked on the H200.
+  std::vector<std::string> argv{run.ncu,
+                                "--csv",
+                                "--page",
+                                "raw",
+                                "--print-units",
+                                "base",
+                                "--clock-control",
+                                "none",
+                                "--cache-control",
+                                "all",
+                                "--nvtx",
+                                "--nvtx-include",
+                                "cfr_profile/",
+                                "--metrics",
+                                fmt::format("{}", fmt::join(metrics, ","))};
+  argv.insert(argv.end(), {self_executable(), "profile-child", "--rows", dir.file("rows.txt"),
+                           "--seed", std::to_string(seed)});
+  run.command = shell_words(argv);
+  std::cerr << fmt::format("profile: {} rows, once each, under {} ({})\n", rows.size(), run.ncu,
+                           run.version);
+  const ChildResult result = run_child(argv, dir.file("ncu.csv"), dir.file("ncu.log"));
+  const std::string csv = read_text(dir.file("ncu.csv"));
+  const std::string log = read_text(dir.file("ncu.log"));
+  out.exit_status = result.exit_status;
+  out.last_log_line = last_line(log);
+  if (const auto reason = ncu::counters_unavailable_reason(csv + log)) {
+    out.unavailable = *reason;
+  } else if (!result.error.empty()) {
+    out.unavailable = result.error;
+  } else {
+    try {
+      out.ranges = ncu::group_rows(ncu::parse_raw_csv(csv));
+    } catch (const std::exception& error) {
+      out.unavailable = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status, error.what(),
+                                    out.last_log_line);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_profile_options(CLI::App& command, ProfileOptions& o) {
@@ -149,91 +217,32 @@ std::string profile_report(Report& report, const ProfileOptions& options, std::u
   const std::vector<std::size_t> rows = profiled_rows(report);
   if (rows.empty()) return "profile: no ok rows to profile";
   NcuRun run;
-  const auto ncu = find_executable(options.ncu);
-  if (!ncu) {
-    const std::string reason =
-        fmt::format("ncu not found: '{}' is not an executable{} (--ncu PATH names it)", options.ncu,
-                    options.ncu.find('/') == std::string::npos ? " on PATH" : "");
+  const auto unavailable = [&](const std::string& reason) {
     mark_unavailable(report, rows, run, reason);
     return "profile: " + reason;
+  };
+  const auto ncu = find_executable(options.ncu);
+  if (!ncu) {
+    return unavailable(
+        fmt::format("ncu not found: '{}' is not an executable{} (--ncu PATH names it)", options.ncu,
+                    options.ncu.find('/') == std::string::npos ? " on PATH" : ""));
   }
   run.ncu = *ncu;
   ScratchDir dir;
   run_child({run.ncu, "--version"}, dir.file("version.txt"), dir.file("version.log"));
   run.version = last_line(read_text(dir.file("version.txt")));
-
   auto chip = query_metrics(run.ncu, device_cc(report, report.results[rows.front()]), dir);
-  if (auto* error = std::get_if<std::string>(&chip)) {
-    mark_unavailable(report, rows, run, *error);
-    return "profile: " + *error;
-  }
+  if (auto* error = std::get_if<std::string>(&chip)) return unavailable(*error);
   run.chip_metrics = std::get<ncu::MetricNames>(std::move(chip));
-  std::vector<std::string> metrics;
-  for (const std::string& metric : profile_metrics()) {
-    if (ncu::chip_has(run.chip_metrics, metric)) metrics.push_back(metric);
-  }
 
-  if (metrics.empty()) {
-    const std::string reason = "none of the metrics sweep --profile asks for is on this chip";
-    mark_unavailable(report, rows, run, reason);
-    return "profile: " + reason;
-  }
-  std::vector<ProfileRow> child_rows;
-  for (std::size_t index : rows) {
-    const ResultRow& row = report.results[index];
-    child_rows.push_back({index, row.kernel, row.problem, row.device.value_or(0)});
-  }
-  write_text_atomically(dir.file("rows.txt"), format_profile_rows(child_rows));
-  const std::vector<std::string> argv{run.ncu,
-                                      "--csv",
-                                      "--page",
-                                      "raw",
-                                      "--print-units",
-                                      "base",
-                                      "--clock-control",
-                                      "none",
-                                      "--cache-control",
-                                      "all",
-                                      "--nvtx",
-                                      "--nvtx-include",
-                                      "cfr_profile/",
-                                      "--metrics",
-                                      fmt::format("{}", fmt::join(metrics, ",")),
-                                      self_executable(),
-                                      "profile-child",
-                                      "--rows",
-                                      dir.file("rows.txt"),
-                                      "--seed",
-                                      std::to_string(seed)};
-  run.command = shell_words(argv);
-  std::cerr << fmt::format("profile: {} rows, once each, under {} ({})\n", rows.size(), run.ncu,
-                           run.version);
-  const ChildResult result = run_child(argv, dir.file("ncu.csv"), dir.file("ncu.log"));
-  const std::string csv = read_text(dir.file("ncu.csv"));
-  const std::string log = read_text(dir.file("ncu.log"));
-  if (const auto reason = ncu::counters_unavailable_reason(csv + log)) {
-    mark_unavailable(report, rows, run, *reason);
-    return "profile: " + *reason;
-  }
-  if (!result.error.empty()) {
-    mark_unavailable(report, rows, run, result.error);
-    return "profile: " + result.error;
-  }
-  std::map<std::int64_t, ncu::RowCounters> ranges;
-  try {
-    ranges = ncu::group_rows(ncu::parse_raw_csv(csv));
-  } catch (const std::exception& error) {
-    const std::string reason = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status,
-                                           error.what(), last_line(log));
-    mark_unavailable(report, rows, run, reason);
-    return "profile: " + reason;
-  }
-  attach_counters(report, rows, run, ranges, result.exit_status);
+  const NcuOutput output = run_profiler(report, rows, run, dir, seed);
+  if (output.unavailable) return unavailable(*output.unavailable);
+  attach_counters(report, rows, run, output.ranges, output.exit_status);
   std::size_t collected = 0;
   for (std::size_t index : rows) collected += report.results[index].profile->collected() ? 1 : 0;
   return fmt::format("profile: {} of {} rows profiled by {} (ncu exit {}{})", collected,
-                     rows.size(), run.version, result.exit_status,
-                     result.exit_status == 0 ? "" : ": " + last_line(log));
+                     rows.size(), run.version, output.exit_status,
+                     output.exit_status == 0 ? "" : ": " + output.last_log_line);
 }
 
 }  // namespace cfr::app
