@@ -19,7 +19,7 @@ namespace {
 
 // Canvas: the plot on the left, the legend on the right.
 constexpr double canvas_width = 1000;
-constexpr double canvas_height = 640;
+constexpr double default_canvas_height = 640;
 constexpr double plot_left = 80;
 constexpr double plot_right = 700;
 constexpr double plot_top = 80;
@@ -41,6 +41,7 @@ constexpr double tflops_per_GBps_flop_per_byte = 1e-3;
 
 struct Roof {
   std::string ceiling;  // GPU label
+  std::string gpu;      // the ceiling's GPU table id: roofs of one GPU share it
   std::string source;   // "datasheet" or "measured"
   ComputeUnit unit = ComputeUnit::fp32_simt;
   double bandwidth_GBps = 0;
@@ -121,6 +122,10 @@ class Chart {
   }
 
   std::string render(PlotSummary* summary) {
+    double legend_bottom = 0;
+    const std::string legend = render_legend(legend_bottom);
+    // Tall enough for the legend: it lists every roof.
+    const double canvas_height = std::max(default_canvas_height, legend_bottom + 20);
     std::string out;
     out += fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -147,7 +152,7 @@ class Chart {
     out += render_roofs();
     out += render_markers();
     out += "</g>\n";
-    out += render_legend();
+    out += legend;
     out += "</svg>\n";
     if (summary != nullptr) {
       summary->points = static_cast<std::size_t>(std::count_if(
@@ -210,7 +215,8 @@ class Chart {
     for (ComputeUnit unit : units) {
       const auto peak = ceiling.peak(unit);
       if (!peak || !plottable(*peak)) continue;
-      Roof roof{ceiling_label(ceiling), ceiling.source, unit, bandwidth_GBps, *peak, level};
+      Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
+                bandwidth_GBps,         *peak,       level};
       if (!plottable(roof.ridge())) continue;
       const auto same = [&](const Roof& r) {
         return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
@@ -261,8 +267,11 @@ class Chart {
     if (r.l2()) {
       return fmt::format("{} L2 ridge {} ({})", to_string(r.unit), readable(r.ridge()), r.source);
     }
-    return fmt::format("{} {} {} TFLOP/s, ridge {} ({})", r.ceiling, to_string(r.unit),
-                       readable(r.peak_TFLOPs), readable(r.ridge()), r.source);
+    // The GPU is named where the chart has roofs of several (the title names a single one).
+    const bool several =
+        std::any_of(roofs_.begin(), roofs_.end(), [&](const Roof& o) { return o.gpu != r.gpu; });
+    return fmt::format("{}{} {} TFLOP/s, ridge {} ({})", several ? r.ceiling + " " : "",
+                       to_string(r.unit), readable(r.peak_TFLOPs), readable(r.ridge()), r.source);
   }
 
   std::string slope_label(const Roof& r) const {
@@ -311,7 +320,7 @@ class Chart {
       const double ridge_x = x_.to_pixel(r.ridge());
       const double peak_y = y_.to_pixel(r.peak_TFLOPs);
       std::vector<LabelSpot> spots;
-      for (int k = 0; k < 6; ++k) {
+      for (int k = 0; k < 10; ++k) {
         const double above = peak_y - 5 - line * k;
         const double below = peak_y + 14 + line * k;
         if (r.l2()) {
@@ -320,6 +329,8 @@ class Chart {
         } else {
           spots.push_back({plot_right - 4, above, Anchor::end});
           spots.push_back({plot_right - 4, below, Anchor::end});
+          spots.push_back({ridge_x + 6, above, Anchor::start});
+          spots.push_back({ridge_x + 6, below, Anchor::start});
         }
       }
       roof_label_spots_.push_back(placer.place(roof_label(r), roof_font, spots));
@@ -328,10 +339,15 @@ class Chart {
         const double x0 = x_.to_pixel(slope_start(r));
         const double y0 =
             y_.to_pixel(slope_start(r) * r.bandwidth_GBps * tflops_per_GBps_flop_per_byte);
-        for (int k = 0; k < 8; ++k) {
+        for (int k = 0; k < 10; ++k) {  // along the slope, above it, then below it
           const double t = k / 10.0;
           slope_spots.push_back(
               {x0 + t * (ridge_x - x0) + 6, y0 + t * (peak_y - y0) - 6, Anchor::start});
+        }
+        for (int k = 0; k < 10; ++k) {
+          const double t = k / 10.0;
+          slope_spots.push_back(
+              {x0 + t * (ridge_x - x0) + 8, y0 + t * (peak_y - y0) + 14, Anchor::start});
         }
       }
       slope_label_spots_.push_back(slope_spots.empty()
@@ -544,7 +560,8 @@ class Chart {
     return out;
   }
 
-  std::string render_legend() const {
+  // The legend; `bottom` is the baseline of its last line.
+  std::string render_legend(double& bottom) const {
     std::string out = "<g class=\"legend\" font-size=\"11\">\n";
     double y = plot_top;
     const auto line = [&](const std::string& body) {
@@ -616,7 +633,27 @@ class Chart {
                       "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">L2 bandwidth roof</text>\n",
                       legend_left, px(y - 4), legend_left + 14, l2_blue, legend_left + 18, px(y)));
     }
+    // Every roof, whether or not its label found room on the plot.
+    y += 8;
+    line(
+        fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Roofs, TFLOP/s and "
+                    "ridge FLOP/B</text>\n",
+                    legend_left, px(y)));
+    for (std::size_t i = 0; i < roofs_.size(); ++i) {
+      const Roof& r = roofs_[i];
+      if (!slope_labelled_before(i)) {
+        line(fmt::format(
+            "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">{}</text>\n",
+            legend_left, px(y), attr(slope_label(r))));
+      }
+      line(fmt::format(
+          "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">  {} {}{}, ridge {} "
+          "({})</text>\n",
+          legend_left, px(y), to_string(r.unit), r.l2() ? "L2 " : "", readable(r.peak_TFLOPs),
+          readable(r.ridge()), attr(r.source)));
+    }
     out += "</g>\n";
+    bottom = y;
     return out;
   }
 
