@@ -305,3 +305,14 @@ TEST_CASE("marker size encodes the head dim") {
   CHECK(r64 == 5);
   CHECK(r128 == 7);
 }
+
+TEST_CASE("the legend names every slope and roof, whether or not its label fits the plot") {
+  // The H200 datasheet: one DRAM slope (4800 GB/s), fp32 SIMT and fp16 tensor roofs.
+  const Report report = measured_report();
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  std::vector<std::string> lines;
+  for (const XmlElement* e : chart.with_class("legend-roof")) lines.push_back(e->text);
+  CHECK(lines == std::vector<std::string>{"DRAM 4800 GB/s (datasheet)",
+                                          "  fp32_simt 67.0, ridge 14.0 (datasheet)",
+                                          "  fp16_tensor 989, ridge 206 (datasheet)"});
+}
