@@ -1,13 +1,16 @@
 // `cuflash-roofline ceilings`: the empirical roofline of the local GPU.
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "gpu_choice.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "measured_ceilings.hpp"
+#include "output_files.hpp"
 #include "report_file.hpp"
 
 namespace cfr::app {
@@ -44,13 +47,19 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
   CLI::App* command = app.add_subcommand(
       "ceilings", "measure DRAM and L2 bandwidth and compute peaks of the local GPU");
   add_version_flag(*command);
-  command->add_option("--device", options->device, "CUDA device index")->capture_default_str();
-  command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
+  command->add_option("--device", options->device, "CUDA device index")
+      ->type_name("N")
+      ->check(integer_in(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  command->add_option("--gpu-table", options->gpu_table, "GPU table JSON (default: built in)");
-  command->add_option("--json", options->json_path,
-                      "write the ceilings JSON to PATH ('-' for stdout)");
+  command->add_option("--gpu", options->gpu, "datasheet row to compare with (or auto)")
+      ->check(not_empty())
+      ->capture_default_str();
+  add_gpu_table_option(*command, options->gpu_table);
+  add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");
   command->callback([options, &status] {
+    OutputFiles outputs;
+    outputs.protect_input(options->gpu_table);
+    outputs.add("--json", options->json_path);
     const int devices = measure::device_count();
     if (devices == 0) {
       std::cerr << "cuflash-roofline: error: ceilings needs a CUDA device; none on this machine\n";
@@ -71,10 +80,8 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
     const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
-    print(report, options->json_path == "-" ? std::cerr : std::cout);
-    if (!options->json_path.empty()) {
-      write_text_atomically(options->json_path, to_json(report).dump(2) + "\n");
-    }
+    print(report, outputs.takes_stdout() ? std::cerr : std::cout);
+    if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });
 }
 

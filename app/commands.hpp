@@ -4,6 +4,15 @@
 
 namespace cfr::app {
 
+// The exit codes of every command.
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int verdict = 1;    // a failed row, an audit finding, a regression
+inline constexpr int usage = 2;      // a bad option, input file or output target
+inline constexpr int no_device = 3;  // a command that must measure found no CUDA device
+inline constexpr int interrupted = 130;
+}  // namespace exit_code
+
 // Each subcommand lives in its own file and registers itself here. A command
 // reports failure by throwing (one-line message, exit 2) or by setting
 // `exit_status` for outcomes that are not usage errors.

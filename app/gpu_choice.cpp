@@ -8,13 +8,13 @@
 
 #include "builtin_gpu_table.hpp"
 #include "report_file.hpp"
+#include "roofline/strict_json.hpp"
 
 namespace cfr::app {
 
 GpuTable load_gpu_table(const std::string& path) {
   if (path.empty()) {
-    return parse_gpu_table(nlohmann::json::parse(builtin_gpu_table_json()),
-                           builtin_gpu_table_origin);
+    return parse_gpu_table(parse_strict_json(builtin_gpu_table_json()), builtin_gpu_table_origin);
   }
   return parse_gpu_table(read_json_file(path), path);
 }

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "gpu_choice.hpp"
+#include "output_files.hpp"
 #include "report_file.hpp"
 
 namespace cfr::app {
@@ -26,13 +28,16 @@ std::string peak_cell(const GpuSpec& gpu, ComputeUnit unit) {
 }
 
 void run(const GpusOptions& options) {
+  OutputFiles outputs;
+  outputs.protect_input(options.gpu_table);
+  outputs.add("--json", options.json_path);
   const GpuTable table = load_gpu_table(options.gpu_table);
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     nlohmann::json rows = nlohmann::json::array();
     for (const GpuSpec& gpu : table.gpus) rows.push_back(to_json(gpu));
-    write_text_atomically(options.json_path,
-                          nlohmann::json{{"origin", table.origin}, {"gpus", rows}}.dump(2) + "\n");
-    if (options.json_path == "-") return;
+    outputs.write(
+        {{"--json", json_text(nlohmann::json{{"origin", table.origin}, {"gpus", rows}})}});
+    if (outputs.takes_stdout()) return;
   }
   std::cout << fmt::format(
       "{:<8} {:<26} {:>4} {:>4} {:>7} {:>7} {:>8}  {:<15} {:<15} {:<15} {:<15}\n", "id", "name",
@@ -58,9 +63,8 @@ void run(const GpusOptions& options) {
 void add_gpus_command(CLI::App& app) {
   auto options = std::make_shared<GpusOptions>();
   CLI::App* command = app.add_subcommand("gpus", "print the GPU table with ridge points");
-  command->add_option("--gpu-table", options->gpu_table, "GPU table JSON (default: built in)");
-  command->add_option("--json", options->json_path,
-                      "write the table as JSON to PATH ('-' for stdout)");
+  add_gpu_table_option(*command, options->gpu_table);
+  add_output_option(*command, "--json", options->json_path, "write the table as JSON");
   add_version_flag(*command);
   command->callback([options] { run(*options); });
 }

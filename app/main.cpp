@@ -1,6 +1,7 @@
 // cuflash-roofline: benchmarks attention kernels against the roofline model.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -8,6 +9,19 @@
 #include "commands.hpp"
 #include "git_info.hpp"
 #include "tool_info.hpp"
+
+namespace {
+
+int fail(int code, std::string message) {
+  // One line, whatever the message: CLI11 lists extras over several lines.
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  std::fprintf(stderr, "cuflash-roofline: error: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   cfr::app::set_command_line(argc, argv);
@@ -27,11 +41,14 @@ int main(int argc, char** argv) {
   cfr::app::add_import_historical_command(app, status);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    // One line and exit 2 like every other usage error, not CLI11's codes
+    // (105..115) and its "Run with --help" line.
+    return fail(cfr::app::exit_code::usage, error.what());
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "cuflash-roofline: error: %s\n", error.what());
-    return 2;
+    return fail(cfr::app::exit_code::usage, error.what());
   }
   return status.exit_status;
 }

@@ -63,13 +63,11 @@ CeilingRecord measured_ceiling(const std::string& mode, const GpuSpec& datasheet
     const CeilingsReport measured = measure_ceilings_report(device, &datasheet, {});
     return measured_ceiling_record(measured, sheet, "measured by this sweep");
   }
-  CeilingsReport measured;
   try {
-    measured = ceilings_from_json(read_json_file(mode));
+    return measured_ceiling_record(ceilings_from_json(read_json_file(mode)), sheet, mode);
   } catch (const ReportError& error) {
     throw std::runtime_error(fmt::format("--ceiling {}: {}", mode, error.what()));
   }
-  return measured_ceiling_record(measured, sheet, mode);
 }
 
 }  // namespace cfr::app

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ceiling_choice.hpp"
+#include "cli_checks.hpp"
 #include "device_record.hpp"
 #include "gpu_choice.hpp"
 #include "kernels/bench/attention_bench.hpp"
@@ -48,10 +49,8 @@ std::optional<std::string> profiler_in_environment() {
 // per-device threads.
 class SweepState {
  public:
-  SweepState(Report report, std::string json_path)
-      : report_(std::move(report)),
-        json_path_(std::move(json_path)),
-        start_(std::chrono::steady_clock::now()) {}
+  SweepState(Report report, const OutputFiles& outputs)
+      : report_(std::move(report)), outputs_(outputs), start_(std::chrono::steady_clock::now()) {}
 
   std::size_t total() const { return report_.results.size(); }
   ResultRow row(std::size_t index) {
@@ -101,17 +100,17 @@ class SweepState {
   // Rewrites the report after every row, so a crash or a kill loses nothing
   // measured; the final write replaces it with the complete report.
   void write_partial() {
-    if (json_path_.empty() || json_path_ == "-") return;
+    if (!outputs_.rewritable("--json")) return;
     Report partial = report_;
     partial.provenance.auditable = false;
     partial.provenance.reasons.push_back(
         fmt::format("incomplete: {} of {} configurations done", done_, measurable_));
-    write_text_atomically(json_path_, report_text(partial));
+    outputs_.write({{"--json", report_text(partial)}});
   }
 
   std::mutex mutex_;
   Report report_;
-  std::string json_path_;
+  const OutputFiles& outputs_;
   std::chrono::steady_clock::time_point start_;
   std::size_t done_ = 0;
   std::size_t measurable_ = 0;
@@ -160,6 +159,7 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
       if (why) {
         row.status = RowStatus::failed;
         row.reason = *why;
+        row.timing.reset();  // zeros are no samples; the reason says how many there were
       }
     }
     if (row.timing) {
@@ -175,32 +175,37 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
 
 void add_measure_options(CLI::App& command, MeasureOptions& o) {
   command.add_option("--devices", o.devices, "CUDA devices to measure on: 0,1 or all")
+      ->check(not_empty())
       ->capture_default_str();
   command
       .add_option("--ceiling", o.ceiling,
                   "roof to judge against: datasheet, measured (run `ceilings` now) or a "
                   "ceilings JSON file")
+      ->check(not_empty())
       ->capture_default_str();
   command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
   command.add_option("--warmup", o.warmup, "untimed runs before sampling")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
+      ->check(integer_in(0, 1000));
   command.add_option("--min-samples", o.min_samples, "fewest samples per configuration")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(integer_in(1, 100000));
   command
       .add_option("--max-noise", o.target_rel_stdev,
                   "stop sampling once the relative stdev is below this")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_number(0.0, 1.0));
   command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 3600.0));
-  command.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
+      ->check(finite_number(0.01, 3600.0));
+  command.add_option("--seed", o.seed, "seed of the random inputs")
+      ->capture_default_str()
+      ->check(unsigned_integer());
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan, const ProfileOptions& profile) {
+                       const SweepPlan& plan, const OutputFiles& outputs,
+                       const ProfileOptions& profile) {
   const std::vector<int> devices =
       measure::parse_device_list(measure.devices, measure::device_count());
   Report report;
@@ -247,7 +252,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
               << "): timings are not measurements; rows without usable samples fail\n";
   }
   const CeilingRecord ceiling = report.ceiling;
-  SweepState state(std::move(report), options.json_path);
+  SweepState state(std::move(report), outputs);
   state.set_measurable(measurable);
   interrupted.store(false);
   auto previous_int = std::signal(SIGINT, on_interrupt);
@@ -280,7 +285,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   const std::vector<std::string> failures = auditability_failures(done);
   done.provenance.auditable = failures.empty() && !timing_interrupted;
   done.provenance.reasons.insert(done.provenance.reasons.end(), failures.begin(), failures.end());
-  emit_report(done, options);
+  emit_report(done, outputs);
   if (interrupted.load()) return 130;
   return any_failed ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "output_files.hpp"
 #include "profile_run.hpp"
 #include "sweep_options.hpp"
 
@@ -31,6 +32,7 @@ void add_measure_options(CLI::App& command, MeasureOptions& options);
 // With profile.enabled, the ok rows are profiled once the timing is done
 // (profile_run.hpp).
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan, const ProfileOptions& profile = {});
+                       const SweepPlan& plan, const OutputFiles& outputs,
+                       const ProfileOptions& profile = {});
 
 }  // namespace cfr::app

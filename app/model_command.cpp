@@ -19,9 +19,10 @@ void add_model_command(CLI::App& app) {
   add_sweep_options(*command, *options);
   command->callback([options] {
     const SweepPlan plan = plan_sweep(*options);
+    const OutputFiles outputs = report_outputs(*options);
     const GpuTable table = load_gpu_table(options->gpu_table);
     const GpuSpec& gpu = choose_gpu(table, options->gpu, std::nullopt);
-    emit_report(model_report(plan, datasheet_ceiling(gpu, table.origin), gpu), *options);
+    emit_report(model_report(plan, datasheet_ceiling(gpu, table.origin), gpu), outputs);
   });
 }
 

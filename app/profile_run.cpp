@@ -14,7 +14,6 @@
 
 #include "child_process.hpp"
 #include "profile_rows.hpp"
-#include "report_file.hpp"
 #include "roofline/ncu_csv.hpp"
 #include "roofline/ncu_query.hpp"
 #include "roofline/profile_figures.hpp"
@@ -162,7 +161,7 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
     const ResultRow& row = report.results[index];
     child_rows.push_back({index, row.kernel, row.problem, row.device.value_or(0)});
   }
-  write_text_atomically(dir.file("rows.txt"), format_profile_rows(child_rows));
+  std::ofstream(dir.file("rows.txt")) << format_profile_rows(child_rows);
   // The data collection of tests/gpu/device_run.sh step l2data, which worked on the H200.
   std::vector<std::string> argv{run.ncu,
                                 "--csv",

@@ -1,53 +1,77 @@
 #include "report_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "roofline/report_json.hpp"
+#include "roofline/strict_json.hpp"
 
 namespace cfr::app {
 
-void write_text_atomically(const std::string& path, std::string_view content) {
-  if (path == "-") {
-    std::cout << content << std::flush;
-    return;
-  }
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", temporary));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error(fmt::format("{}: write failed", temporary));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot rename {} over it", path, temporary));
-  }
+namespace {
+
+[[noreturn]] void fail(const std::string& path, std::string_view problem) {
+  throw std::runtime_error(fmt::format("{}: {}", path, problem));
 }
 
+// Regular files and pipes (`<(...)`, a named pipe) are read; a FIFO nobody
+// writes to reads as empty instead of blocking, and a device such as
+// /dev/zero is refused instead of read without end.
+std::string read_text(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == EACCES || errno == ENOTDIR) {
+      fail(path, "cannot open (missing or unreadable)");
+    }
+    fail(path, fmt::format("cannot open ({})", std::strerror(errno)));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) fail(path, std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) fail(path, "is a folder, not a file");
+  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+    fail(path, "not a regular file (a device or socket is not read)");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      fail(path, fmt::format("read failed ({})", std::strerror(errno)));
+    }
+    if (got == 0) break;
+    if (text.size() + static_cast<std::size_t>(got) > max_input_bytes) {
+      fail(path,
+           fmt::format("larger than {} MiB; not a file this tool wrote", max_input_bytes >> 20));
+    }
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  return text;
+}
+
+}  // namespace
+
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open (missing or unreadable)", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.empty()) throw std::runtime_error(fmt::format("{}: empty file", path));
+  const std::string text = read_text(path);
+  if (text.empty()) fail(path, "empty file");
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw std::runtime_error(
-        fmt::format("{}: not valid JSON (byte {}): truncated or not a report", path, error.byte));
+    return parse_strict_json(text);
+  } catch (const JsonTextError& error) {
+    const std::string what = error.what();
+    if (what.starts_with("not valid JSON")) fail(path, what + ": truncated or not a report");
+    fail(path, what);
   }
 }
 
@@ -56,8 +80,12 @@ Report read_report_file(const std::string& path) {
   try {
     return report_from_json(document);
   } catch (const ReportError& error) {
-    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
+    fail(path, error.what());
   }
+}
+
+std::string json_text(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cfr::app

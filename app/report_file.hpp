@@ -1,10 +1,9 @@
 #pragma once
 
-// File I/O of the CLI: atomic writes and strict reads that name the file.
+// The files the CLI reads (reports, ceilings, GPU and historical tables) and
+// the JSON text it writes.
 
-#include <filesystem>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,15 +11,22 @@
 
 namespace cfr::app {
 
-// Writes to PATH.tmp.PID and renames over PATH, so a reader never sees half a
-// file. "-" writes to stdout.
-void write_text_atomically(const std::string& path, std::string_view content);
+// A regular file (or a pipe) of at most this size: a report of the largest
+// sweep the planner allows, with every sample, is far below it.
+inline constexpr std::size_t max_input_bytes = std::size_t{512} << 20;
 
-// Throws std::runtime_error with "FILE: problem" for a missing, unreadable or
-// non-JSON file.
+// Throws std::runtime_error with one line "FILE: problem" for a missing,
+// unreadable or oversized file, a folder or device, text that is not JSON, a
+// repeated key, a number outside double range or nesting beyond reason
+// (roofline/strict_json.hpp).
 nlohmann::json read_json_file(const std::string& path);
 
 // read_json_file + report_from_json; errors name the file and the key.
 Report read_report_file(const std::string& path);
+
+// A document as the tool writes it: indented, one trailing newline. Strings
+// that are not valid UTF-8 (a path in a reason) are written with U+FFFD
+// instead of failing; the command line is escaped before it gets here.
+std::string json_text(const nlohmann::json& document);
 
 }  // namespace cfr::app

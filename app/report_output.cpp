@@ -11,22 +11,31 @@
 namespace cfr::app {
 
 std::string report_text(const Report& report) {
-  return to_json(report).dump(2) + "\n";
+  return json_text(to_json(report));
 }
 
-void emit_report(const Report& report, const SweepOptions& options) {
-  const bool stdout_taken =
-      options.json_path == "-" || options.csv_path == "-" || options.md_path == "-";
-  std::ostream& screen = stdout_taken ? std::cerr : std::cout;
+OutputFiles report_outputs(const SweepOptions& options, const std::vector<std::string>& inputs) {
+  OutputFiles outputs;
+  outputs.protect_input(options.gpu_table);
+  for (const std::string& input : inputs) outputs.protect_input(input);
+  outputs.add("--json", options.json_path);
+  outputs.add("--csv", options.csv_path);
+  outputs.add("--md", options.md_path);
+  return outputs;
+}
+
+void emit_report(const Report& report, const OutputFiles& outputs) {
+  std::vector<OutputFiles::Content> contents;
+  if (outputs.has("--json")) contents.push_back({"--json", report_text(report)});
+  if (outputs.has("--csv")) contents.push_back({"--csv", render_table(report, TableFormat::csv)});
+  if (outputs.has("--md")) {
+    contents.push_back(
+        {"--md", render_table(report, TableFormat::markdown) + "\n" + render_legend(report)});
+  }
+  // The files first: when one cannot be written, nothing but the error is printed.
+  outputs.write(contents);
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   screen << render_table(report, TableFormat::text) << '\n' << render_legend(report) << std::flush;
-  if (!options.json_path.empty()) write_text_atomically(options.json_path, report_text(report));
-  if (!options.csv_path.empty()) {
-    write_text_atomically(options.csv_path, render_table(report, TableFormat::csv));
-  }
-  if (!options.md_path.empty()) {
-    write_text_atomically(options.md_path, render_table(report, TableFormat::markdown) + "\n" +
-                                               render_legend(report));
-  }
 }
 
 }  // namespace cfr::app

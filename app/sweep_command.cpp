@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* no_device_reason = "no CUDA device on this machine: nothing was measured";
 
-int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool require_gpu) {
+int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool require_gpu,
+                       const OutputFiles& outputs) {
   if (require_gpu) {
     throw std::runtime_error("--require-gpu: no CUDA device on this machine");
   }
@@ -34,7 +35,7 @@ int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool 
             << gpu.id
             << "' ceiling (provenance source: model).\n"
                "============================================================\n";
-  emit_report(report, options);
+  emit_report(report, outputs);
   return 0;
 }
 
@@ -55,12 +56,17 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   command->add_flag("--require-gpu", *require_gpu, "fail instead of falling back to the model");
   command->callback([options, measure, require_gpu, profile, &status] {
     const SweepPlan plan = plan_sweep(*options);
+    std::vector<std::string> inputs;
+    if (measure->ceiling != "datasheet" && measure->ceiling != "measured") {
+      inputs.push_back(measure->ceiling);
+    }
+    const OutputFiles outputs = report_outputs(*options, inputs);
     if (measure::device_count() == 0) {
       if (profile->enabled) std::cerr << "--profile: no CUDA device, nothing is profiled\n";
-      status.exit_status = run_without_device(*options, plan, *require_gpu);
+      status.exit_status = run_without_device(*options, plan, *require_gpu, outputs);
       return;
     }
-    status.exit_status = run_measured_sweep(*options, *measure, plan, *profile);
+    status.exit_status = run_measured_sweep(*options, *measure, plan, outputs, *profile);
   });
 }
 

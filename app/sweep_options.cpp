@@ -1,13 +1,17 @@
 #include "sweep_options.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli_checks.hpp"
 #include "roofline/axis_values.hpp"
+#include "roofline/checked_math.hpp"
 
 namespace cfr::app {
 
@@ -16,16 +20,18 @@ namespace {
 // Keeps every kernel index (B·H·N·d) well inside 64-bit and grids inside CUDA limits.
 constexpr std::int64_t max_seq_len = 1 << 22;
 constexpr std::int64_t max_batch_or_heads = 1 << 16;
+// A sweep of more configurations is a typo (two wide ranges), not a plan: the
+// report would not fit in memory and the measurement would take weeks.
+constexpr std::int64_t max_configurations = 100000;
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', begin), text.size());
-    out.push_back(text.substr(begin, comma - begin));
-    begin = comma + 1;
+template <typename T>
+void refuse_repeats(const std::vector<T>& values, std::string_view axis) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+        values.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw std::invalid_argument(fmt::format("{}: {} appears twice", axis, values[i]));
+    }
   }
-  return out;
 }
 
 std::vector<std::int64_t> bounded_axis(const std::string& text, std::string_view name,
@@ -36,27 +42,29 @@ std::vector<std::int64_t> bounded_axis(const std::string& text, std::string_view
       throw std::invalid_argument(fmt::format("{}: {} is larger than {}", name, value, limit));
     }
   }
+  refuse_repeats(values, name);
   return values;
 }
 
 std::vector<const KernelDescription*> chosen_kernels(const SweepOptions& options) {
   std::vector<const KernelDescription*> kernels;
-  if (options.kernels.empty()) {
+  if (options.kernels == all_kernels) {
     for (const KernelDescription& kernel : kernel_catalog) {
       if (kernel.direction == Direction::forward || options.backward) kernels.push_back(&kernel);
     }
     return kernels;
   }
-  for (const std::string& name : split(options.kernels)) {
+  std::vector<std::string_view> names = split_list(options.kernels, "--kernels");
+  refuse_repeats(names, "--kernels");
+  for (std::string_view name : names) {
     const KernelDescription* kernel = find_kernel(name);
     if (kernel == nullptr) {
       std::vector<std::string_view> known;
       for (const KernelDescription& k : kernel_catalog) known.push_back(k.name);
-      throw std::invalid_argument(
-          fmt::format("--kernels: unknown kernel '{}' (known: {})", name, fmt::join(known, ", ")));
+      throw std::invalid_argument(fmt::format("--kernels: unknown kernel '{}' (known: {}, {})",
+                                              name, fmt::join(known, ", "), all_kernels));
     }
-    if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
-      kernels.push_back(kernel);
+    kernels.push_back(kernel);
   }
   if (options.backward) {
     for (const KernelDescription& kernel : kernel_catalog) {
@@ -67,6 +75,48 @@ std::vector<const KernelDescription*> chosen_kernels(const SweepOptions& options
     }
   }
   return kernels;
+}
+
+std::vector<DType> chosen_dtypes(const SweepOptions& options) {
+  std::vector<DType> dtypes;
+  for (std::string_view name : split_list(options.dtypes, "--dtype")) {
+    const auto dtype = parse_dtype(name);
+    if (!dtype) {
+      throw std::invalid_argument(
+          fmt::format("--dtype: unknown dtype '{}' (fp16, bf16, fp32)", name));
+    }
+    dtypes.push_back(*dtype);
+  }
+  std::vector<std::string_view> names;
+  for (DType dtype : dtypes) names.push_back(to_string(dtype));
+  refuse_repeats(names, "--dtype");
+  return dtypes;
+}
+
+// The size of the plan and of its largest problem, checked before a single
+// point is stored.
+void check_plan_size(const std::vector<std::size_t>& axis_sizes,
+                     const std::array<std::int64_t, 4>& largest) {
+  std::optional<std::int64_t> count = 1;
+  for (std::size_t size : axis_sizes) {
+    if (count) count = checked_mul(*count, static_cast<std::int64_t>(size));
+  }
+  if (!count || *count > max_configurations) {
+    throw std::invalid_argument(fmt::format(
+        "the axes make {} configurations (masks × dtypes × head dims × batches × heads × "
+        "sequence lengths × kernels); the cap is {}: narrow an axis",
+        count ? fmt::format("{}", *count) : std::string("more than 2^63"), max_configurations));
+  }
+  const auto [batch, heads, seq_len, head_dim] = largest;
+  // The largest buffers anything allocates for one problem: the [B, H, N, d]
+  // tensors in fp32 and the backward reference's two [B, H, N, N] fp32 scores.
+  if (!checked_product(batch, heads, seq_len, head_dim, 4) ||
+      !checked_product(batch, heads, seq_len, seq_len, 8)) {
+    throw std::invalid_argument(
+        fmt::format("--batch {} × --heads {} × --seq-lens {} (× {} or × --head-dims {}) × 4 bytes "
+                    "overflows 64 bits; lower one of them",
+                    batch, heads, seq_len, seq_len, head_dim));
+  }
 }
 
 // Every head dim of `kernels`, ascending. A head dim some of them lack gives
@@ -92,35 +142,43 @@ std::vector<const KernelDescription*> every_kernel() {
 void add_sweep_options(CLI::App& command, SweepOptions& o) {
   command
       .add_option("--seq-lens", o.seq_lens,
-                  "sequence lengths: list and/or ranges, e.g. 1024:16384:x2")
+                  "sequence lengths: a list and/or ranges: 1024:16384:x2, 64:256:+64, 1:8 "
+                  "(step +1), [pow2]10:14 (2^10..2^14)")
+      ->type_name("LIST")
       ->capture_default_str();
   command
       .add_option("--head-dims", o.head_dims,
                   fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
+      ->type_name("LIST")
       ->capture_default_str();
-  command.add_option("--batch", o.batch, "batch sizes")->capture_default_str();
-  command.add_option("--heads", o.heads, "head counts")->capture_default_str();
+  command.add_option("--batch", o.batch, "batch sizes")->type_name("LIST")->capture_default_str();
+  command.add_option("--heads", o.heads, "head counts")->type_name("LIST")->capture_default_str();
   auto* causal = command.add_flag("--causal", o.causal, "causal mask only");
   auto* no_causal = command.add_flag("--no-causal", o.no_causal, "no mask (the default)");
   auto* both = command.add_flag("--both", o.both, "both causal and not");
   causal->excludes(no_causal)->excludes(both);
   no_causal->excludes(both);
   command.add_option("--dtype,--dtypes", o.dtypes, "element types: fp16, bf16, fp32 (a list)")
+      ->type_name("LIST")
       ->capture_default_str();
-  command.add_option("--kernels", o.kernels,
-                     "kernels from the registry (default: every forward kernel)");
+  command
+      .add_option("--kernels", o.kernels, "kernels from the registry; all: every forward kernel")
+      ->type_name("LIST")
+      ->capture_default_str();
   command.add_flag("--backward", o.backward, "add the backward kernels");
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
+      ->type_name("ID")
+      ->check(not_empty())
       ->capture_default_str();
-  command.add_option("--gpu-table", o.gpu_table,
-                     "GPU table JSON (default: configs/gpus.json, built in)");
+  add_gpu_table_option(command, o.gpu_table);
   command
       .add_option("--flop-convention", o.flop_convention,
                   "causal FLOP count: exact (unmasked pairs) or half (dense / 2)")
+      ->type_name("NAME")
       ->capture_default_str();
-  command.add_option("--json", o.json_path, "write the report JSON to PATH ('-' for stdout)");
-  command.add_option("--csv", o.csv_path, "write the table as CSV to PATH ('-' for stdout)");
-  command.add_option("--md", o.md_path, "write the table as Markdown to PATH ('-' for stdout)");
+  add_output_option(command, "--json", o.json_path, "write the report JSON");
+  add_output_option(command, "--csv", o.csv_path, "write the table as CSV");
+  add_output_option(command, "--md", o.md_path, "write the table as Markdown");
 }
 
 SweepPlan plan_sweep(const SweepOptions& options) {
@@ -144,19 +202,16 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   }
   const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
   const auto heads = bounded_axis(options.heads, "--heads", max_batch_or_heads);
-
-  std::vector<DType> dtypes;
-  for (const std::string& name : split(options.dtypes)) {
-    const auto dtype = parse_dtype(name);
-    if (!dtype) {
-      throw std::invalid_argument(
-          fmt::format("--dtype: unknown dtype '{}' (fp16, bf16, fp32)", name));
-    }
-    dtypes.push_back(*dtype);
-  }
+  const std::vector<DType> dtypes = chosen_dtypes(options);
   std::vector<bool> masks{options.causal};
   if (options.both) masks = {false, true};
 
+  const auto largest = [](const std::vector<std::int64_t>& values) {
+    return *std::max_element(values.begin(), values.end());
+  };
+  check_plan_size({masks.size(), dtypes.size(), head_dims.size(), batches.size(), heads.size(),
+                   seq_lens.size(), kernels.size()},
+                  {largest(batches), largest(heads), largest(seq_lens), largest(head_dims)});
   for (bool causal : masks) {
     for (DType dtype : dtypes) {
       for (std::int64_t d : head_dims) {

@@ -13,6 +13,9 @@
 
 namespace cfr::app {
 
+// --kernels: every forward kernel of the catalog.
+inline constexpr std::string_view all_kernels = "all";
+
 struct SweepOptions {
   std::string seq_lens = "1024:16384:x2";
   std::string head_dims = "64";
@@ -22,7 +25,8 @@ struct SweepOptions {
   bool no_causal = false;
   bool both = false;
   std::string dtypes = "fp16";
-  std::string kernels;  // empty: every forward kernel (plus the backward ones with --backward)
+  std::string kernels{
+      all_kernels};  // every forward kernel (plus the backward ones with --backward)
   bool backward = false;
   std::string gpu = "auto";
   std::string gpu_table;

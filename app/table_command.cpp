@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "report_file.hpp"
 #include "roofline/report_table.hpp"
@@ -59,7 +60,8 @@ void add_table_command(CLI::App& app) {
       ->add_option("--columns", options->columns,
                    fmt::format("columns to show, in order (default: all that apply): {}",
                                fmt::join(table_column_names(), ", ")))
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(not_empty());
   command->add_option("--status", options->status, "only rows with this status")
       ->check(CLI::IsMember({"ok", "skipped", "failed"}));
   command->add_flag("!--no-legend", options->legend, "leave out the lines under the table");

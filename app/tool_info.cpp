@@ -9,6 +9,7 @@
 
 #include "build_info.hpp"
 #include "git_info.hpp"
+#include "roofline/utf8_text.hpp"
 
 namespace cfr::app {
 
@@ -54,7 +55,8 @@ void set_command_line(int argc, char** argv) {
     if (i) line += ' ';
     line += argv[i];
   }
-  stored_command_line() = line;
+  // A path or argument need not be UTF-8; a JSON string must be.
+  stored_command_line() = escape_invalid_utf8(line);
 }
 
 const std::string& command_line() {

@@ -12,7 +12,8 @@ ToolInfo current_tool_info();
 std::string utc_now_iso8601();
 std::string host_name();
 
-// The command line as typed (argv joined by spaces), set once by main().
+// The command line as typed (argv joined by spaces, bytes that are not UTF-8
+// written as \xNN), set once by main().
 void set_command_line(int argc, char** argv);
 const std::string& command_line();
 

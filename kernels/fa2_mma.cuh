@@ -471,6 +471,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   // Epilogue: O / l through this warp's own Q rows in shared memory (no other
   // warp reads them), then 16-byte coalesced stores; LSE in natural log.
   if (warp_first >= seq_len) return;
+  __syncwarp();  // every lane's last ldmatrix of these Q rows precedes the first store over them
 #pragma unroll
   for (int mt = 0; mt < row_tiles; ++mt) {
 #pragma unroll

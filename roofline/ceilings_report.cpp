@@ -1,10 +1,13 @@
 #include "ceilings_report.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
 #include "report_json.hpp"
+#include "report_values.hpp"
 
 namespace cfr {
 
@@ -65,15 +68,20 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document) {
     CeilingFigure figure;
     figure.figure = f.string("figure");
     figure.unit = f.string("unit");
-    figure.value = f.number("value");
+    figure.value = f.positive("value");
     figure.method = f.string("method");
     if (f.has("compute_unit")) {
       figure.compute_unit = f.named("compute_unit", parse_compute_unit, "compute unit");
     }
-    figure.datasheet_value = f.optional_number("datasheet_value");
+    figure.datasheet_value = f.optional_positive("datasheet_value");
     const nlohmann::json& samples = f.array("samples");
-    for (const nlohmann::json& sample : samples) {
-      if (!sample.is_number()) f.fail("samples must be numbers");
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      const nlohmann::json& sample = samples[k];
+      if (!sample.is_number() || !std::isfinite(sample.get<double>()) ||
+          !(sample.get<double>() > 0)) {
+        throw ReportError(
+            fmt::format("{}[{}]: must be a positive number", f.key_path("samples"), k));
+      }
       figure.samples.push_back(sample.get<double>());
     }
     r.figures.push_back(std::move(figure));
@@ -103,6 +111,7 @@ CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
     }
   }
   ceiling.source_detail = detail;
+  check_ceiling_values(ceiling, "ceiling");
   return ceiling;
 }
 

@@ -319,12 +319,14 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/dram_model_error", .json = "profile.checks.dram_model_error",
      .unit = "ratio", .label = "DRAM model err",
      .description = "the DRAM model's bytes / measured DRAM bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
     derived<[](auto& d) -> auto& { return d.l2_model_error; }>(
     {.tag = "profile/l2_model_error", .json = "profile.checks.l2_model_error", .unit = "ratio",
      .label = "L2 model err",
      .description = "the kernel's own model's bytes (kv_reload, ...) / measured L2 bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
     derived<[](auto& d) -> auto& { return d.flop_ratio; }>(
     {.tag = "profile/flop_ratio", .json = "profile.checks.flop_ratio", .unit = "ratio",
      .label = "FLOP ratio", .description = "counted FLOPs / the model's exact FLOPs",

@@ -45,6 +45,10 @@ struct Figure {
   // Absent from reports written before the key existed; the reader accepts
   // its absence and `audit` does not count it missing.
   bool optional_on_read = false;
+  // A signed figure (a model's error, model / measured - 1); every other
+  // stored number is a count or a ratio of counts, which the reader refuses
+  // below 0.
+  bool may_be_negative = false;
   // Precondition of both: the row has the figure's group.
   FigureValue (*read)(const ResultRow&) = nullptr;
   // False for a word the figure does not know. Null for a view.

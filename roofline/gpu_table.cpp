@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "file_name_part.hpp"
 #include "roofline_model.hpp"
 
 namespace cfr {
@@ -88,6 +89,11 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   const RowReader reader(row, origin, id);
   GpuSpec gpu;
   gpu.id = reader.string(row, "id", "id");
+  // The id names files (import-historical writes NAME-ID.json) and is what
+  // --gpu takes, next to the word `auto`.
+  if (!is_file_name_part(gpu.id) || lowercase(gpu.id) == "auto") {
+    reader.fail("id", "must be letters, digits, '_', '-' or '.' (not first), and not 'auto'");
+  }
   gpu.name = reader.string(row, "name", "name");
   const auto names = row.find("match_names");
   if (names != row.end()) {
@@ -110,8 +116,16 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   const json& peaks = reader.object(row, "peak_TFLOPs", "peak_TFLOPs");
   for (ComputeUnit unit : all_compute_units) {
     const std::string key(to_string(unit));
+    const std::string path = fmt::format("peak_TFLOPs.{}.value", key);
     gpu.peak_TFLOPs[static_cast<std::size_t>(unit)] =
         reader.figure(peaks, key, fmt::format("peak_TFLOPs.{}", key), true);
+    // Each figure is finite, but their ratio need not be: 1e300 TFLOP/s over
+    // 1 GB/s has no ridge a chart or a regime could use.
+    const auto ridge = gpu.ridge(unit);
+    if (ridge && (!std::isfinite(*ridge) || !(*ridge > 0))) {
+      reader.fail(path, fmt::format("{:g} over {:g} GB/s gives a ridge of {:g} FLOP/byte",
+                                    *gpu.peak(unit), gpu.memory_bandwidth_GBps.value, *ridge));
+    }
   }
   return gpu;
 }

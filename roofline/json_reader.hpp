@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,7 +63,37 @@ class Node {
     if (!v.is_number_integer()) {
       throw ReportError(fmt::format("{}: expected an integer", key_path(key)));
     }
+    // An unsigned above 2^63 - 1 would wrap to a negative int64.
+    if (v.is_number_unsigned() &&
+        v.get<std::uint64_t>() >
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      throw ReportError(
+          fmt::format("{}: {} is out of range", key_path(key), v.get<std::uint64_t>()));
+    }
     return v.get<std::int64_t>();
+  }
+
+  // An integer that must fit an int (a device index, a tile side, a count):
+  // 2^32 is refused, never truncated to 0.
+  int int32(std::string_view key) const {
+    const std::int64_t value = integer(key);
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+      throw ReportError(fmt::format("{}: {} is out of range", key_path(key), value));
+    }
+    return static_cast<int>(value);
+  }
+
+  // A number that must be positive (a bandwidth, a peak, a time).
+  double positive(std::string_view key) const {
+    const double x = number(key);
+    if (!(x > 0))
+      throw ReportError(fmt::format("{}: must be positive, found {}", key_path(key), x));
+    return x;
+  }
+
+  std::optional<double> optional_positive(std::string_view key) const {
+    if (!has(key)) return std::nullopt;
+    return positive(key);
   }
 
   bool boolean(std::string_view key) const {

@@ -1,5 +1,8 @@
 #include "l2_aware_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace cfr {
 
 namespace {
@@ -20,6 +23,17 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
                         launch.causal_order};
 }
 
+// The simulation keeps every CTA of a launch: past this many (a million, far
+// beyond any shape a sweep times: H 32, N 131072 at Br 64 is 65536) the model
+// does not apply and the row keeps its own DRAM model, in bounded time.
+constexpr double max_simulated_ctas = 1 << 20;
+
+bool too_large(const AttentionProblem& problem, int block_rows) {
+  const double blocks = std::ceil(static_cast<double>(problem.seq_len) / block_rows);
+  return static_cast<double>(problem.batch) * static_cast<double>(problem.heads) * blocks >
+         max_simulated_ctas;
+}
+
 }  // namespace
 
 int l2_partitions_for(ComputeCapability cc) {
@@ -31,11 +45,15 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
                                           const L2ModelInputs& inputs) {
   const L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
   if (kernel.traffic == TrafficModelKind::materialized) {
+    if (too_large(problem, 1)) return std::nullopt;  // the softmax runs one CTA per row
     return materialized_dram(
         problem, {inputs.sm_count, softmax_ctas_per_sm, gemm_ctas_per_sm, gemm_block_rows}, l2);
   }
   if (kernel.configs.empty()) return std::nullopt;
   const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  if (!config.tile.tiled() || too_large(problem, std::min(config.tile.br, config.tile.bc))) {
+    return std::nullopt;
+  }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
     const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count);
     if (!forward) return std::nullopt;

@@ -36,7 +36,8 @@ int l2_partitions_for(ComputeCapability cc);
 // The L2-aware estimate of the kernel's DRAM bytes, or empty when the entry
 // does not describe its launches well enough: a tiled kernel without resident
 // CTAs or launch orders (a plugin may leave them undeclared), a kernel whose
-// traffic model the simulation does not cover. Throws std::invalid_argument
+// traffic model the simulation does not cover; or when a launch has more
+// than a million CTAs (the simulation keeps each: bounded work). Throws std::invalid_argument
 // for non-positive inputs (l2_traffic_model.hpp).
 std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
                                           const AttentionProblem& problem,

@@ -5,6 +5,7 @@
 
 #include "figures.hpp"
 #include "json_reader.hpp"
+#include "report_values.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -172,13 +173,12 @@ Timing read_timing(const Node& n) {
     t.samples_ms.push_back(samples[i].get<double>());
   }
   t.summary.count = static_cast<int>(t.samples_ms.size());
-  t.warmup = static_cast<int>(n.integer("warmup"));
+  t.warmup = n.int32("warmup");
   t.l2_flush = n.boolean("l2_flush");
   t.sm_clock_MHz = n.number("sm_clock_MHz");
   if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
   if (n.has("throttled")) t.throttled = n.boolean("throttled");
-  if (n.has("throttled_discarded"))
-    t.throttled_discarded = static_cast<int>(n.integer("throttled_discarded"));
+  if (n.has("throttled_discarded")) t.throttled_discarded = n.int32("throttled_discarded");
   if (n.has("noise_target_met")) t.noise_target_met = n.boolean("noise_target_met");
   if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
   return t;
@@ -300,14 +300,14 @@ ResultRow read_row(const Node& n) {
   row.problem.causal = n.boolean("causal");
   if (n.has("tile")) {
     const Node tile = n.object("tile");
-    row.tile = {static_cast<int>(tile.integer("br")), static_cast<int>(tile.integer("bc"))};
+    row.tile = {tile.int32("br"), tile.int32("bc")};
   }
   row.compute_unit = n.named("compute_unit", parse_compute_unit, "compute unit");
   row.status = n.named("status", parse_status, "status");
   row.reason = n.string("reason");
   read_groups(n, row);
   read_figures(n, row);
-  if (n.has("device")) row.device = static_cast<int>(n.integer("device"));
+  if (n.has("device")) row.device = n.int32("device");
   if (n.has("correctness")) row.correctness = read_correctness(n.object("correctness"));
   if (row.status == RowStatus::ok && !row.model) {
     n.fail("a row with status ok needs flops and traffic");
@@ -412,10 +412,10 @@ Provenance read_provenance(const Node& provenance) {
 
 DeviceRecord read_device(const Node& n) {
   DeviceRecord d;
-  d.index = static_cast<int>(n.integer("index"));
+  d.index = n.int32("index");
   d.name = n.string("name");
   d.cc = n.string("cc");
-  d.sm_count = static_cast<int>(n.integer("sm_count"));
+  d.sm_count = n.int32("sm_count");
   d.l2_bytes = n.number("l2_bytes");
   d.memory_bytes = n.number("memory_bytes");
   d.clock_MHz = n.number("clock_MHz");
@@ -480,6 +480,7 @@ Report report_from_json(const json& document) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     report.results.push_back(read_row(Node(results[i], fmt::format("results[{}]", i))));
   }
+  check_report_values(report);
   return report;
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "problem_limits.hpp"
+
 namespace cfr {
 
 CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origin) {
@@ -78,13 +80,18 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
                     const CeilingRecord& ceiling, FlopConvention convention,
                     std::optional<ComputeCapability> gpu_cc,
                     const std::optional<L2ModelInputs>& l2) {
-  const KernelRecord record = kernel_record(kernel, problem, gpu_cc);
   ResultRow row;
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
   row.problem = problem;
+  row.compute_unit = kernel.compute_unit_for(problem.dtype);
+  if (const auto why = problem_out_of_range(problem)) {
+    row.status = RowStatus::skipped;
+    row.reason = *why;
+    return row;
+  }
+  const KernelRecord record = kernel_record(kernel, problem, gpu_cc);
   row.tile = record.tile;
-  row.compute_unit = record.compute_unit;
 
   if (!kernel.dtypes.contains(problem.dtype)) {
     row.status = RowStatus::skipped;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -12,7 +13,32 @@ namespace {
 constexpr double fp32_bytes = 4;
 
 std::int64_t blocks(std::int64_t rows, std::int64_t block_rows) {
-  return (rows + block_rows - 1) / block_rows;
+  return rows / block_rows + (rows % block_rows != 0 ? 1 : 0);
+}
+
+// Σ_{i=0}^{n-1} floor((a·i + b) / m) for n, a, b ≥ 0 and m ≥ 1, in O(log m)
+// steps (the Euclid-like reduction), exact in 128-bit integers.
+__extension__ typedef unsigned __int128 wide;  // GCC and Clang; not ISO C++
+
+double floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, std::int64_t b) {
+  wide count = static_cast<wide>(n), divisor = static_cast<wide>(m);
+  wide slope = static_cast<wide>(a), offset = static_cast<wide>(b), sum = 0;
+  while (count > 0) {
+    if (slope >= divisor) {
+      sum += count * (count - 1) / 2 * (slope / divisor);
+      slope %= divisor;
+    }
+    if (offset >= divisor) {
+      sum += count * (offset / divisor);
+      offset %= divisor;
+    }
+    const wide top = slope * count + offset;
+    if (top < divisor) break;
+    count = top / divisor;
+    offset = top % divisor;
+    std::swap(divisor, slope);
+  }
+  return static_cast<double>(sum);
 }
 
 class Breakdown {
@@ -54,28 +80,29 @@ std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own) {
   return {TrafficModelKind::compulsory, own};
 }
 
+// The causal sums below are sums of floor((a·i + b) / m) over a block index,
+// evaluated in closed form: a loop over blocks takes minutes for the shapes a
+// report file or a historical table may hold (N = 2^31 is 2^25 blocks per row).
 double kv_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal) {
   const std::int64_t q_blocks = blocks(seq_len, tile.br);
   if (!causal) return static_cast<double>(q_blocks) * static_cast<double>(seq_len);
-  double rows = 0;
-  for (std::int64_t i = 0; i < q_blocks; ++i) {
-    const std::int64_t last_row = std::min(seq_len, (i + 1) * tile.br) - 1;
-    const std::int64_t kv_blocks = last_row / tile.bc + 1;
-    rows += static_cast<double>(std::min(seq_len, kv_blocks * tile.bc));
-  }
-  return rows;
+  // Q block i needs the K/V blocks up to the one holding its last row, so it
+  // loads bc·ceil(min(N, (i+1)·br) / bc) rows, capped at N. Below block
+  // `first_full` that is bc·ceil((i+1)·br / bc) < N; from it on, N.
+  const std::int64_t below_last_kv_block = (blocks(seq_len, tile.bc) - 1) * tile.bc;
+  const std::int64_t first_full = below_last_kv_block / tile.br;
+  const double partial =
+      static_cast<double>(tile.bc) * floor_sum(first_full, tile.bc, tile.br, tile.br + tile.bc - 1);
+  return partial + static_cast<double>(q_blocks - first_full) * static_cast<double>(seq_len);
 }
 
 double q_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal) {
   const std::int64_t kv_blocks = blocks(seq_len, tile.bc);
   if (!causal) return static_cast<double>(kv_blocks) * static_cast<double>(seq_len);
-  double rows = 0;
-  for (std::int64_t j = 0; j < kv_blocks; ++j) {
-    // The first Q block whose last row reaches this K/V block's first row.
-    const std::int64_t first_q_block = (j * tile.bc) / tile.br;
-    rows += static_cast<double>(seq_len - first_q_block * tile.br);
-  }
-  return rows;
+  // K/V block j is needed by the Q blocks from the one holding its first row,
+  // floor(j·bc / br), to the end: N − br·floor(j·bc / br) rows.
+  return static_cast<double>(kv_blocks) * static_cast<double>(seq_len) -
+         static_cast<double>(tile.br) * floor_sum(kv_blocks, tile.br, tile.bc, 0);
 }
 
 TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
@@ -21,8 +22,9 @@ struct AuditOptions {
 };
 
 int run(const AuditOptions& options) {
+  const OutputFiles outputs = evidence_outputs(options.files, {{"--json", options.json_path}});
   const std::vector<Report> reports = read_reports(options.files);
-  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json files = nlohmann::json::array();
   bool all_consistent = true;
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -34,14 +36,12 @@ int run(const AuditOptions& options) {
     files.push_back(entry);
   }
   screen << std::flush;
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     const nlohmann::json document{
         {"schema", "cuflash-roofline/audit/v1"}, {"consistent", all_consistent}, {"files", files}};
-    write_text_atomically(
-        options.json_path,
-        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    outputs.write({{"--json", json_text(document)}});
   }
-  return all_consistent ? 0 : 1;
+  return all_consistent ? exit_code::ok : exit_code::verdict;
 }
 
 }  // namespace
@@ -52,9 +52,8 @@ void add_audit_command(CLI::App& app, CommandStatus& status) {
       "audit",
       "recompute every derived figure of reports and check their auditable flag (exit 0: "
       "consistent, 1: findings, 2: unusable file)");
-  command->add_option("reports", options->files, "report JSON files")->required();
-  command->add_option("--json", options->json_path,
-                      "also write the findings as JSON to PATH ('-' for stdout)");
+  add_input_option(*command, "reports", options->files, "report JSON files")->required();
+  add_output_option(*command, "--json", options->json_path, "also write the findings as JSON");
   add_version_flag(*command);
   command->callback([options, &status] { status.exit_status = run(*options); });
 }

@@ -4,8 +4,8 @@
 //
 // Paths: BASE NEW (two files or two folders, folders matched by file name),
 // or BASE1 NEW1 BASE2 NEW2 … (pairs of files). Exit 0; 1 when
-// --fail-on-regression and a row is SLOWER or FAILED; 2 for an unusable file
-// or a refused comparison.
+// --fail-on-regression and a row is SLOWER or FAILED or no row was compared;
+// 2 for an unusable file or a refused comparison.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -14,9 +14,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
+#include "roofline/auditability.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
 #include "roofline/figures.hpp"
@@ -120,8 +122,9 @@ int run_roofline_view(const CompareOptions& options) {
     }
     for (const std::string& name : json_files_in(path)) files.push_back(path + "/" + name);
   }
+  const OutputFiles outputs = evidence_outputs(files, {{"--json", options.json_path}});
   const std::vector<Report> reports = read_reports(files);
-  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json entries = nlohmann::json::array();
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto rows = evidence::roof_fractions(reports[i]);
@@ -134,18 +137,44 @@ int run_roofline_view(const CompareOptions& options) {
                        {"rows", evidence::to_json(rows)}});
   }
   screen << std::flush;
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     const nlohmann::json document{{"schema", "cuflash-roofline/roof-fraction/v1"},
                                   {"reports", entries}};
-    write_text_atomically(
-        options.json_path,
-        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    outputs.write({{"--json", json_text(document)}});
   }
-  return 0;
+  return exit_code::ok;
+}
+
+// `auditable: true` is what the gate trusts a baseline for; a flag that its
+// own contents do not back (no samples, a dirty tree) is refused as an
+// unauditable baseline would be.
+void refuse_unbacked_baseline(const Report& base, const std::string& path,
+                              const CompareOptions& options) {
+  if (!base.provenance.auditable || options.allow_unauditable) return;
+  const std::vector<std::string> failures = auditability_failures(base);
+  if (failures.empty()) return;
+  throw std::runtime_error(fmt::format(
+      "{}: refused as a baseline: it claims auditable: true, but {} (`audit` lists every "
+      "finding; --allow-unauditable compares anyway)",
+      path, failures.front()));
+}
+
+std::size_t compared_rows(const std::vector<evidence::Comparison>& comparisons) {
+  std::size_t count = 0;
+  for (const evidence::Comparison& comparison : comparisons) {
+    count += comparison.rows.size() - comparison.count(evidence::Verdict::not_compared);
+  }
+  return count;
 }
 
 int run_comparison(const CompareOptions& options) {
   const FilePairs files = pair_paths(options.paths);
+  std::vector<std::string> inputs;
+  for (const auto& [base, next] : files.pairs) {
+    inputs.push_back(base);
+    inputs.push_back(next);
+  }
+  const OutputFiles outputs = evidence_outputs(inputs, {{"--json", options.json_path}});
   evidence::CompareOptions settings;
   if (options.threshold >= 0) settings.threshold = options.threshold;
   settings.allow_unauditable = options.allow_unauditable;
@@ -157,6 +186,7 @@ int run_comparison(const CompareOptions& options) {
   std::vector<std::pair<Report, Report>> reports;
   for (const auto& [base, next] : files.pairs) {
     reports.emplace_back(read_report_file(base), read_report_file(next));
+    refuse_unbacked_baseline(reports.back().first, base, options);
   }
   std::vector<evidence::Comparison> comparisons;
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -169,7 +199,7 @@ int run_comparison(const CompareOptions& options) {
     }
   }
 
-  std::ostream& screen = options.json_path == "-" ? std::cerr : std::cout;
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json pairs = nlohmann::json::array();
   bool regressed = false;
   for (std::size_t i = 0; i < comparisons.size(); ++i) {
@@ -187,9 +217,16 @@ int run_comparison(const CompareOptions& options) {
   if (comparisons.size() > 1)
     screen << "total: " << evidence::render_verdict_counts(comparisons) << '\n';
   if (regressed) screen << "REGRESSION: at least one row is SLOWER or FAILED\n";
+  // A gate that compared nothing would pass every change: with
+  // --fail-on-regression, no compared row is a failure of its own.
+  const bool nothing_compared = compared_rows(comparisons) == 0;
+  if (nothing_compared) {
+    screen << "NOTHING COMPARED: no row has a time on both sides (check that both reports sweep "
+              "the same configurations)\n";
+  }
   screen << std::flush;
 
-  if (!options.json_path.empty()) {
+  if (outputs.has("--json")) {
     const nlohmann::json document{
         {"schema", "cuflash-roofline/compare/v1"},
         {"threshold",
@@ -197,12 +234,12 @@ int run_comparison(const CompareOptions& options) {
         {"pairs", pairs},
         {"files_only_in_base", files.only_in_base},
         {"files_only_in_new", files.only_in_new},
-        {"regression", regressed}};
-    write_text_atomically(
-        options.json_path,
-        document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        {"regression", regressed},
+        {"rows_compared", compared_rows(comparisons)}};
+    outputs.write({{"--json", json_text(document)}});
   }
-  return regressed && options.fail_on_regression ? 1 : 0;
+  const bool gate_fails = regressed || nothing_compared;
+  return gate_fails && options.fail_on_regression ? exit_code::verdict : exit_code::ok;
 }
 
 }  // namespace
@@ -214,20 +251,26 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       "compare matched rows of BASE and NEW reports (files, BASE NEW pairs, or two folders), or "
       "with --roofline list each report's fraction of roof");
   command->add_option("paths", options->paths, "BASE NEW [BASE NEW ...], or two folders")
+      ->type_name("PATH")
+      ->check(not_empty())
       ->required();
   command
       ->add_option("--threshold", options->threshold,
                    "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
                    "larger relative stdev of the two rows)")
-      ->check(CLI::NonNegativeNumber);
+      ->type_name("REL")
+      ->check(finite_number(0.0, 1e6));
   command->add_flag("--fail-on-regression", options->fail_on_regression,
-                    "exit 1 when any row is SLOWER or FAILED (the CI gate)");
+                    "exit 1 when any row is SLOWER or FAILED, or when no row was compared (the CI "
+                    "gate)");
   command->add_flag("--allow-unauditable", options->allow_unauditable,
                     "compare against a baseline that is not auditable (labelled in the output)");
   command->add_flag("--allow-cross-device", options->allow_cross_device,
                     "compare reports of different device models (labelled in the output)");
-  command->add_option("--match-kernel", options->kernel_aliases,
-                      "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one");
+  command
+      ->add_option("--match-kernel", options->kernel_aliases,
+                   "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one")
+      ->type_name("OLD=NEW");
   command
       ->add_option("--figures", options->figures,
                    "figure tags (docs/report-schema.md#figures) to show base -> new under each "
@@ -236,8 +279,7 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
   command->add_flag("--roofline", options->roofline,
                     "treat every path as a report and list each row's fraction of its roof, "
                     "worst first");
-  command->add_option("--json", options->json_path,
-                      "also write the comparison as JSON to PATH ('-' for stdout)");
+  add_output_option(*command, "--json", options->json_path, "also write the comparison as JSON");
   add_version_flag(*command);
   command->callback([options, &status] {
     status.exit_status = options->roofline ? run_roofline_view(*options) : run_comparison(*options);

@@ -36,4 +36,12 @@ std::vector<std::string> json_files_in(const std::string& folder) {
   return names;
 }
 
+OutputFiles evidence_outputs(const std::vector<std::string>& inputs,
+                             const std::vector<std::pair<std::string, std::string>>& targets) {
+  OutputFiles outputs;
+  for (const std::string& input : inputs) outputs.protect_input(input);
+  for (const auto& [option, path] : targets) outputs.add(option, path);
+  return outputs;
+}
+
 }  // namespace cfr::app

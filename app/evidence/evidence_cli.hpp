@@ -4,11 +4,13 @@
 // and write outputs.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "output_files.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::app {
@@ -22,5 +24,11 @@ std::vector<Report> read_reports(const std::vector<std::string>& paths);
 std::vector<std::string> json_files_in(const std::string& folder);
 
 bool is_folder(const std::string& path);
+
+// The output targets of an evidence command, checked before any file is read
+// or written; none may be one of the `inputs`. `targets`: {option, path},
+// an empty path for an option not given.
+OutputFiles evidence_outputs(const std::vector<std::string>& inputs,
+                             const std::vector<std::pair<std::string, std::string>>& targets);
 
 }  // namespace cfr::app

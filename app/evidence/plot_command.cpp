@@ -1,25 +1,32 @@
 // `cuflash-roofline plot REPORT… --out roofline.svg`: the roofline chart of
 // the reports, written by roofline/evidence/roofline_svg; --png converts it
-// with rsvg-convert when that is installed. Exit 0; 2 for an unusable file,
-// nothing to plot, or a PNG that could not be made.
+// with rsvg-convert when that is installed. Both are written together, after
+// everything else succeeded. Exit 0; 2 for an unusable file, nothing to plot,
+// or a PNG that could not be made (then nothing is written).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
 #include "roofline/ceilings_report.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
 #include "roofline/report_json.hpp"
+#include "roofline/report_values.hpp"
 
 extern char** environ;
 
@@ -56,6 +63,11 @@ CeilingRecord measured_roof(const std::string& path) {
   for (ComputeUnit unit : all_compute_units) {
     roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
   }
+  try {
+    check_ceiling_values(roof, "figures");
+  } catch (const ReportError& error) {
+    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
+  }
   return roof;
 }
 
@@ -72,14 +84,33 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-void convert_to_png(const std::string& svg, const std::string& png) {
-  if (!on_path("rsvg-convert")) {
-    throw std::runtime_error(fmt::format(
-        "--png {}: rsvg-convert is not installed (Debian: apt-get install librsvg2-bin); the SVG "
-        "is at {}",
-        png, svg));
+// A scratch file for rsvg-convert, removed when it goes out of scope.
+class ScratchFile {
+ public:
+  explicit ScratchFile(const char* suffix) {
+    std::string name = std::string(P_tmpdir) + "/cuflash-roofline-XXXXXX" + suffix;
+    const int fd = ::mkstemps(name.data(), static_cast<int>(std::strlen(suffix)));
+    if (fd < 0)
+      throw std::runtime_error(fmt::format("cannot create a scratch file in {}", P_tmpdir));
+    ::close(fd);
+    path_ = name;
   }
-  std::vector<std::string> words{"rsvg-convert", "--format", "png", "--output", png, svg};
+  ~ScratchFile() { ::unlink(path_.c_str()); }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The PNG rsvg-convert makes of `svg`, as bytes; --png names the option.
+std::string convert_to_png(const std::string& svg, const std::string& png) {
+  const ScratchFile svg_file(".svg");
+  const ScratchFile png_file(".png");
+  std::ofstream(svg_file.path(), std::ios::binary) << svg;
+  std::vector<std::string> words{"rsvg-convert", "--format",      "png",
+                                 "--output",     png_file.path(), svg_file.path()};
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
@@ -94,37 +125,45 @@ void convert_to_png(const std::string& svg, const std::string& png) {
   while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    throw std::runtime_error(fmt::format("--png {}: rsvg-convert failed on {}", png, svg));
+    throw std::runtime_error(fmt::format("--png {}: rsvg-convert failed", png));
   }
+  std::ifstream in(png_file.path(), std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void run(const PlotOptions& options) {
+  std::vector<std::string> inputs = options.files;
+  if (!options.ceilings.empty()) inputs.push_back(options.ceilings);
+  const OutputFiles outputs =
+      evidence_outputs(inputs, {{"--out", options.out}, {"--png", options.png}});
+  if (outputs.has("--png") && !on_path("rsvg-convert")) {
+    throw std::runtime_error(fmt::format(
+        "--png {}: rsvg-convert is not installed (Debian: apt-get install librsvg2-bin); nothing "
+        "was written",
+        options.png));
+  }
   const std::vector<Report> reports = read_reports(options.files);
   evidence::PlotOptions chart;
   chart.title = options.title;
   if (!options.ceilings.empty()) chart.extra_ceilings.push_back(measured_roof(options.ceilings));
-  std::vector<evidence::PlotReport> inputs;
+  std::vector<evidence::PlotReport> inputs_to_plot;
   for (std::size_t i = 0; i < reports.size(); ++i)
-    inputs.push_back({options.files[i], &reports[i]});
+    inputs_to_plot.push_back({options.files[i], &reports[i]});
 
   evidence::PlotSummary summary;
-  const std::string svg = evidence::roofline_svg(inputs, chart, &summary);
+  const std::string svg = evidence::roofline_svg(inputs_to_plot, chart, &summary);
   if (summary.points + summary.model_points == 0) {
     throw std::runtime_error(
         fmt::format("{}: nothing to plot: no row with status ok and an arithmetic intensity",
                     options.files.front()));
   }
-  if (!options.png.empty() && options.out == "-") {
-    throw std::runtime_error("--png needs --out to name a file, not '-'");
-  }
-  write_text_atomically(options.out, svg);
-  std::ostream& screen = options.out == "-" ? std::cerr : std::cout;
+  std::vector<OutputFiles::Content> contents{{"--out", svg}};
+  if (outputs.has("--png")) contents.push_back({"--png", convert_to_png(svg, options.png)});
+  outputs.write(contents);
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   screen << fmt::format("wrote {}: {} measured points, {} model points, {} roofs\n", options.out,
                         summary.points, summary.model_points, summary.roofs);
-  if (!options.png.empty()) {
-    convert_to_png(options.out, options.png);
-    screen << fmt::format("wrote {}\n", options.png);
-  }
+  if (outputs.has("--png")) screen << fmt::format("wrote {}\n", options.png);
 }
 
 }  // namespace
@@ -133,13 +172,14 @@ void add_plot_command(CLI::App& app, CommandStatus& status) {
   auto options = std::make_shared<PlotOptions>();
   CLI::App* command =
       app.add_subcommand("plot", "draw a roofline chart (SVG) of one or more reports");
-  command->add_option("reports", options->files, "report JSON files")->required();
-  command->add_option("--out", options->out, "SVG file to write ('-' for stdout)")->required();
-  command->add_option("--ceilings", options->ceilings,
-                      "a `ceilings` JSON whose measured roofs are drawn solid");
-  command->add_option("--title", options->title, "chart title (default: the GPUs' names)");
-  command->add_option("--png", options->png,
-                      "also write a PNG through rsvg-convert (fails when it is not installed)");
+  add_input_option(*command, "reports", options->files, "report JSON files")->required();
+  add_output_option(*command, "--out", options->out, "write the SVG")->required();
+  add_input_option(*command, "--ceilings", options->ceilings,
+                   "a `ceilings` JSON whose measured roofs are drawn solid");
+  command->add_option("--title", options->title, "chart title (default: the GPUs' names)")
+      ->type_name("TEXT");
+  add_output_option(*command, "--png", options->png,
+                    "also write a PNG, made by rsvg-convert (without it, nothing is written),");
   add_version_flag(*command);
   command->callback([options, &status] {
     run(*options);

@@ -9,11 +9,14 @@ import re
 from dataclasses import dataclass
 
 MAX_VALUES = 100000
+MAX_POW2_EXPONENT = 62
+POW2_PREFIX = "[pow2]"
 # app/sweep_options.cpp: keeps every index (B*H*N*d) well inside 64-bit.
 MAX_SEQ_LEN = 1 << 22
 MAX_HEAD_DIM = 1 << 20
 MAX_BATCH_OR_HEADS = 1 << 16
 INT64_MAX = (1 << 63) - 1
+INT64_MIN = -(1 << 63)
 DTYPES = ("fp16", "bf16", "fp32")
 
 # std::from_chars for int64: an optional '-', then decimal digits, nothing else.
@@ -24,53 +27,99 @@ class AxisError(ValueError):
     """A bad command-line value; str() is the one-line message."""
 
 
-def _parse_integer(text, whole, axis):
-    if not _INTEGER.fullmatch(text) or abs(int(text)) > INT64_MAX + (text[0] == "-"):
+def _parse_integer(text, whole, axis, smallest=1):
+    if not _INTEGER.fullmatch(text):
         raise AxisError(f"{axis}: '{text}' is not an integer (in '{whole}')")
     value = int(text)
-    if value <= 0:
-        raise AxisError(f"{axis}: {value} must be positive")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise AxisError(f"{axis}: '{text}' is out of the 64-bit range (in '{whole}')")
+    if value < smallest:
+        if smallest == 1:
+            raise AxisError(f"{axis}: {value} must be positive")
+        raise AxisError(f"{axis}: {value} must be at least {smallest} (in '{whole}')")
     return value
 
 
-def _append_range(item, axis, out):
-    first = item.find(":")
-    second = item.find(":", first + 1)
-    if second == -1 or item.find(":", second + 1) != -1:
+def _append(out, value, item, axis):
+    if len(out) >= MAX_VALUES:
+        raise AxisError(f"{axis}: '{item}' makes more than {MAX_VALUES} values")
+    out.append(value)
+
+
+def _append_range(text, item, axis, out, smallest):
+    """START:END (step +1, nvbench's default), START:END:+STEP or START:END:xFACTOR."""
+    parts = text.split(":")
+    if len(parts) > 3:
         raise AxisError(
-            f"{axis}: malformed range '{item}' (expected START:END:xFACTOR or START:END:+STEP)"
+            f"{axis}: malformed range '{text}' "
+            "(expected START:END, START:END:+STEP or START:END:xFACTOR)"
         )
-    start = _parse_integer(item[:first], item, axis)
-    end = _parse_integer(item[first + 1 : second], item, axis)
-    step = item[second + 1 :]
+    start = _parse_integer(parts[0], text, axis, smallest)
+    end = _parse_integer(parts[1], text, axis, smallest)
     if end < start:
-        raise AxisError(f"{axis}: range '{item}' ends before it starts")
-    if len(step) < 2 or step[0] not in "x+":
-        raise AxisError(f"{axis}: malformed step '{step}' in '{item}' (use x2 or +64)")
-    amount = _parse_integer(step[1:], item, axis)
-    geometric = step[0] == "x"
-    if geometric and amount < 2:
-        raise AxisError(f"{axis}: factor in '{item}' must be at least 2")
+        raise AxisError(f"{axis}: range '{text}' ends before it starts")
+    geometric, amount = False, 1
+    if len(parts) == 3:
+        step = parts[2]
+        if len(step) < 2 or step[0] not in "x+":
+            raise AxisError(f"{axis}: malformed step '{step}' in '{text}' (use x2 or +64)")
+        amount = _parse_integer(step[1:], text, axis)
+        geometric = step[0] == "x"
+        if geometric and amount < 2:
+            raise AxisError(f"{axis}: factor in '{text}' must be at least 2")
+    if not geometric and (end - start) // amount + 1 > MAX_VALUES - len(out):
+        raise AxisError(f"{axis}: '{item}' makes more than {MAX_VALUES} values")
     value = start
-    while value <= end:
-        if len(out) >= MAX_VALUES:
-            raise AxisError(f"{axis}: range '{item}' has too many values")
-        out.append(value)
+    while value <= end and value <= INT64_MAX:
+        _append(out, value, item, axis)
         value = value * amount if geometric else value + amount
 
 
+def _append_item_values(text, item, axis, out, smallest):
+    if ":" in text:
+        _append_range(text, item, axis, out, smallest)
+    else:
+        _append(out, _parse_integer(text, item, axis, smallest), item, axis)
+
+
+def _append_item(item, axis, out):
+    if not item.startswith(POW2_PREFIX):
+        _append_item_values(item, item, axis, out, 1)
+        return
+    exponents = []
+    _append_item_values(item[len(POW2_PREFIX) :], item, axis, exponents, 0)
+    for exponent in exponents:
+        if exponent > MAX_POW2_EXPONENT:
+            raise AxisError(
+                f"{axis}: 2^{exponent} in '{item}' is out of the 64-bit range "
+                f"(largest: 2^{MAX_POW2_EXPONENT})"
+            )
+        _append(out, 1 << exponent, item, axis)
+
+
+def split_list(text, name):
+    """Comma-separated items, blanks and tabs around each one dropped; none empty."""
+    if not text.strip(" \t"):
+        raise AxisError(f"{name}: empty list")
+    items = [item.strip(" \t") for item in text.split(",")]
+    if any(not item for item in items):
+        raise AxisError(f"{name}: empty item in '{text}'")
+    return items
+
+
+def _refuse_repeats(values, axis):
+    seen = set()
+    for value in values:
+        if value in seen:
+            raise AxisError(f"{axis}: {value} appears twice")
+        seen.add(value)
+
+
 def parse_axis_values(text, axis):
-    """'1024,2048', '1024:16384:x2', '64:256:+64' or a mix, in the order given."""
-    if not text:
-        raise AxisError(f"{axis}: empty list")
+    """'1024,2048', '1024:16384:x2', '64:256:+64', '1:8', '[pow2]10:14' or a mix, in order."""
     out = []
-    for item in text.split(","):
-        if not item:
-            raise AxisError(f"{axis}: empty item in '{text}'")
-        if ":" in item:
-            _append_range(item, axis, out)
-        else:
-            out.append(_parse_integer(item, text, axis))
+    for item in split_list(text, axis):
+        _append_item(item, axis, out)
     return out
 
 
@@ -79,15 +128,17 @@ def bounded_axis(text, axis, limit):
     for value in values:
         if value > limit:
             raise AxisError(f"{axis}: {value} is larger than {limit}")
+    _refuse_repeats(values, axis)
     return values
 
 
 def parse_dtypes(text):
     dtypes = []
-    for name in text.split(","):
+    for name in split_list(text, "--dtype"):
         if name not in DTYPES:
             raise AxisError(f"--dtype: unknown dtype '{name}' (fp16, bf16, fp32)")
         dtypes.append(name)
+    _refuse_repeats(dtypes, "--dtype")
     return dtypes
 
 

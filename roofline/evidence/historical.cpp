@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/file_name_part.hpp"
 #include "roofline/json_reader.hpp"
 #include "roofline/row_model.hpp"
 
@@ -102,6 +103,12 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
   }
   HistoricalTable table;
   table.name = top.string("name");
+  // The name becomes part of a file name (NAME-GPU.json in --out-dir).
+  if (!is_file_name_part(table.name)) {
+    throw ReportError(fmt::format(
+        "name: '{}' must be letters, digits, '_', '-' or '.' (not first): it names files",
+        table.name));
+  }
   table.kernel = top.string("kernel");
   table.document = top.string("document");
 

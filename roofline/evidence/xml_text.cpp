@@ -1,43 +1,8 @@
 #include "xml_text.hpp"
 
+#include "roofline/utf8_text.hpp"
+
 namespace cfr::evidence {
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  unsigned int code = 0;
-  if (lead < 0x80) return 1;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2;
-    code = lead & 0x1F;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3;
-    code = lead & 0x0F;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4;
-    code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates, beyond Unicode, and the two non-characters XML excludes.
-  static constexpr unsigned int smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < smallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF ||
-      code == 0xFFFE || code == 0xFFFF) {
-    return 0;
-  }
-  return length;
-}
-
-}  // namespace
 
 std::string xml_escape(std::string_view text) {
   std::string out;
@@ -57,13 +22,14 @@ std::string xml_escape(std::string_view text) {
       ++i;
       continue;
     }
-    const std::size_t length = utf8_length(text, i);
-    if (length == 0) {
+    // XML excludes the two non-characters U+FFFE and U+FFFF besides invalid UTF-8.
+    const Utf8Sequence sequence = decode_utf8(text, i);
+    if (sequence.length == 0 || sequence.code == 0xFFFE || sequence.code == 0xFFFF) {
       out += '?';
       ++i;
     } else {
-      out.append(text.substr(i, length));
-      i += length;
+      out.append(text.substr(i, sequence.length));
+      i += sequence.length;
     }
   }
   return out;

@@ -81,10 +81,11 @@ TEST_CASE("cli: bad values fail with one line naming the value; nothing half-wri
   const std::pair<const char*, const char*> cases[] = {
       {"--seq-lens 0", "--seq-lens: 0 must be positive"},
       {"--seq-lens -3", "--seq-lens: -3 must be positive"},
-      {"--seq-lens 1024:16384", "--seq-lens: malformed range '1024:16384'"},
+      {"--seq-lens 1024:16384:2", "--seq-lens: malformed step '2' in '1024:16384:2'"},
       {"--head-dims 96", "--head-dims: 96 is not supported (supported: 32, 64, 128)"},
       {"--kernels fa9",
-       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa2_mma, fa1_bwd)"},
+       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa2_mma, fa1_bwd, "
+       "all)"},
       {"--dtype fp8", "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"},
       {"--gpu b200", "--gpu b200: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"},
       {"--batch x", "--batch: 'x' is not an integer (in 'x')"},

@@ -36,10 +36,6 @@ void for_each_point(Each each) {
 
 }  // namespace
 
-std::string source_path(const std::string& relative) {
-  return std::string(CFR_SOURCE_ROOT) + "/" + relative;
-}
-
 CeilingRecord h200_datasheet() {
   CeilingRecord c;
   c.gpu = "h200";

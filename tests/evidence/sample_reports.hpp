@@ -37,4 +37,6 @@ cfr::evidence::HistoricalTable seed_table();
 // Its rows for one GPU ("V100", "A100" or "H100") as a report.
 cfr::Report seed_report(const std::string& gpu);
 
+// A file of the source tree (defined in tests/app/cli_runner.cpp, which every
+// binary using these reports links).
 std::string source_path(const std::string& relative);

@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
 # fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, profile, profile_big. Logs go to $OUT (or
+# peers_sweep, peer_compare, profile, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -14,8 +14,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 tool=$build/app/cuflash-roofline
 status=0
 
+# The test binaries with GPU cases: the others run on CI and bake this
+# machine's absolute paths (the tool, python3, the source tree) in.
 step_tests() {
-  for binary in "$build"/tests/*/test_*; do
+  for binary in "$build"/tests/kernels/test_kernels "$build"/tests/*/test_*gpu*; do
     [[ -x $binary && -f $binary ]] || continue
     echo "== $binary"
     "$binary" 2>&1 | tail -n 40 | tee -a "$out/tests.log" || status=1
@@ -253,6 +255,23 @@ step_peers_sweep() {
   "$tool" table "$out/torch_sdpa_sweep.json" --format md >"$out/torch_sdpa_sweep.md"
   "$tool" table "$out/torch_sdpa_sweep.json" \
     --columns "kernel,dtype,N,d,causal,median ms,TFLOPS,% roof,status"
+}
+
+# Issue 9's judgement in one run: our tensor-core kernels and torch's SDPA
+# backends on the same axes and timing flags, then fa2_mma ÷ flash per shape.
+step_peer_compare() {
+  local axes=(--batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 --dtype fp16,bf16
+              --both --max-seconds 1)
+  "$tool" sweep "${axes[@]}" --kernels fa2_mma,fa1_wmma --json "$out/sweep-peer-axes.json" \
+    --md "$out/sweep-peer-axes.md" 2>"$out/sweep-peer-axes.log" | tail -n 3
+  peer_script "${axes[@]}" --json "$out/torch-sdpa.json" 2>"$out/torch-sdpa.log"
+  echo "peers: exit $?"
+  for report in sweep-peer-axes torch-sdpa; do
+    "$tool" audit "$out/$report.json" | tail -n 1 || status=1
+  done
+  "$tool" compare "$out/torch-sdpa.json" "$out/sweep-peer-axes.json" \
+    --match-kernel torch_sdpa_flash=fa2_mma >"$out/fa2-vs-flash.txt" 2>&1
+  grep -E "FASTER|SLOWER|SAME" "$out/fa2-vs-flash.txt" | head -n 50
 }
 
 # sweep --profile (issue 10): every row timed, then profiled by one ncu

@@ -58,3 +58,12 @@ TEST_CASE("parse_device_list rejects garbage in one line", "[device_selection]")
   CHECK(message_of("0,x", 2) ==
         "invalid device id \"x\" in --devices \"0,x\" (expected a list such as 0,1 or all)");
 }
+
+TEST_CASE("parse_device_list refuses an id beyond int instead of truncating it",
+          "[device_selection]") {
+  // Issue 12: a device index of 2^32 read as 0 would pass for device 0.
+  CHECK(message_of("4294967296", 2) ==
+        "invalid device id \"4294967296\" in --devices \"4294967296\" (expected a list such as "
+        "0,1 or all)");
+  CHECK(message_of("0,99999999999999999999", 2).starts_with("invalid device id"));
+}

@@ -15,8 +15,9 @@ from roofline_port import axes, ceiling, figures, tree_info
 from roofline_port.statistics import RunningStdev, summarize
 from roofline_port.stop_rule import SampleLog, TimingOptions
 
-BAD_AXES = ["", "1,,2", "abc", "0", "-5", "1:2", "1:2:3:4", "4:2:x2", "1:8:y2", "1:8:x1",
-            "1:8:x", "9223372036854775808", "+5", " 5", "5000000", "1:8:+0"]
+BAD_AXES = ["", " ", "1,,2", "abc", "0", "-5", "1:2:3:4", "4:2:x2", "1:8:y2", "1:8:x1",
+            "1:8:x", "9223372036854775808", "+5", "5000000", "1:8:+0", "8,8", "[pow2]63",
+            "[pow2]-1:2", "1:1000000"]
 
 
 class AxisGrammar(unittest.TestCase):
@@ -28,6 +29,10 @@ class AxisGrammar(unittest.TestCase):
         self.assertEqual(axes.parse_axis_values("128,1024:4096:x2", "--seq-lens"),
                          [128, 1024, 2048, 4096])
         self.assertEqual(axes.parse_axis_values("1000:3000:x2", "--seq-lens"), [1000, 2000])
+        # nvbench's forms: START:END steps by +1, [pow2]A:B is 2^A..2^B; blanks around items
+        self.assertEqual(axes.parse_axis_values("1:4", "--seq-lens"), [1, 2, 3, 4])
+        self.assertEqual(axes.parse_axis_values("[pow2]10:12, 5", "--seq-lens"),
+                         [1024, 2048, 4096, 5])
 
     def test_bad_values_give_the_tools_own_message(self):
         # each message must equal what `cuflash-roofline model --seq-lens V` prints

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "roofline/report_json.hpp"
@@ -42,6 +44,16 @@ Report sample_report() {
   return r;
 }
 
+// The reader's one-line refusal, or "no error".
+std::string error_of(const json& document) {
+  try {
+    report_from_json(document);
+  } catch (const ReportError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 TEST_CASE("a report survives a JSON round trip unchanged") {
@@ -58,14 +70,6 @@ TEST_CASE("a report survives a JSON round trip unchanged") {
 
 TEST_CASE("schema violations name the key and the row") {
   const json good = to_json(sample_report());
-  auto error_of = [](const json& document) {
-    try {
-      report_from_json(document);
-    } catch (const ReportError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   json wrong_schema = good;
   wrong_schema["schema"] = "other/v9";
   CHECK(error_of(wrong_schema) ==
@@ -83,4 +87,37 @@ TEST_CASE("schema violations name the key and the row") {
   no_results.erase("results");
   CHECK(error_of(no_results) == "results: missing");
   CHECK(error_of(json::array()) == "(top level): expected an object");
+}
+
+TEST_CASE("figures no measurement can have, and integers past int, are refused by key path") {
+  // Issue 12: negative samples audited clean; a device of 2^32 was truncated to 0.
+  const json good = to_json(sample_report());
+  const std::pair<std::string, std::function<void(json&)>> cases[] = {
+      {"results[0].timing.samples_ms[2]: must be positive, found -1",
+       [](json& d) { d["results"][0]["timing"]["samples_ms"][2] = -1; }},
+      {"results[0].timing.samples_ms[0]: must be positive, found 0",
+       [](json& d) { d["results"][0]["timing"]["samples_ms"][0] = 0; }},
+      {"results[0].timing.stdev_ms: must not be negative, found -0.1",
+       [](json& d) { d["results"][0]["timing"]["stdev_ms"] = -0.1; }},
+      {"results[1].heads: must be at least 1, found 0",
+       [](json& d) { d["results"][1]["heads"] = 0; }},
+      {"results[0].traffic.breakdown.K: must not be negative, found -5",
+       [](json& d) { d["results"][0]["traffic"]["breakdown"]["K"] = -5; }},
+      {"ceiling.bandwidth_GBps: must be positive, found 0",
+       [](json& d) { d["ceiling"]["bandwidth_GBps"] = 0; }},
+      {"ceiling.peak_TFLOPs.fp16_tensor: 1e+300 TFLOP/s over 4800 GB/s gives a ridge of inf "
+       "FLOP/byte",
+       [](json& d) { d["ceiling"]["peak_TFLOPs"]["fp16_tensor"] = 1e300; }},
+      {"results[0].device: 4294967296 is out of range",
+       [](json& d) { d["results"][0]["device"] = std::int64_t{1} << 32; }},
+      {"devices[0].index: must not be negative, found -1",
+       [](json& d) { d["devices"][0]["index"] = -1; }},
+      {"devices[0].sm_count: 8589934592 is out of range",
+       [](json& d) { d["devices"][0]["sm_count"] = std::int64_t{1} << 33; }},
+  };
+  for (const auto& [message, mutate] : cases) {
+    json edited = good;
+    mutate(edited);
+    CHECK(error_of(edited) == message);
+  }
 }

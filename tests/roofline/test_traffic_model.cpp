@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "roofline/traffic_model.hpp"
@@ -130,4 +131,50 @@ TEST_CASE("tiled models refuse an untiled kernel and direction mismatches") {
   bad.seq_len = 0;
   CHECK_THROWS_AS(estimate_traffic(bad, Direction::forward, TrafficModelKind::compulsory, {}),
                   std::invalid_argument);
+}
+
+namespace {
+
+// The block-by-block loops the closed forms replaced (docs/model.md §2.3): the
+// oracle for any N and tile.
+double kv_rows_by_loop(std::int64_t n, TileShape tile) {
+  double rows = 0;
+  for (std::int64_t i = 0; i < (n + tile.br - 1) / tile.br; ++i) {
+    const std::int64_t last_row = std::min(n, (i + 1) * tile.br) - 1;
+    rows += static_cast<double>(std::min(n, (last_row / tile.bc + 1) * tile.bc));
+  }
+  return rows;
+}
+
+double q_rows_by_loop(std::int64_t n, TileShape tile) {
+  double rows = 0;
+  for (std::int64_t j = 0; j < (n + tile.bc - 1) / tile.bc; ++j) {
+    rows += static_cast<double>(n - (j * tile.bc) / tile.br * tile.br);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("causal block counts in closed form equal the block-by-block loops") {
+  for (const TileShape tile :
+       {TileShape{64, 64}, TileShape{64, 32}, TileShape{32, 64}, TileShape{32, 32},
+        TileShape{128, 48}, TileShape{1, 7}, TileShape{48, 1}}) {
+    for (std::int64_t n :
+         {1, 2, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 1000, 4097, 16384, 100003}) {
+      INFO("N = " << n << ", tile " << tile.br << "x" << tile.bc);
+      CHECK(kv_rows_loaded_per_head(n, tile, true) == kv_rows_by_loop(n, tile));
+      CHECK(q_rows_loaded_per_head(n, tile, true) == q_rows_by_loop(n, tile));
+    }
+  }
+}
+
+TEST_CASE("causal block counts at N = 2^31 - 1 take no time and stay exact") {
+  // Issue 12: the loops took minutes on a historical row with a huge N. With
+  // Br = Bc = 64 and N = 64·q + r: Σ_{i<q} 64(i+1) + N = 32·q(q+1) + N.
+  const std::int64_t n = 2147483647;
+  const std::int64_t q = n / 64;  // full Q blocks before the ragged last one
+  // About 3.6e16: beyond 2^53, so equal to a double's precision.
+  CHECK(kv_rows_loaded_per_head(n, {64, 64}, true) ==
+        Approx(static_cast<double>(32 * q * (q + 1) + n)).epsilon(1e-15));
 }
