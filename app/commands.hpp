@@ -28,6 +28,8 @@ void add_model_command(CLI::App& app);
 void add_sweep_command(CLI::App& app, CommandStatus& status);
 void add_ceilings_command(CLI::App& app, CommandStatus& status);
 void add_table_command(CLI::App& app);
+// Hidden: the single-launch mode `sweep --profile` runs under ncu.
+void add_profile_child_command(CLI::App& app, CommandStatus& status);
 // Evidence tools (app/evidence/): each sets status.exit_status for a verdict
 // (an inconsistent report, a regression) and throws for unusable input.
 void add_audit_command(CLI::App& app, CommandStatus& status);

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cfr::app::add_sweep_command(app, status);
   cfr::app::add_ceilings_command(app, status);
   cfr::app::add_table_command(app);
+  cfr::app::add_profile_child_command(app, status);
   cfr::app::add_audit_command(app, status);
   cfr::app::add_compare_command(app, status);
   cfr::app::add_plot_command(app, status);

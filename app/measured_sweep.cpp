@@ -17,10 +17,12 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "kernels/measure/device_selection.hpp"
+#include "profile_run.hpp"
 #include "report_file.hpp"
 #include "report_output.hpp"
 #include "roofline/auditability.hpp"
 #include "roofline/row_model.hpp"
+#include "roofline/sample_validity.hpp"
 #include "roofline/statistics.hpp"
 #include "tool_info.hpp"
 
@@ -32,6 +34,16 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) {
   interrupted.store(true);
+}
+
+extern "C" char** environ;
+
+std::optional<std::string> profiler_in_environment() {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    entries.emplace_back(*entry);
+  }
+  return external_profiler(entries);
 }
 
 // Serializes progress lines, row updates and report rewrites across the
@@ -142,6 +154,15 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     row.reason = result.reason;
     row.timing = result.timing;
     row.correctness = result.correctness;
+    if (row.status == RowStatus::ok) {
+      const auto why = unusable_samples_reason(
+          row.timing ? row.timing->samples_ms : std::vector<double>{}, profiler_in_environment());
+      if (why) {
+        row.status = RowStatus::failed;
+        row.reason = *why;
+        row.timing.reset();  // zeros are no samples; the reason says how many there were
+      }
+    }
     if (row.timing) {
       row.timing->summary = summarize(row.timing->samples_ms);
       row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
@@ -184,7 +205,8 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan, const OutputFiles& outputs) {
+                       const SweepPlan& plan, const OutputFiles& outputs,
+                       const ProfileOptions& profile) {
   const std::vector<int> devices =
       measure::parse_device_list(measure.devices, measure::device_count());
   Report report;
@@ -216,7 +238,8 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (const SweepPoint& point : plan.points) {
       ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention,
-                                parse_compute_capability(report.devices[d].cc));
+                                parse_compute_capability(report.devices[d].cc),
+                                l2_model_inputs(report.devices[d]));
       row.device = devices[d];
       if (row.status == RowStatus::ok) {
         work[d].push_back(report.results.size());
@@ -226,6 +249,10 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
     }
   }
 
+  if (const auto profiler = profiler_in_environment()) {
+    std::cerr << "WARNING: running under an external profiler (" << *profiler
+              << "): timings are not measurements; rows without usable samples fail\n";
+  }
   const CeilingRecord ceiling = report.ceiling;
   SweepState state(std::move(report), outputs);
   state.set_measurable(measurable);
@@ -238,18 +265,27 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
                          std::cref(ceiling), std::ref(state));
   }
   for (std::thread& thread : threads) thread.join();
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
 
   Report done = state.take();
+  // Profiling keeps the handler: Ctrl-C stops ncu (same process group), the
+  // rows say their counters are missing, and the report is still written.
+  const bool timing_interrupted = interrupted.load();
+  if (profile.enabled && !timing_interrupted) {
+    std::cerr << profile_report(done, profile, measure.seed) << '\n';
+    if (interrupted.load()) {
+      done.provenance.reasons.push_back("interrupted (Ctrl-C) while profiling");
+    }
+  }
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
   bool any_failed = false;
   for (const ResultRow& row : done.results)
     any_failed = any_failed || row.status == RowStatus::failed;
-  if (interrupted.load())
+  if (timing_interrupted)
     done.provenance.reasons.push_back("interrupted (Ctrl-C): not every configuration ran");
   for (const std::string& reason : chosen.reasons) done.provenance.reasons.push_back(reason);
   const std::vector<std::string> failures = auditability_failures(done);
-  done.provenance.auditable = failures.empty() && !interrupted.load();
+  done.provenance.auditable = failures.empty() && !timing_interrupted;
   done.provenance.reasons.insert(done.provenance.reasons.end(), failures.begin(), failures.end());
   emit_report(done, outputs);
   if (interrupted.load()) return 130;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "output_files.hpp"
+#include "profile_run.hpp"
 #include "sweep_options.hpp"
 
 namespace cfr::app {
@@ -28,7 +29,10 @@ void add_measure_options(CLI::App& command, MeasureOptions& options);
 
 // Returns the exit status: 0 when every row is ok or skipped, 1 when a row
 // failed, 130 when interrupted (the rows finished so far are still written).
+// With profile.enabled, the ok rows are profiled once the timing is done
+// (profile_run.hpp).
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
-                       const SweepPlan& plan, const OutputFiles& outputs);
+                       const SweepPlan& plan, const OutputFiles& outputs,
+                       const ProfileOptions& profile = {});
 
 }  // namespace cfr::app

@@ -28,7 +28,7 @@ void add_model_command(CLI::App& app) {
     const OutputFiles outputs = report_outputs(*options);
     const GpuTable table = load_gpu_table(options->gpu_table);
     const GpuSpec& gpu = choose_gpu(table, options->gpu, std::nullopt);
-    emit_report(model_report(plan, datasheet_ceiling(gpu, table.origin), gpu.cc()), outputs);
+    emit_report(model_report(plan, datasheet_ceiling(gpu, table.origin), gpu), outputs);
   });
 }
 

@@ -5,7 +5,8 @@
 
 namespace cfr::app {
 
-Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, ComputeCapability gpu_cc) {
+Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, const GpuSpec& gpu) {
+  const L2ModelInputs l2 = l2_model_inputs(gpu);
   Report report;
   report.tool = current_tool_info();
   report.provenance.source = ProvenanceSource::model;
@@ -18,7 +19,7 @@ Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, Compute
   report.ceiling = ceiling;
   for (const SweepPoint& point : plan.points) {
     report.results.push_back(
-        model_row(*point.kernel, point.problem, ceiling, plan.convention, gpu_cc));
+        model_row(*point.kernel, point.problem, ceiling, plan.convention, gpu.cc(), l2));
   }
   return report;
 }

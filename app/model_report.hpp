@@ -1,5 +1,6 @@
 #pragma once
 
+#include "roofline/gpu_table.hpp"
 #include "roofline/report.hpp"
 #include "sweep_options.hpp"
 
@@ -8,7 +9,8 @@ namespace cfr::app {
 inline constexpr const char* model_projection_reason = "model projection, not a measurement";
 
 // A report whose every row is the model's projection for the plan's points
-// on a GPU of compute capability gpu_cc.
-Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, ComputeCapability gpu_cc);
+// on the GPU table's `gpu` (its compute capability, and its L2 and SMs for
+// the L2-aware model).
+Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, const GpuSpec& gpu);
 
 }  // namespace cfr::app

@@ -28,7 +28,7 @@ int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool 
   }
   const GpuTable table = load_gpu_table(options.gpu_table);
   const GpuSpec& gpu = choose_gpu(table, options.gpu, std::nullopt);
-  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu.cc());
+  Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu);
   report.provenance.reasons.push_back(no_device_reason);
   std::cerr << "============================================================\n"
                " NOTHING WAS MEASURED: no CUDA device on this machine.\n"
@@ -48,6 +48,7 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   auto measure = std::make_shared<MeasureOptions>();
   auto require_gpu = std::make_shared<bool>(false);
   auto plugins = std::make_shared<PluginOptions>();
+  auto profile = std::make_shared<ProfileOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep",
       "measure the kernels on the local GPU(s) against the roofline (model only without a GPU)");
@@ -55,8 +56,9 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   add_sweep_options(*command, *options);
   add_measure_options(*command, *measure);
   add_plugin_options(*command, *plugins);
+  add_profile_options(*command, *profile);
   command->add_flag("--require-gpu", *require_gpu, "fail instead of falling back to the model");
-  command->callback([options, measure, require_gpu, plugins, &status] {
+  command->callback([options, measure, require_gpu, plugins, profile, &status] {
     const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
     if (!planned) return;  // --list
     const SweepPlan& plan = *planned;
@@ -66,10 +68,12 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
     }
     const OutputFiles outputs = report_outputs(*options, inputs);
     if (measure::device_count() == 0) {
+      if (profile->enabled) std::cerr << "--profile: no CUDA device, nothing is profiled\n";
       status.exit_status = run_without_device(*options, plan, *require_gpu, outputs);
       return;
     }
-    status.exit_status = run_measured_sweep(*options, *measure, plan, outputs);
+    profile->plugins = plugins->paths;
+    status.exit_status = run_measured_sweep(*options, *measure, plan, outputs, *profile);
   });
 }
 

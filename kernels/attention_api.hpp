@@ -12,6 +12,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "roofline/attention_problem.hpp"
 #include "roofline/dtype.hpp"
 
 namespace cfr::kernels {
@@ -25,6 +26,19 @@ struct AttentionShape {
   DType dtype = DType::fp16;
   float softmax_scale = 0.f;  // 0 means 1/sqrt(head_dim)
 };
+
+// The launch shape of a problem (the report's dimensions are 64-bit; a
+// sweep bounds them to what an int holds).
+inline AttentionShape shape_of(const AttentionProblem& p) {
+  AttentionShape shape;
+  shape.batch = static_cast<int>(p.batch);
+  shape.heads = static_cast<int>(p.heads);
+  shape.seq_len = static_cast<int>(p.seq_len);
+  shape.head_dim = static_cast<int>(p.head_dim);
+  shape.causal = p.causal;
+  shape.dtype = p.dtype;
+  return shape;
+}
 
 struct ForwardBuffers {
   const void* q = nullptr;

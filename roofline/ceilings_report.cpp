@@ -100,6 +100,9 @@ CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
   } else {
     detail += "; bandwidth from the datasheet";
   }
+  if (const CeilingFigure* l2 = measured.find("l2_bandwidth")) {
+    ceiling.l2_bandwidth_GBps = l2->value;
+  }
   for (ComputeUnit unit : all_compute_units) {
     if (const auto peak = measured.best_peak(unit)) {
       ceiling.peak_TFLOPs[static_cast<std::size_t>(unit)] = peak;

@@ -27,6 +27,30 @@ constexpr Figure number(Figure figure) {
   return figure;
 }
 
+// A profile figure: an optional number or word of ProfileDerived, absent
+// where its counters or ceiling are.
+template <auto field>
+FigureValue read_optional(const ResultRow& row) {
+  const auto& slot = field(row.profile->derived);
+  return slot ? FigureValue(*slot) : FigureValue();
+}
+template <auto field>
+bool store_optional(ResultRow& row, const FigureValue& value) {
+  using Slot = std::remove_reference_t<decltype(field(row.profile->derived))>;
+  using Value = typename Slot::value_type;
+  field(row.profile->derived) = std::get<Value>(value);
+  return true;
+}
+template <auto field>
+constexpr Figure derived(Figure figure) {
+  figure.read = read_optional<field>;
+  figure.store = store_optional<field>;
+  figure.source = FigureSource::measured;
+  figure.group = FigureGroup::profile;
+  figure.optional_on_read = true;  // absent where a counter or the L2 bandwidth is
+  return figure;
+}
+
 template <TrafficModelKind kind>
 FigureValue read_model_bytes(const ResultRow& row) {
   const auto bytes = row.model->bytes_of(kind);
@@ -113,7 +137,7 @@ constexpr auto figures = std::to_array<Figure>({
      .display = FigureDisplay::giga, .precision = 1, .optional_on_read = true}),
     number<[](auto& r) -> auto& { return r.model->traffic.bytes; }>(
     {.tag = "model/bytes", .json = "traffic.bytes", .unit = "B", .label = "model GB",
-     .description = "modelled DRAM bytes of the kernel's traffic model",
+     .description = "bytes of the kernel's own traffic model (traffic.model)",
      .source = FigureSource::model, .group = FigureGroup::model,
      .display = FigureDisplay::giga, .precision = 3, .default_column = true}),
     number<[](auto& r) -> auto& { return r.model->traffic.compulsory_bytes; }>(
@@ -139,13 +163,18 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/bytes/fa1_backward", .json = "traffic.by_model.fa1_backward",
      .label = "fa1_backward GB",
      .description = "bytes of the fa1_backward model: the three passes of the FA1 backward"}),
+    model_bytes<TrafficModelKind::l2_aware>(
+    {.tag = "model/bytes/l2_aware", .json = "traffic.by_model.l2_aware",
+     .label = "L2-aware GB",
+     .description = "DRAM bytes of the L2-aware model: the kernel's launches through an LRU L2"}),
     {.tag = "model/dram_model", .json = "traffic.dram_model", .label = "DRAM model",
-     .description = "the traffic model whose bytes AI, the roof and GB/s use",
-     .source = FigureSource::model, .group = FigureGroup::model, .optional_on_read = true,
+     .description = "the traffic model whose bytes AI, the roof, regime, % roof and GB/s use",
+     .source = FigureSource::model, .group = FigureGroup::model, .default_column = true,
+     .optional_on_read = true,
      .read = read_dram_model, .store = store_dram_model},
     number<[](auto& r) -> auto& { return r.model->ai; }>(
     {.tag = "model/ai", .json = "ai", .unit = "FLOP/B", .label = "AI",
-     .description = "arithmetic intensity, counted FLOPs / modelled DRAM bytes",
+     .description = "arithmetic intensity, counted FLOPs / the DRAM model's bytes",
      .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
      .default_column = true, .optional_on_read = true}),
     number<[](auto& r) -> auto& { return r.model->roofline->ridge; }>(
@@ -210,7 +239,7 @@ constexpr auto figures = std::to_array<Figure>({
      .group = FigureGroup::achieved, .precision = 2, .default_column = true}),
     number<[](auto& r) -> auto& { return r.achieved->bandwidth_GBps; }>(
     {.tag = "achieved/bandwidth_GBps", .json = "achieved.bandwidth_GBps", .unit = "GB/s",
-     .label = "GB/s", .description = "modelled DRAM bytes / median time",
+     .label = "GB/s", .description = "the DRAM model's bytes / median time",
      .source = FigureSource::derived, .group = FigureGroup::achieved, .precision = 0,
      .default_column = true}),
     number<[](auto& r) -> auto& { return r.achieved->bandwidth_utilization; }>(
@@ -225,6 +254,95 @@ constexpr auto figures = std::to_array<Figure>({
      .unit = "fraction", .label = "% roof", .description = "TFLOPS / roof TFLOPS",
      .source = FigureSource::derived, .group = FigureGroup::achieved,
      .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+
+    // ---- profile: Nsight Compute's counters against the model (profile_figures)
+    derived<[](auto& d) -> auto& { return d.dram.bytes; }>(
+    {.tag = "profile/dram_bytes", .json = "profile.levels.dram.bytes", .unit = "B",
+     .label = "ncu DRAM GB",
+     .description = "DRAM bytes measured: dram__bytes_read.sum + dram__bytes_write.sum",
+     .display = FigureDisplay::giga, .precision = 3}),
+    derived<[](auto& d) -> auto& { return d.l2.bytes; }>(
+    {.tag = "profile/l2_bytes", .json = "profile.levels.l2.bytes", .unit = "B",
+     .label = "ncu L2 GB", .description = "L2 bytes measured: lts__t_bytes.sum",
+     .display = FigureDisplay::giga, .precision = 3}),
+    derived<[](auto& d) -> auto& { return d.dram.ai; }>(
+    {.tag = "profile/ai_dram", .json = "profile.levels.dram.ai", .unit = "FLOP/B",
+     .label = "AI DRAM", .description = "counted FLOPs / measured DRAM bytes", .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.l2.ai; }>(
+    {.tag = "profile/ai_l2", .json = "profile.levels.l2.ai", .unit = "FLOP/B", .label = "AI L2",
+     .description = "counted FLOPs / measured L2 bytes", .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.dram.regime; }>(
+    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime", .label = "regime (ncu DRAM)",
+     .description = "the regime at the measured DRAM AI against the DRAM bandwidth", .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.l2.regime; }>(
+    {.tag = "profile/bound_l2", .json = "profile.levels.l2.regime", .label = "regime (ncu L2)",
+     .description = "the regime at the measured L2 AI against the L2 bandwidth of `ceilings`"}),
+    derived<[](auto& d) -> auto& { return d.dram.roof_TFLOPs; }>(
+    {.tag = "profile/roof_TFLOPs_dram", .json = "profile.levels.dram.roof_TFLOPs",
+     .unit = "TFLOPS", .label = "DRAM roof TFLOPS",
+     .description = "the roof at the measured DRAM AI: min(peak, DRAM bandwidth x AI)",
+     .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.l2.roof_TFLOPs; }>(
+    {.tag = "profile/roof_TFLOPs_l2", .json = "profile.levels.l2.roof_TFLOPs", .unit = "TFLOPS",
+     .label = "L2 roof TFLOPS",
+     .description = "the roof at the measured L2 AI: min(peak, L2 bandwidth x AI)",
+     .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.dram.fraction_of_roof; }>(
+    {.tag = "profile/fraction_of_roof_dram", .json = "profile.levels.dram.fraction_of_roof",
+     .unit = "fraction", .label = "% roof (ncu DRAM)",
+     .description = "achieved TFLOPS / the roof at the measured DRAM AI",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.l2.fraction_of_roof; }>(
+    {.tag = "profile/fraction_of_roof_l2", .json = "profile.levels.l2.fraction_of_roof",
+     .unit = "fraction", .label = "% roof (ncu L2)",
+     .description = "achieved TFLOPS / the roof at the measured L2 AI",
+     .display = FigureDisplay::percent, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.limiter; }>(
+    {.tag = "profile/limiter", .json = "profile.limiter", .label = "limiter",
+     .description = "the resource nearest its own ceiling over ncu's duration: dram, l2 or the "
+                    "compute unit", .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.limiter_fraction; }>(
+    {.tag = "profile/limiter_fraction", .json = "profile.limiter_fraction", .unit = "fraction",
+     .label = "% limiter", .description = "the limiter's use of its ceiling",
+     .display = FigureDisplay::percent, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.utilizations; }>(
+    {.tag = "profile/utilizations", .json = "profile.utilizations", .label = "utilizations",
+     .description = "every resource's use of its ceiling over ncu's duration"}),
+    derived<[](auto& d) -> auto& { return d.counted_flops; }>(
+    {.tag = "profile/counted_flops", .json = "profile.counted_flops", .unit = "FLOP",
+     .label = "ncu GFLOP", .description = "FLOPs the counters count (profile.flop_counter)",
+     .display = FigureDisplay::giga, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.flop_counter; }>(
+    {.tag = "profile/flop_counter", .json = "profile.flop_counter", .label = "FLOP counter",
+     .description = "the counter of the compute unit's work and its FLOPs per count"}),
+    derived<[](auto& d) -> auto& { return d.dram_model_error; }>(
+    {.tag = "profile/dram_model_error", .json = "profile.checks.dram_model_error",
+     .unit = "ratio", .label = "DRAM model err",
+     .description = "the DRAM model's bytes / measured DRAM bytes - 1",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
+    derived<[](auto& d) -> auto& { return d.l2_model_error; }>(
+    {.tag = "profile/l2_model_error", .json = "profile.checks.l2_model_error", .unit = "ratio",
+     .label = "L2 model err",
+     .description = "the kernel's own model's bytes (kv_reload, ...) / measured L2 bytes - 1",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
+    derived<[](auto& d) -> auto& { return d.flop_ratio; }>(
+    {.tag = "profile/flop_ratio", .json = "profile.checks.flop_ratio", .unit = "ratio",
+     .label = "FLOP ratio", .description = "counted FLOPs / the model's exact FLOPs",
+     .precision = 4}),
+    derived<[](auto& d) -> auto& { return d.flop_expected_ratio; }>(
+    {.tag = "profile/flop_expected_ratio", .json = "profile.checks.flop_expected_ratio",
+     .unit = "ratio", .label = "FLOP ratio expected",
+     .description = "the FLOP ratio the tiling predicts: computed / unmasked pairs",
+     .precision = 4}),
+    derived<[](auto& d) -> auto& { return d.masked_work; }>(
+    {.tag = "profile/masked_work", .json = "profile.checks.masked_work", .label = "masked work",
+     .description = "the masked work diagonal tiles do anyway, named"}),
+    derived<[](auto& d) -> auto& { return d.timing_ratio; }>(
+    {.tag = "profile/timing_ratio", .json = "profile.checks.timing_ratio", .unit = "ratio",
+     .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
+     .precision = 3, .default_column = true}),
 
     // ---- historical: a source document's columns as printed (configs/historical/)
     number<[](auto& r) -> auto& { return r.claimed->time_ms; }>(
@@ -304,6 +422,7 @@ bool has_group(const ResultRow& row, FigureGroup group) {
     case FigureGroup::timing: return row.timing.has_value();
     case FigureGroup::achieved: return row.achieved.has_value();
     case FigureGroup::claimed: return row.claimed.has_value();
+    case FigureGroup::profile: return row.model && row.profile && row.profile->collected();
   }
   return false;
 }

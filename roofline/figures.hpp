@@ -21,7 +21,8 @@ std::string_view to_string(FigureSource source);
 
 // The part of a row that holds a figure. A figure is absent when its part is:
 // a skipped row has no model, a ceiling without the row's peak no roofline.
-enum class FigureGroup { model, roofline, timing, achieved, claimed };
+// `profile`: figures derived from a profiled row's counters (row_profile.hpp).
+enum class FigureGroup { model, roofline, timing, achieved, claimed, profile };
 
 // How `table` prints a number: as stored, in units of 10^9 (GFLOP, GB), or a
 // fraction as a percentage.
@@ -44,6 +45,10 @@ struct Figure {
   // Absent from reports written before the key existed; the reader accepts
   // its absence and `audit` does not count it missing.
   bool optional_on_read = false;
+  // A signed figure (a model's error, model / measured - 1); every other
+  // stored number is a count or a ratio of counts, which the reader refuses
+  // below 0.
+  bool may_be_negative = false;
   // Precondition of both: the row has the figure's group.
   FigureValue (*read)(const ResultRow&) = nullptr;
   // False for a word the figure does not know. Null for a view.

@@ -27,7 +27,9 @@ constexpr std::string_view to_string(Direction direction) {
 }
 
 // Which byte model describes the kernel's HBM traffic (see docs/model.md).
-enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward };
+// l2_aware is never a kernel's own: it simulates the L2 over the kernel's
+// launches (l2_aware_model.hpp) and predicts the DRAM bytes where it applies.
+enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward, l2_aware };
 
 constexpr std::string_view to_string(TrafficModelKind kind) {
   switch (kind) {
@@ -35,6 +37,7 @@ constexpr std::string_view to_string(TrafficModelKind kind) {
     case TrafficModelKind::materialized: return "materialized";
     case TrafficModelKind::kv_reload: return "kv_reload";
     case TrafficModelKind::fa1_backward: return "fa1_backward";
+    case TrafficModelKind::l2_aware: return "l2_aware";
   }
   return "?";
 }
@@ -294,6 +297,9 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
     if (!is_permutation_of_axes(launch.order)) {
       return error("a launch order is not one block axis, heads and batch");
     }
+  }
+  if (kernel.traffic == TrafficModelKind::l2_aware) {
+    return error("l2_aware is derived from the kernel's launches, not a kernel's own model");
   }
   const bool backward = kernel.direction == Direction::backward;
   if ((kernel.traffic == TrafficModelKind::fa1_backward) != backward) {

@@ -29,6 +29,11 @@ std::optional<double> ModelFigures::bytes_of(TrafficModelKind model) const {
   return std::nullopt;
 }
 
+double ModelFigures::dram_bytes() const {
+  if (dram_model == traffic.model) return traffic.bytes;
+  return bytes_of(dram_model).value_or(0.0);
+}
+
 void ModelFigures::set_bytes_of(TrafficModelKind model, double bytes) {
   for (ModelBytes& entry : bytes_by_model) {
     if (entry.model == model) {

@@ -15,7 +15,9 @@
 #include "dtype.hpp"
 #include "flop_model.hpp"
 #include "kernel_catalog.hpp"
+#include "l2_aware_model.hpp"
 #include "roofline_model.hpp"
+#include "row_profile.hpp"
 #include "statistics.hpp"
 #include "traffic_model.hpp"
 
@@ -77,6 +79,9 @@ struct CeilingRecord {
   std::string source;         // "datasheet" or "measured"
   std::string source_detail;  // the table or ceilings file, and the figure's document
   double bandwidth_GBps = 0;
+  // L2 bandwidth measured by `ceilings`; no datasheet states one. The L2
+  // roof of a profiled row needs it.
+  std::optional<double> l2_bandwidth_GBps;
   std::array<std::optional<double>, all_compute_units.size()> peak_TFLOPs;
   // False when the ceiling is another GPU's than the measuring device's;
   // empty when nothing was measured.
@@ -155,14 +160,18 @@ struct ModelFigures {
   TrafficEstimate traffic;  // the kernel's own traffic model, per tensor
   // Every traffic model that applies to the kernel (traffic_models_for).
   std::vector<ModelBytes> bytes_by_model;
-  // The model whose bytes ai, the roof and achieved bandwidth use; for now
-  // the kernel's own (traffic.model).
+  // The model whose bytes ai, the roof and achieved bandwidth use: l2_aware
+  // where it applies (l2_inputs is then set), else the kernel's own.
   TrafficModelKind dram_model = TrafficModelKind::compulsory;
-  double ai = 0;  // counted FLOPs / traffic.bytes
+  // The GPU figures the l2_aware bytes were computed with (traffic.l2_model).
+  std::optional<L2ModelInputs> l2_inputs;
+  double ai = 0;  // counted FLOPs / dram_bytes()
   // Empty when the ceiling has no peak for the row's compute unit.
   std::optional<RooflinePoint> roofline;
 
   std::optional<double> bytes_of(TrafficModelKind model) const;
+  // The bytes of dram_model (traffic.bytes when it is the kernel's own).
+  double dram_bytes() const;
   void set_bytes_of(TrafficModelKind model, double bytes);
 };
 
@@ -193,6 +202,8 @@ struct ResultRow : RowIdentity {
   std::optional<Achieved> achieved;
   std::optional<Correctness> correctness;
   std::optional<ClaimedFigures> claimed;
+  // Nsight Compute's counters for the row (sweep --profile).
+  std::optional<Profile> profile;
 };
 
 struct Report {

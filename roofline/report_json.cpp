@@ -52,6 +52,22 @@ json correctness_json(const Correctness& c) {
               {"passed", c.passed},           {"tensors", tensors}};
 }
 
+// The counters and what ran them; profile_figures' results are figures.
+json profile_json(const Profile& p) {
+  json counters = json::array();
+  for (const ProfileCounter& c : p.counters) {
+    counters.push_back({{"metric", c.metric},
+                        {"unit", c.unit},
+                        {"value", c.value ? json(*c.value) : json(nullptr)},
+                        {"note", c.note}});
+  }
+  return {{"tool", p.tool},
+          {"version", p.version},
+          {"command", p.command},
+          {"unavailable", p.unavailable},
+          {"counters", counters}};
+}
+
 // A figure's key path, "timing.median_ms", split at the dots.
 std::vector<std::string> keys_of(std::string_view path) {
   std::vector<std::string> keys;
@@ -129,6 +145,21 @@ std::array<std::optional<double>, all_compute_units.size()> read_peaks(const Nod
   return out;
 }
 
+Profile read_profile(const Node& n) {
+  Profile p;
+  p.tool = n.string("tool");
+  p.version = n.string("version");
+  p.command = n.string("command");
+  p.unavailable = n.string("unavailable");
+  const json& list = n.array("counters");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Node c(list[i], fmt::format("{}[{}]", n.key_path("counters"), i));
+    p.counters.push_back(
+        {c.string("metric"), c.string("unit"), c.optional_number("value"), c.string("note")});
+  }
+  return p;
+}
+
 // The raw part of a timing; read_figures reads its summary.
 Timing read_timing(const Node& n) {
   Timing t;
@@ -177,6 +208,16 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
   model.flops.convention = flops.named("convention", parse_flop_convention, "FLOP convention");
   model.traffic.model = traffic.named("model", parse_traffic_model, "traffic model");
   model.dram_model = model.traffic.model;  // reports from before traffic.dram_model
+  if (traffic.has("l2_model")) {
+    const Node l2 = traffic.object("l2_model");
+    L2ModelInputs inputs;
+    inputs.l2_bytes = l2.number("l2_bytes");
+    inputs.l2_partitions = static_cast<int>(l2.integer("l2_partitions"));
+    inputs.sm_count = static_cast<int>(l2.integer("sm_count"));
+    inputs.cc = l2.named("cc", parse_compute_capability, "compute capability");
+    inputs.source = l2.string("source");
+    model.l2_inputs = inputs;
+  }
   const Node breakdown = traffic.object("breakdown");
   for (const auto& [tensor, value] : traffic.get("breakdown").items()) {
     model.traffic.breakdown.push_back({tensor, breakdown.number(tensor)});
@@ -187,6 +228,7 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
 // Why a row has no place for a figure its JSON carries.
 std::string_view why_absent(const ResultRow& row, FigureGroup group) {
   if (group == FigureGroup::roofline && row.model) return "ridge is null";
+  if (group == FigureGroup::profile && row.model) return "the profile has no counters";
   return "the row has no flops and traffic";
 }
 
@@ -239,6 +281,7 @@ void read_groups(const Node& n, ResultRow& row) {
     (void)n.object("achieved");
     row.achieved.emplace();
   }
+  if (n.has("profile")) row.profile = read_profile(n.object("profile"));
   if (n.has("claimed")) {
     row.claimed.emplace();
     row.claimed->source = n.object("claimed").string("source");
@@ -299,11 +342,19 @@ json to_json(const ResultRow& row) {
     }
     out["flops"] = {{"convention", to_string(row.model->flops.convention)}};
     out["traffic"] = {{"model", to_string(row.model->traffic.model)}, {"breakdown", breakdown}};
+    if (const auto& l2 = row.model->l2_inputs) {
+      out["traffic"]["l2_model"] = {{"l2_bytes", l2->l2_bytes},
+                                    {"l2_partitions", l2->l2_partitions},
+                                    {"sm_count", l2->sm_count},
+                                    {"cc", to_string(l2->cc)},
+                                    {"source", l2->source}};
+    }
   }
   if (row.device) out["device"] = *row.device;
   if (row.timing) out["timing"] = timing_json(*row.timing);
   if (row.correctness) out["correctness"] = correctness_json(*row.correctness);
   if (row.claimed) out["claimed"] = {{"source", row.claimed->source}};
+  if (row.profile) out["profile"] = profile_json(*row.profile);
   write_figures(row, out);
   return out;
 }
@@ -410,6 +461,7 @@ json to_json(const Report& report) {
                 {"source", c.source},
                 {"source_detail", c.source_detail},
                 {"bandwidth_GBps", c.bandwidth_GBps},
+                {"l2_bandwidth_GBps", optional_number(c.l2_bandwidth_GBps)},
                 {"peak_TFLOPs", peaks_json(c.peak_TFLOPs)},
                 {"matches_device", c.matches_device ? json(*c.matches_device) : json(nullptr)}}},
               {"results", results}};
@@ -437,6 +489,7 @@ Report report_from_json(const json& document) {
   report.ceiling.source = ceiling.string("source");
   if (ceiling.has("source_detail")) report.ceiling.source_detail = ceiling.string("source_detail");
   report.ceiling.bandwidth_GBps = ceiling.number("bandwidth_GBps");
+  report.ceiling.l2_bandwidth_GBps = ceiling.optional_number("l2_bandwidth_GBps");
   report.ceiling.peak_TFLOPs = read_peaks(ceiling.object("peak_TFLOPs"));
   if (ceiling.has("matches_device"))
     report.ceiling.matches_device = ceiling.boolean("matches_device");

@@ -18,18 +18,23 @@ struct Column {
   std::string header;
   bool measured;  // only shown by default when some row carries a timing
   bool shown_by_default;
+  bool profiled = false;           // only shown by default when some row has counters
   const Figure* figure = nullptr;  // the figure the column prints, if any
   std::function<std::string(const ResultRow&)> cell;
 };
 
 Column configuration(std::string header, std::function<std::string(const ResultRow&)> cell,
                      bool measured = false) {
-  return {std::move(header), measured, true, nullptr, std::move(cell)};
+  return {std::move(header), measured, true, false, nullptr, std::move(cell)};
 }
 
 Column figure_column(const Figure& f) {
   const bool measured = f.source == FigureSource::measured || f.source == FigureSource::derived;
-  return {std::string(f.label), measured, f.default_column, &f,
+  return {std::string(f.label),
+          measured,
+          f.default_column,
+          f.group == FigureGroup::profile,
+          &f,
           [&f](const ResultRow& row) { return format_figure(f, figure_value(f, row)); }};
 }
 
@@ -79,15 +84,20 @@ std::vector<Column> columns() {
 }
 
 // The columns by name, or the default set: every default column, the
-// measured ones only when some row was measured.
+// measured ones only when some row was measured, the profile ones only when
+// some row was profiled.
 std::vector<Column> chosen_columns(const Report& report, const std::vector<std::string>& names) {
   std::vector<Column> all = columns();
   std::vector<Column> shown;
   if (names.empty()) {
     const bool measured = std::any_of(report.results.begin(), report.results.end(),
                                       [](const ResultRow& r) { return r.timing.has_value(); });
+    const bool profiled =
+        std::any_of(report.results.begin(), report.results.end(),
+                    [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
     for (Column& column : all) {
-      if (column.shown_by_default && (!column.measured || measured)) {
+      if (column.shown_by_default && (!column.measured || measured) &&
+          (!column.profiled || profiled)) {
         shown.push_back(std::move(column));
       }
     }

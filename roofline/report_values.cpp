@@ -47,10 +47,11 @@ void check_timing(const Timing& t, const Checker& at) {
 }
 
 // Every number the figure table stores in a row (FLOPs, bytes, AI, times,
-// rates, fractions) is a count or a ratio of counts: none is negative.
+// rates, fractions) is a count or a ratio of counts: none is negative, but
+// for the signed ones (a model's error).
 void check_figures(const ResultRow& row, const Checker& at) {
   for (const Figure& figure : row_figures()) {
-    if (figure.view() || figure.word()) continue;
+    if (figure.view() || figure.word() || figure.may_be_negative) continue;
     if (const auto value = figure_number(figure, row)) at.at(figure.json).not_negative(*value);
   }
   if (row.model) {

@@ -22,20 +22,33 @@ CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origi
   return ceiling;
 }
 
+L2ModelInputs l2_model_inputs(const DeviceRecord& device) {
+  const ComputeCapability cc = parse_compute_capability(device.cc).value_or(ComputeCapability{});
+  return {device.l2_bytes, l2_partitions_for(cc), device.sm_count, cc,
+          fmt::format("device {}", device.index)};
+}
+
+L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
+  return {gpu.l2_bytes.value, l2_partitions_for(gpu.cc()), static_cast<int>(gpu.sm_count.value),
+          gpu.cc(), fmt::format("GPU table {}", gpu.id)};
+}
+
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc) {
   return {kernel.direction, kernel.traffic,
           kernel.tile_for(static_cast<int>(problem.head_dim),
                           gpu_cc.value_or(kernel.min_compute_capability)),
-          kernel.compute_unit_for(problem.dtype)};
+          kernel.compute_unit_for(problem.dtype), find_kernel(kernel.name)};
 }
 
 KernelRecord kernel_record(const ResultRow& row) {
-  return {row.direction, row.model->traffic.model, row.tile, row.compute_unit};
+  return {row.direction, row.model->traffic.model, row.tile, row.compute_unit,
+          find_kernel(row.kernel)};
 }
 
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
-                           const CeilingRecord& ceiling, FlopConvention convention) {
+                           const CeilingRecord& ceiling, FlopConvention convention,
+                           const std::optional<L2ModelInputs>& l2) {
   ModelFigures model;
   model.flops = attention_flops(problem, kernel.direction, convention);
   model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
@@ -47,17 +60,26 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
     model.bytes_by_model.push_back({other, bytes});
   }
   model.dram_model = kernel.traffic;
-  model.ai = model.flops.counted() / model.traffic.bytes;
+  if (l2 && kernel.layout != nullptr) {
+    if (const auto dram = l2_aware_dram(*kernel.layout, problem, *l2)) {
+      model.bytes_by_model.push_back({TrafficModelKind::l2_aware, dram->bytes()});
+      model.dram_model = TrafficModelKind::l2_aware;
+      model.l2_inputs = l2;
+    }
+  }
+  const double dram_bytes = model.dram_bytes();
+  model.ai = model.flops.counted() / dram_bytes;
   if (const auto peak = ceiling.peak(kernel.compute_unit)) {
     model.roofline =
-        analyze_roofline(model.flops.counted(), model.traffic.bytes, *peak, ceiling.bandwidth_GBps);
+        analyze_roofline(model.flops.counted(), dram_bytes, *peak, ceiling.bandwidth_GBps);
   }
   return model;
 }
 
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
                     const CeilingRecord& ceiling, FlopConvention convention,
-                    std::optional<ComputeCapability> gpu_cc) {
+                    std::optional<ComputeCapability> gpu_cc,
+                    const std::optional<L2ModelInputs>& l2) {
   ResultRow row;
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
@@ -88,7 +110,7 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
       return row;
     }
   }
-  row.model = model_figures(record, problem, ceiling, convention);
+  row.model = model_figures(record, problem, ceiling, convention, l2);
   if (!row.model->roofline) {
     row.status = RowStatus::skipped;
     row.reason = fmt::format("ceiling {} has no {} peak", ceiling.gpu, to_string(row.compute_unit));
@@ -102,7 +124,7 @@ Achieved achieved_figures(const ModelFigures& model, double median_ms,
   if (median_ms <= 0) return achieved;
   const double seconds = median_ms * 1e-3;
   achieved.TFLOPs = model.flops.counted() / seconds / 1e12;
-  achieved.bandwidth_GBps = model.traffic.bytes / seconds / 1e9;
+  achieved.bandwidth_GBps = model.dram_bytes() / seconds / 1e9;
   if (ceiling.bandwidth_GBps > 0) {
     achieved.bandwidth_utilization = achieved.bandwidth_GBps / ceiling.bandwidth_GBps;
   }

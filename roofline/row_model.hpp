@@ -14,6 +14,11 @@ namespace cfr {
 
 CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origin);
 
+// The L2-aware model's GPU figures: the measuring device's (its
+// cudaDevAttrL2CacheSize and SM count) or a GPU table row's (`model`).
+L2ModelInputs l2_model_inputs(const DeviceRecord& device);
+L2ModelInputs l2_model_inputs(const GpuSpec& gpu);
+
 // What a row records about its kernel: enough to recompute the row's model
 // figures without the catalog, so a peer's or a plugin's row (a kernel the
 // catalog does not know) is audited like a built-in one.
@@ -22,6 +27,9 @@ struct KernelRecord {
   TrafficModelKind traffic = TrafficModelKind::compulsory;
   TileShape tile;  // {0, 0}: untiled
   ComputeUnit compute_unit = ComputeUnit::fp32_simt;
+  // The built-in entry whose launches the L2-aware model reads; null for a
+  // kernel the catalog does not know (a peer, a plugin).
+  const KernelDescription* layout = nullptr;
 
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
@@ -36,11 +44,14 @@ KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProbl
 KernelRecord kernel_record(const ResultRow& row);
 
 // FLOPs, bytes of every traffic model that applies, AI and, when the ceiling
-// has a peak for the kernel's compute unit, the roofline. Pure. Throws
+// has a peak for the kernel's compute unit, the roofline. With `l2` and a
+// kernel layout the L2-aware model applies and is the DRAM model (AI, roof,
+// achieved bandwidth); otherwise the kernel's own model is. Pure. Throws
 // std::invalid_argument when the traffic model cannot describe the problem
 // (estimate_traffic).
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
-                           const CeilingRecord& ceiling, FlopConvention convention);
+                           const CeilingRecord& ceiling, FlopConvention convention,
+                           const std::optional<L2ModelInputs>& l2 = std::nullopt);
 
 // Status is `skipped` with a reason when the kernel lacks the dtype or head
 // dim, the GPU is older than the kernel's minimum compute capability, or the
@@ -49,9 +60,11 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
 // table's in `model`); without it (a historical row) nothing is checked
 // against the minimum and the tile is the one of the kernel's oldest
 // architecture.
+// `l2`: the GPU figures of the L2-aware model (model_figures).
 ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
                     const CeilingRecord& ceiling, FlopConvention convention,
-                    std::optional<ComputeCapability> gpu_cc = std::nullopt);
+                    std::optional<ComputeCapability> gpu_cc = std::nullopt,
+                    const std::optional<L2ModelInputs>& l2 = std::nullopt);
 
 // Model counts over a median time. All zero for a median <= 0; bandwidth
 // utilization needs the ceiling's bandwidth and fraction of roof the model's

@@ -185,6 +185,9 @@ TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction dire
     }
     case TrafficModelKind::fa1_backward:
       throw std::invalid_argument("traffic model 'fa1_backward' describes a backward kernel");
+    case TrafficModelKind::l2_aware:
+      throw std::invalid_argument(
+          "traffic model 'l2_aware' has no per-tensor breakdown (l2_aware_dram)");
   }
   return out.finish(floor);
 }

@@ -26,16 +26,7 @@ std::size_t rows(const AttentionProblem& p) {
   return static_cast<std::size_t>(p.batch * p.heads * p.seq_len);
 }
 
-kernels::AttentionShape shape_of(const AttentionProblem& p) {
-  kernels::AttentionShape shape;
-  shape.batch = static_cast<int>(p.batch);
-  shape.heads = static_cast<int>(p.heads);
-  shape.seq_len = static_cast<int>(p.seq_len);
-  shape.head_dim = static_cast<int>(p.head_dim);
-  shape.causal = p.causal;
-  shape.dtype = p.dtype;
-  return shape;
-}
+using kernels::shape_of;
 
 bool same_problem(const AttentionProblem& a, const AttentionProblem& b) {
   return a.batch == b.batch && a.heads == b.heads && a.seq_len == b.seq_len &&

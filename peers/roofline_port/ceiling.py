@@ -150,13 +150,14 @@ def datasheet_ceiling(gpu, origin):
         "source": "datasheet",
         "source_detail": f"{origin} (bandwidth: {gpu['bandwidth_source']})",
         "bandwidth_GBps": gpu["bandwidth_GBps"],
+        "l2_bandwidth_GBps": None,  # no datasheet states one
         "peak_TFLOPs": dict(gpu["peak_TFLOPs"]),
         "matches_device": None,
     }
 
 
 def measured_ceiling_record(ceilings, datasheet, origin):
-    """A `ceilings` report's DRAM bandwidth and best peak per unit; what nobody
+    """A `ceilings` report's DRAM and L2 bandwidth and best peak per unit; what nobody
     measured keeps the datasheet figure, and source_detail says which."""
     if not isinstance(ceilings, dict) or ceilings.get("schema") != CEILINGS_SCHEMA:
         found = ceilings.get("schema") if isinstance(ceilings, dict) else None
@@ -175,6 +176,9 @@ def measured_ceiling_record(ceilings, datasheet, origin):
         ceiling["bandwidth_GBps"] = dram
     else:
         detail += "; bandwidth from the datasheet"
+    l2 = next((value for name, value, _ in figures if name == "l2_bandwidth"), None)
+    if l2 is not None:
+        ceiling["l2_bandwidth_GBps"] = l2
     for unit in COMPUTE_UNITS:
         measured = [value for _, value, figure_unit in figures if figure_unit == unit]
         if measured:

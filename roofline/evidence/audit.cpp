@@ -18,6 +18,7 @@
 #include "claimed_figures_check.hpp"
 #include "roofline/auditability.hpp"
 #include "roofline/figures.hpp"
+#include "roofline/profile_figures.hpp"
 #include "roofline/row_model.hpp"
 #include "roofline/statistics.hpp"
 
@@ -83,9 +84,11 @@ class RowAudit {
     const bool model_ok = recompute_model(recomputed);
     const bool timing_ok = recompute_timing(recomputed);
     const bool achieved_ok = model_ok && recompute_achieved(recomputed);
+    const bool profile_ok = model_ok && recompute_profile(recomputed);
     for (const Figure& figure : row_figures()) {
       const bool recomputed_group = figure.group == FigureGroup::timing     ? timing_ok
                                     : figure.group == FigureGroup::achieved ? achieved_ok
+                                    : figure.group == FigureGroup::profile  ? profile_ok
                                     : figure.group == FigureGroup::claimed  ? false
                                                                             : model_ok;
       if (recomputed_group && !figure.view()) compare(figure, recomputed);
@@ -107,13 +110,14 @@ class RowAudit {
   }
 
   // A figure absent on both sides is not counted; one that a report of
-  // before its key lacks (optional_on_read) is not missing.
+  // before its key lacks (optional_on_read) is not missing, except a profile
+  // figure: every report with a profile has its keys.
   void compare(const Figure& figure, const ResultRow& recomputed) {
     const FigureValue reported = figure_value(figure, row_);
     const FigureValue again = figure_value(figure, recomputed);
     const bool reported_absent = std::holds_alternative<std::monostate>(reported);
     if (reported_absent && std::holds_alternative<std::monostate>(again)) return;
-    if (reported_absent && figure.optional_on_read) return;
+    if (reported_absent && figure.optional_on_read && figure.group != FigureGroup::profile) return;
     ++out_.figures_checked;
     const double* a = std::get_if<double>(&reported);
     const double* b = std::get_if<double>(&again);
@@ -208,7 +212,7 @@ class RowAudit {
     }
     try {
       recomputed.model = model_figures(kernel_record(row_), row_.problem, report_.ceiling,
-                                       row_.model->flops.convention);
+                                       row_.model->flops.convention, row_.model->l2_inputs);
     } catch (const std::exception& error) {
       add(FindingKind::unverifiable,
           fmt::format("traffic: cannot recompute with model '{}': {}",
@@ -221,7 +225,27 @@ class RowAudit {
                       report_.ceiling.gpu, to_string(row_.compute_unit)));
     }
     check_breakdown(recomputed.model->traffic);
+    check_l2_inputs();
     return true;
+  }
+
+  // The L2-aware model's GPU figures are the row's device's, where the
+  // report records one.
+  void check_l2_inputs() {
+    const auto& inputs = row_.model->l2_inputs;
+    if (!inputs || !row_.device) return;
+    for (const DeviceRecord& device : report_.devices) {
+      if (device.index != *row_.device) continue;
+      ++out_.figures_checked;
+      if (inputs->l2_bytes != device.l2_bytes || inputs->sm_count != device.sm_count ||
+          to_string(inputs->cc) != device.cc) {
+        add(FindingKind::mismatch,
+            fmt::format("traffic.l2_model: L2 {} B, {} SMs, cc {}; device {} has {} B, {} SMs, "
+                        "cc {}",
+                        number(inputs->l2_bytes), inputs->sm_count, to_string(inputs->cc),
+                        device.index, number(device.l2_bytes), device.sm_count, device.cc));
+      }
+    }
   }
 
   void check_breakdown(const TrafficEstimate& traffic) {
@@ -283,6 +307,20 @@ class RowAudit {
       return false;
     }
     recomputed.achieved = achieved;
+    return true;
+  }
+
+  // profile_figures over the row's counters with the recomputed model and
+  // achieved figures. False without collected counters.
+  bool recompute_profile(ResultRow& recomputed) {
+    if (!row_.profile || !row_.profile->collected()) return false;
+    try {
+      recomputed.profile->derived =
+          profile_figures(recomputed, report_.ceiling, device_compute_capability());
+    } catch (const std::exception& error) {
+      add(FindingKind::mismatch, fmt::format("profile: cannot recompute: {}", error.what()));
+      return false;
+    }
     return true;
   }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "label_placer.hpp"
 #include "log_axis.hpp"
 #include "roofline/figures.hpp"
 #include "xml_text.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 // Canvas: the plot on the left, the legend on the right.
 constexpr double canvas_width = 1000;
-constexpr double canvas_height = 640;
+constexpr double default_canvas_height = 640;
 constexpr double plot_left = 80;
 constexpr double plot_right = 700;
 constexpr double plot_top = 80;
@@ -30,18 +31,25 @@ constexpr std::array<std::string_view, 9> kernel_colours{"#1f77b4", "#d62728", "
                                                          "#ff7f0e", "#9467bd", "#8c564b",
                                                          "#e377c2", "#bcbd22", "#17becf"};
 constexpr std::string_view model_gray = "#8a8a8a";
+// The L2 bandwidth roofs of a hierarchical chart.
+constexpr std::string_view l2_blue = "#2b6fb0";
+constexpr double roof_font = 11;
+constexpr double point_font = 10;
 
 // GB/s x FLOP/byte = 1e9 FLOP/s = 1e-3 TFLOP/s.
 constexpr double tflops_per_GBps_flop_per_byte = 1e-3;
 
 struct Roof {
   std::string ceiling;  // GPU label
+  std::string gpu;      // the ceiling's GPU table id: roofs of one GPU share it
   std::string source;   // "datasheet" or "measured"
   ComputeUnit unit = ComputeUnit::fp32_simt;
   double bandwidth_GBps = 0;
   double peak_TFLOPs = 0;
+  std::string level = "dram";  // the memory level whose bandwidth the slope is: dram or l2
   double ridge() const { return cfr::ridge(peak_TFLOPs, bandwidth_GBps); }
   bool measured() const { return source == "measured"; }
+  bool l2() const { return level == "l2"; }
 };
 
 struct Marker {
@@ -52,7 +60,24 @@ struct Marker {
   bool model = false;  // a projection drawn at its roof
   double ai = 0;
   double tflops = 0;
+  // A profiled row's AI at each memory level (measured bytes), drawn at the
+  // same TFLOP/s and tied together.
+  std::optional<double> ai_dram;
+  std::optional<double> ai_l2;
 };
+
+// A figure at sensible precision: three significant digits, no exponent.
+std::string readable(double x) {
+  if (x >= 100) return fmt::format("{:.0f}", x);
+  if (x >= 10) return fmt::format("{:.1f}", x);
+  if (x >= 1) return fmt::format("{:.2f}", x);
+  return fmt::format("{:.3g}", x);
+}
+
+// Marker size encodes the head dim.
+double marker_radius(std::int64_t head_dim) {
+  return head_dim <= 32 ? 3.5 : head_dim <= 64 ? 5 : 7;
+}
 
 std::string attr(std::string_view text) {
   return xml_escape(text);
@@ -93,9 +118,14 @@ class Chart {
     collect_markers();
     collect_roofs();
     make_axes();
+    plan_labels();
   }
 
   std::string render(PlotSummary* summary) {
+    double legend_bottom = 0;
+    const std::string legend = render_legend(legend_bottom);
+    // Tall enough for the legend: it lists every roof.
+    const double canvas_height = std::max(default_canvas_height, legend_bottom + 20);
     std::string out;
     out += fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -122,7 +152,7 @@ class Chart {
     out += render_roofs();
     out += render_markers();
     out += "</g>\n";
-    out += render_legend();
+    out += legend;
     out += "</svg>\n";
     if (summary != nullptr) {
       summary->points = static_cast<std::size_t>(std::count_if(
@@ -154,6 +184,12 @@ class Chart {
         } else {
           continue;
         }
+        if (!marker.model && row.profile && row.profile->collected()) {
+          const ProfileDerived& levels = row.profile->derived;
+          if (levels.dram.ai && plottable(*levels.dram.ai)) marker.ai_dram = levels.dram.ai;
+          if (levels.l2.ai && plottable(*levels.l2.ai)) marker.ai_l2 = levels.l2.ai;
+          hierarchical_ = hierarchical_ || marker.ai_l2.has_value();
+        }
         several_gpus_ = several_gpus_ || (!markers_.empty() && markers_.front().gpu != marker.gpu);
         markers_.push_back(marker);
         if (!marker.model &&
@@ -164,17 +200,28 @@ class Chart {
     }
   }
 
+  // The DRAM roofs of the ceiling, and its L2 roofs where it has an L2
+  // bandwidth and some row has a measured L2 point.
   void add_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units) {
-    if (!plottable(ceiling.bandwidth_GBps)) return;
+    add_level_roofs(ceiling, units, "dram", ceiling.bandwidth_GBps);
+    if (hierarchical_ && ceiling.l2_bandwidth_GBps) {
+      add_level_roofs(ceiling, units, "l2", *ceiling.l2_bandwidth_GBps);
+    }
+  }
+
+  void add_level_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units,
+                       const std::string& level, double bandwidth_GBps) {
+    if (!plottable(bandwidth_GBps)) return;
     for (ComputeUnit unit : units) {
       const auto peak = ceiling.peak(unit);
       if (!peak || !plottable(*peak)) continue;
-      Roof roof{ceiling_label(ceiling), ceiling.source, unit, ceiling.bandwidth_GBps, *peak};
+      Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
+                bandwidth_GBps,         *peak,       level};
       if (!plottable(roof.ridge())) continue;
       const auto same = [&](const Roof& r) {
-        return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs) ==
-               std::tie(roof.ceiling, roof.source, roof.unit, roof.bandwidth_GBps,
-                        roof.peak_TFLOPs);
+        return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
+               std::tie(roof.ceiling, roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs,
+                        roof.level);
       };
       if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
     }
@@ -199,13 +246,129 @@ class Chart {
     for (const Marker& m : markers_) {
       xs.push_back(m.ai);
       ys.push_back(m.tflops);
+      if (m.ai_dram) xs.push_back(*m.ai_dram);
+      if (m.ai_l2) xs.push_back(*m.ai_l2);
     }
     for (const Roof& r : roofs_) {
       xs.push_back(r.ridge());
       ys.push_back(r.peak_TFLOPs);
     }
-    x_ = axis_covering(xs, 2, 8, plot_left, plot_right);
-    y_ = axis_covering(ys, 2, 8, plot_bottom, plot_top);
+    // A margin of 30 % around the points, roofs and ridges, ends at 1, 2 or 5 x 10^k.
+    x_ = axis_covering(xs, 1.3, 8, plot_left, plot_right);
+    y_ = axis_covering(ys, 1.3, 8, plot_bottom, plot_top);
+  }
+
+  // Where the slope of a roof enters the plot: the left edge or the bottom.
+  double slope_start(const Roof& r) const {
+    return std::max(x_.min(), y_.min() / (r.bandwidth_GBps * tflops_per_GBps_flop_per_byte));
+  }
+
+  std::string roof_label(const Roof& r) const {
+    if (r.l2()) {
+      return fmt::format("{} L2 ridge {} ({})", to_string(r.unit), readable(r.ridge()), r.source);
+    }
+    // The GPU is named where the chart has roofs of several (the title names a single one).
+    const bool several =
+        std::any_of(roofs_.begin(), roofs_.end(), [&](const Roof& o) { return o.gpu != r.gpu; });
+    return fmt::format("{}{} {} TFLOP/s, ridge {} ({})", several ? r.ceiling + " " : "",
+                       to_string(r.unit), readable(r.peak_TFLOPs), readable(r.ridge()), r.source);
+  }
+
+  std::string slope_label(const Roof& r) const {
+    return fmt::format("{} {} GB/s ({})", r.l2() ? "L2" : "DRAM", readable(r.bandwidth_GBps),
+                       r.source);
+  }
+
+  // Roofs of one ceiling and level share the slope; it is labelled once.
+  bool slope_labelled_before(std::size_t i) const {
+    const Roof& r = roofs_[i];
+    return std::any_of(roofs_.begin(), roofs_.begin() + static_cast<std::ptrdiff_t>(i),
+                       [&](const Roof& o) {
+                         return o.ceiling == r.ceiling && o.source == r.source &&
+                                o.bandwidth_GBps == r.bandwidth_GBps && o.level == r.level;
+                       });
+  }
+
+  std::string point_label(const Marker& m) const {
+    return seq_label(m.row->problem.seq_len) + (several_gpus_ ? " " + m.gpu : "") +
+           (!m.model && !m.auditable ? " unauditable" : "");
+  }
+
+  // Every label's place, before anything is drawn: markers and ridge points
+  // first (labels go around them), then the roofs' labels, then the points'
+  // (right, left, above, below, then the diagonals). A label with no free
+  // place is left out (its marker keeps its tooltip).
+  void plan_labels() {
+    LabelPlacer placer(plot_left + 2, plot_top + 2, plot_right - 2, plot_bottom - 2);
+    for (const Marker& m : markers_) {
+      const double r = marker_radius(m.row->problem.head_dim) + 1;
+      const double y = y_.to_pixel(m.tflops);
+      for (const auto ai : {std::optional<double>(m.ai), m.ai_dram, m.ai_l2}) {
+        if (!ai) continue;
+        const double x = x_.to_pixel(*ai);
+        placer.block({x - r, y - r, x + r, y + r});
+      }
+    }
+    for (const Roof& r : roofs_) {
+      const double x = x_.to_pixel(r.ridge());
+      const double y = y_.to_pixel(r.peak_TFLOPs);
+      placer.block({x - 4, y - 4, x + 4, y + 4});
+    }
+    constexpr double line = 13;
+    for (std::size_t i = 0; i < roofs_.size(); ++i) {
+      const Roof& r = roofs_[i];
+      const double ridge_x = x_.to_pixel(r.ridge());
+      const double peak_y = y_.to_pixel(r.peak_TFLOPs);
+      std::vector<LabelSpot> spots;
+      for (int k = 0; k < 10; ++k) {
+        const double above = peak_y - 5 - line * k;
+        const double below = peak_y + 14 + line * k;
+        if (r.l2()) {
+          spots.push_back({ridge_x + 6, below, Anchor::start});
+          spots.push_back({ridge_x - 6, below, Anchor::end});
+        } else {
+          spots.push_back({plot_right - 4, above, Anchor::end});
+          spots.push_back({plot_right - 4, below, Anchor::end});
+          spots.push_back({ridge_x + 6, above, Anchor::start});
+          spots.push_back({ridge_x + 6, below, Anchor::start});
+        }
+      }
+      roof_label_spots_.push_back(placer.place(roof_label(r), roof_font, spots));
+      std::vector<LabelSpot> slope_spots;
+      if (!slope_labelled_before(i)) {
+        const double x0 = x_.to_pixel(slope_start(r));
+        const double y0 =
+            y_.to_pixel(slope_start(r) * r.bandwidth_GBps * tflops_per_GBps_flop_per_byte);
+        for (int k = 0; k < 10; ++k) {  // along the slope, above it, then below it
+          const double t = k / 10.0;
+          slope_spots.push_back(
+              {x0 + t * (ridge_x - x0) + 6, y0 + t * (peak_y - y0) - 6, Anchor::start});
+        }
+        for (int k = 0; k < 10; ++k) {
+          const double t = k / 10.0;
+          slope_spots.push_back(
+              {x0 + t * (ridge_x - x0) + 8, y0 + t * (peak_y - y0) + 14, Anchor::start});
+        }
+      }
+      slope_label_spots_.push_back(slope_spots.empty()
+                                       ? std::nullopt
+                                       : placer.place(slope_label(r), roof_font, slope_spots));
+    }
+    for (const Marker& m : markers_) {
+      const double x = x_.to_pixel(m.ai);
+      const double y = y_.to_pixel(m.tflops);
+      const double r = marker_radius(m.row->problem.head_dim);
+      const std::vector<LabelSpot> spots{
+          {x + r + 3, y + 3.5, Anchor::start},   {x - r - 3, y + 3.5, Anchor::end},
+          {x, y - r - 3, Anchor::middle},        {x, y + r + 11, Anchor::middle},
+          {x + r + 1, y - r - 1, Anchor::start}, {x + r + 1, y + r + 9, Anchor::start},
+          {x - r - 1, y - r - 1, Anchor::end},   {x - r - 1, y + r + 9, Anchor::end}};
+      point_label_spots_.push_back(placer.place(point_label(m), point_font, spots));
+    }
+  }
+
+  static std::string_view anchor_name(Anchor anchor) {
+    return anchor == Anchor::start ? "start" : anchor == Anchor::middle ? "middle" : "end";
   }
 
   std::string title() const {
@@ -275,44 +438,40 @@ class Chart {
     for (std::size_t i = 0; i < roofs_.size(); ++i) {
       const Roof& r = roofs_[i];
       const double slope = r.bandwidth_GBps * tflops_per_GBps_flop_per_byte;
-      // Where the slope enters the plot: the left edge, or the bottom edge.
-      const double x_start = std::max(x_.min(), y_.min() / slope);
+      const double x_start = slope_start(r);
       const double ridge = r.ridge();
-      const std::string colour = r.measured() ? "#000000" : "#555555";
+      const std::string colour =
+          r.l2() ? std::string(l2_blue) : (r.measured() ? "#000000" : "#555555");
       out += fmt::format(
-          "<polyline class=\"roof\" data-ceiling=\"{}\" data-source=\"{}\" data-unit=\"{}\" "
-          "data-bandwidth-GBps=\"{}\" data-peak-TFLOPs=\"{}\" data-ridge=\"{}\" "
+          "<polyline class=\"roof\" data-level=\"{}\" data-ceiling=\"{}\" data-source=\"{}\" "
+          "data-unit=\"{}\" data-bandwidth-GBps=\"{}\" data-peak-TFLOPs=\"{}\" data-ridge=\"{}\" "
           "points=\"{},{} {},{} {},{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
-          attr(r.ceiling), attr(r.source), to_string(r.unit), num(r.bandwidth_GBps),
+          r.level, attr(r.ceiling), attr(r.source), to_string(r.unit), num(r.bandwidth_GBps),
           num(r.peak_TFLOPs), num(ridge), px(x_.to_pixel(x_start)),
           px(y_.to_pixel(x_start * slope)), px(x_.to_pixel(ridge)), px(y_.to_pixel(r.peak_TFLOPs)),
           px(x_.to_pixel(x_.max())), px(y_.to_pixel(r.peak_TFLOPs)), colour,
           r.measured() ? "2" : "1.5", r.measured() ? "" : " stroke-dasharray=\"7 4\"");
       out += fmt::format(
-          "<circle class=\"ridge\" data-unit=\"{}\" data-ridge=\"{}\" data-tflops=\"{}\" "
-          "cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>ridge of {} {} ({}): {:.4g} "
-          "FLOP/byte</title></circle>\n",
-          to_string(r.unit), num(ridge), num(r.peak_TFLOPs), px(x_.to_pixel(ridge)),
-          px(y_.to_pixel(r.peak_TFLOPs)), colour, attr(r.ceiling), to_string(r.unit),
-          attr(r.source), ridge);
-      out += fmt::format(
-          "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\" "
-          "stroke=\"none\" font-size=\"11\">{} {} {:g} TFLOP/s, ridge {:.3g} ({})</text>\n",
-          px(plot_right - 4),
-          px(y_.to_pixel(r.peak_TFLOPs) - 5 - 12.0 * static_cast<double>(i % 2)), colour,
-          attr(r.ceiling), to_string(r.unit), r.peak_TFLOPs, ridge, attr(r.source));
-      // Roofs of one ceiling share the slope; label it once.
-      const bool slope_labelled = std::any_of(
-          roofs_.begin(), roofs_.begin() + static_cast<std::ptrdiff_t>(i), [&](const Roof& o) {
-            return o.ceiling == r.ceiling && o.source == r.source &&
-                   o.bandwidth_GBps == r.bandwidth_GBps;
-          });
-      if (slope_labelled) continue;
-      out += fmt::format(
-          "<text class=\"bandwidth-label\" x=\"{}\" y=\"{}\" fill=\"{}\" stroke=\"none\" "
-          "font-size=\"11\">{:g} GB/s ({})</text>\n",
-          px(x_.to_pixel(x_start) + 6), px(y_.to_pixel(x_start * slope) - 6), colour,
-          r.bandwidth_GBps, attr(r.source));
+          "<circle class=\"ridge\" data-level=\"{}\" data-unit=\"{}\" data-ridge=\"{}\" "
+          "data-tflops=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{} ridge of {} {} "
+          "({}): {} FLOP/byte</title></circle>\n",
+          r.level, to_string(r.unit), num(ridge), num(r.peak_TFLOPs), px(x_.to_pixel(ridge)),
+          px(y_.to_pixel(r.peak_TFLOPs)), colour, r.l2() ? "L2" : "DRAM", attr(r.ceiling),
+          to_string(r.unit), attr(r.source), readable(ridge));
+      if (const auto& spot = roof_label_spots_[i]) {
+        out += fmt::format(
+            "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" fill=\"{}\" "
+            "stroke=\"none\" font-size=\"{}\">{}</text>\n",
+            px(spot->x), px(spot->y), anchor_name(spot->anchor), colour, roof_font,
+            attr(roof_label(r)));
+      }
+      if (const auto& spot = slope_label_spots_[i]) {
+        out += fmt::format(
+            "<text class=\"bandwidth-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" fill=\"{}\" "
+            "stroke=\"none\" font-size=\"{}\">{}</text>\n",
+            px(spot->x), px(spot->y), anchor_name(spot->anchor), colour, roof_font,
+            attr(slope_label(r)));
+      }
     }
     out += "</g>\n";
     return out;
@@ -324,17 +483,52 @@ class Chart {
     return std::string(kernel_colours[index % kernel_colours.size()]);
   }
 
-  static std::string shape(bool causal, double x, double y, std::string_view attributes) {
+  // Causal: a triangle; not causal: a circle; `r` the head dim's size.
+  static std::string shape(bool causal, double x, double y, std::string_view attributes,
+                           double r = 5) {
     if (causal) {
-      return fmt::format("<path {} d=\"M {} {} L {} {} L {} {} Z\"", attributes, px(x), px(y - 6.5),
-                         px(x + 6), px(y + 4), px(x - 6), px(y + 4));
+      return fmt::format("<path {} d=\"M {} {} L {} {} L {} {} Z\"", attributes, px(x),
+                         px(y - 1.3 * r), px(x + 1.2 * r), px(y + 0.8 * r), px(x - 1.2 * r),
+                         px(y + 0.8 * r));
     }
-    return fmt::format("<circle {} cx=\"{}\" cy=\"{}\" r=\"5\"", attributes, px(x), px(y));
+    return fmt::format("<circle {} cx=\"{}\" cy=\"{}\" r=\"{}\"", attributes, px(x), px(y), r);
+  }
+
+  // A profiled row's measured points: DRAM a filled square, L2 a hollow one,
+  // at the row's TFLOP/s, tied to each other by a line.
+  std::string render_levels(const Marker& m, const std::string& colour) const {
+    if (!m.ai_dram && !m.ai_l2) return "";
+    std::string out;
+    const double y = y_.to_pixel(m.tflops);
+    if (m.ai_dram && m.ai_l2) {
+      out += fmt::format(
+          "<line class=\"level-tie\" data-kernel=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" "
+          "y2=\"{}\" stroke=\"{}\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
+          attr(m.row->kernel), px(x_.to_pixel(*m.ai_dram)), px(y), px(x_.to_pixel(*m.ai_l2)), px(y),
+          colour);
+    }
+    const double half = marker_radius(m.row->problem.head_dim) * 0.8;
+    for (const auto& [level, ai] : {std::pair{"dram", m.ai_dram}, std::pair{"l2", m.ai_l2}}) {
+      if (!ai) continue;
+      const double x = x_.to_pixel(*ai);
+      out += fmt::format(
+          "<rect class=\"level-point\" data-level=\"{}\" data-kernel=\"{}\" data-seq-len=\"{}\" "
+          "data-head-dim=\"{}\" data-causal=\"{}\" data-ai=\"{}\" data-tflops=\"{}\" x=\"{}\" "
+          "y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.4\">"
+          "<title>{}: {} TFLOP/s at {} FLOP/byte of measured {} bytes</title></rect>\n",
+          level, attr(m.row->kernel), m.row->problem.seq_len, m.row->problem.head_dim,
+          m.row->problem.causal ? "true" : "false", num(*ai), num(m.tflops), px(x - half),
+          px(y - half), px(2 * half), px(2 * half),
+          std::string_view(level) == "dram" ? colour : "white", colour, attr(row_label(*m.row)),
+          readable(m.tflops), readable(*ai), std::string_view(level) == "dram" ? "DRAM" : "L2");
+    }
+    return out;
   }
 
   std::string render_markers() const {
     std::string out = "<g class=\"points\">\n";
-    for (const Marker& m : markers_) {
+    for (std::size_t i = 0; i < markers_.size(); ++i) {
+      const Marker& m = markers_[i];
       const ResultRow& row = *m.row;
       const double x = x_.to_pixel(m.ai);
       const double y = y_.to_pixel(m.tflops);
@@ -348,23 +542,26 @@ class Chart {
           to_string(row.problem.dtype), row.problem.seq_len, row.problem.head_dim,
           row.problem.causal ? "true" : "false", m.auditable ? "true" : "false", num(m.ai),
           num(m.tflops), hollow ? "white" : colour, colour);
-      out += shape(row.problem.causal, x, y, attributes);
-      out += fmt::format("><title>{}: {:.4g} TFLOP/s at {:.4g} FLOP/byte{} ({})</title>{}\n",
-                         attr(row_label(row)), m.tflops, m.ai,
+      out += render_levels(m, colour);
+      out += shape(row.problem.causal, x, y, attributes, marker_radius(row.problem.head_dim));
+      out += fmt::format("><title>{}: {} TFLOP/s at {} FLOP/byte{} ({})</title>{}\n",
+                         attr(row_label(row)), readable(m.tflops), readable(m.ai),
                          m.model ? ", model roof" : (m.auditable ? "" : ", unauditable"),
                          attr(m.report), row.problem.causal ? "</path>" : "</circle>");
-      const std::string label = seq_label(row.problem.seq_len) +
-                                (several_gpus_ ? " " + m.gpu : "") +
-                                (!m.model && !m.auditable ? " unauditable" : "");
-      out += fmt::format(
-          "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>\n",
-          px(x + 8), px(y + 3.5), m.model ? model_gray : "#333", attr(label));
+      if (const auto& spot = point_label_spots_[i]) {
+        out += fmt::format(
+            "<text class=\"point-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"{}\" "
+            "fill=\"{}\">{}</text>\n",
+            px(spot->x), px(spot->y), anchor_name(spot->anchor), point_font,
+            m.model ? model_gray : "#333", attr(point_label(m)));
+      }
     }
     out += "</g>\n";
     return out;
   }
 
-  std::string render_legend() const {
+  // The legend; `bottom` is the baseline of its last line.
+  std::string render_legend(double& bottom) const {
     std::string out = "<g class=\"legend\" font-size=\"11\">\n";
     double y = plot_top;
     const auto line = [&](const std::string& body) {
@@ -399,6 +596,21 @@ class Chart {
                      legend_left + 18, px(y)));
     line(fmt::format("<text x=\"{}\" y=\"{}\">label: sequence length N</text>\n", legend_left,
                      px(y)));
+    for (const int d : {32, 64, 128}) {
+      line(shape(false, legend_left + 7, y - 4, "fill=\"#333\" stroke=\"#333\"", marker_radius(d)) +
+           fmt::format("/><text x=\"{}\" y=\"{}\">head dim {}</text>\n", legend_left + 18, px(y),
+                       d));
+    }
+    if (hierarchical_) {
+      line(
+          fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"#333\"/>"
+                      "<text x=\"{}\" y=\"{}\">measured DRAM bytes (ncu)</text>\n",
+                      legend_left + 3, px(y - 8), legend_left + 18, px(y)));
+      line(fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"white\" stroke=\"#333\"/>"
+          "<text x=\"{}\" y=\"{}\">measured L2 bytes, tied to DRAM</text>\n",
+          legend_left + 3, px(y - 8), legend_left + 18, px(y)));
+    }
     y += 8;
     line(fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Roofs</text>\n", legend_left,
                      px(y)));
@@ -415,7 +627,33 @@ class Chart {
         fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"#555555\"/>"
                     "<text x=\"{}\" y=\"{}\">ridge point</text>\n",
                     legend_left + 7, px(y - 4), legend_left + 18, px(y)));
+    if (hierarchical_) {
+      line(
+          fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+                      "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">L2 bandwidth roof</text>\n",
+                      legend_left, px(y - 4), legend_left + 14, l2_blue, legend_left + 18, px(y)));
+    }
+    // Every roof, whether or not its label found room on the plot.
+    y += 8;
+    line(
+        fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Roofs, TFLOP/s and "
+                    "ridge FLOP/B</text>\n",
+                    legend_left, px(y)));
+    for (std::size_t i = 0; i < roofs_.size(); ++i) {
+      const Roof& r = roofs_[i];
+      if (!slope_labelled_before(i)) {
+        line(fmt::format(
+            "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">{}</text>\n",
+            legend_left, px(y), attr(slope_label(r))));
+      }
+      line(fmt::format(
+          "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">  {} {}{}, ridge {} "
+          "({})</text>\n",
+          legend_left, px(y), to_string(r.unit), r.l2() ? "L2 " : "", readable(r.peak_TFLOPs),
+          readable(r.ridge()), attr(r.source)));
+    }
     out += "</g>\n";
+    bottom = y;
     return out;
   }
 
@@ -428,8 +666,12 @@ class Chart {
   bool several_gpus_ = false;         // reports of several GPUs: labels name the GPU
   std::vector<std::string> kernels_;  // colour order
   std::vector<Roof> roofs_;
+  bool hierarchical_ = false;  // some row has a measured L2 point: L2 roofs are drawn
   LogAxis x_;
   LogAxis y_;
+  std::vector<std::optional<LabelSpot>> roof_label_spots_;   // per roof
+  std::vector<std::optional<LabelSpot>> slope_label_spots_;  // per roof; empty: labelled before
+  std::vector<std::optional<LabelSpot>> point_label_spots_;  // per marker
 };
 
 }  // namespace

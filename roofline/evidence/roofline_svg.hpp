@@ -1,16 +1,18 @@
 #pragma once
 
 // `plot`: a roofline chart of one or more reports, as an SVG document
-// written by our own code. Log-log axes (arithmetic intensity in FLOP/byte,
-// performance in TFLOP/s), per ceiling the bandwidth slope and a flat roof
-// per compute unit present in the rows (datasheet dashed, measured solid)
-// with its ridge point marked, and one marker per measured row.
+// written by our own code. Log-log axes fitted to the data (arithmetic
+// intensity in FLOP/byte, performance in TFLOP/s), per ceiling the bandwidth
+// slope and a flat roof per compute unit present in the rows (datasheet
+// dashed, measured solid) with its ridge point marked, and one marker per
+// measured row; a profiled row also at its measured DRAM and L2 AI, under the
+// L2 roofs of a ceiling that has an L2 bandwidth.
 //
 // The elements carry stable classes and data- attributes so tests and
 // scripts can read the chart back:
 //   <g class="plot-area" data-x-min data-x-max data-y-min data-y-max
 //      data-left data-right data-top data-bottom>
-//   <polyline class="roof" data-ceiling data-source data-unit
+//   <polyline class="roof" data-level data-ceiling data-source data-unit
 //      data-bandwidth-GBps data-peak-TFLOPs data-ridge points="slope start,
 //      ridge corner, right end">
 //   <circle class="ridge" data-unit data-ridge data-tflops>
@@ -19,6 +21,10 @@
 //      achieved TFLOP/s > 0: x and y the figures PlotOptions names (ai, achieved TFLOPs)
 //   <circle|path class="model-point" ...>  an ok row with no achieved figures
 //      (a model projection), drawn hollow gray at its roof
+//   <rect class="level-point" data-level data-kernel data-seq-len data-head-dim
+//      data-causal data-ai data-tflops>  a profiled row at its measured DRAM
+//      (filled) and L2 (hollow) AI, at its achieved TFLOP/s
+//   <line class="level-tie" data-kernel>  from the DRAM point to the L2 point
 
 #include <string>
 #include <vector>

@@ -19,8 +19,10 @@ cfr::CeilingRecord h200_datasheet();
 cfr::Report measured_report();
 
 // One measured row of every catalog kernel (naive, fa1_scalar, fa1_wmma,
-// fa1_bwd) at B=1 H=8 N=1024 d=64 causal fp16: every traffic model applies
-// to one of them.
+// fa2_mma, fa1_bwd) at B=1 H=8 N=1024 d=64 causal fp16 with the L2-aware
+// model of the H200 device: every traffic model applies to one of them. The
+// fa1_wmma row is profiled (tests/roofline/profiled_row.hpp's counters) and
+// the ceiling has an L2 bandwidth, so every profile figure has a value.
 cfr::Report every_kernel_report();
 
 // The same grid as `model` writes it: no device, timing or achieved figures.

@@ -155,3 +155,59 @@ TEST_CASE("a peer row outside the catalog is re-derived from what it records") {
   tiled.results.back().model->traffic.model = TrafficModelKind::kv_reload;
   CHECK(count_of(audit_report(tiled), FindingKind::unverifiable) == 1);
 }
+
+TEST_CASE("audit re-derives a profiled row from its counters: a tampered counter is caught") {
+  const Report clean = every_kernel_report();
+  const auto profiled = static_cast<std::size_t>(
+      std::distance(clean.results.begin(),
+                    std::find_if(clean.results.begin(), clean.results.end(),
+                                 [](const ResultRow& r) { return r.profile.has_value(); })));
+  REQUIRE(profiled < clean.results.size());
+  const json document = to_json(clean);
+  REQUIRE(audit_report(report_from_json(document)).consistent());
+
+  json edited = document;
+  for (json& counter : edited["results"][profiled]["profile"]["counters"]) {
+    if (counter["metric"] == "dram__bytes_read.sum") counter["value"] = 12e6;  // was 6e6
+  }
+  const AuditResult result = audit_report(report_from_json(edited));
+  CHECK(caught(result, profiled, figure("profile/dram_bytes")));
+  CHECK(caught(result, profiled, figure("profile/dram_model_error")));
+
+  // A derived key deleted is missing, not optional: every profile has its keys.
+  json deleted = document;
+  deleted["results"][profiled]["profile"]["checks"].erase("timing_ratio");
+  CHECK_FALSE(audit_report(report_from_json(deleted)).consistent());
+}
+
+TEST_CASE("a row whose profile is unavailable audits like one without --profile") {
+  Report report = every_kernel_report();
+  for (ResultRow& row : report.results) {
+    row.profile = Profile{"Nsight Compute",
+                          "",
+                          "",
+                          "ncu not found: 'ncu' is not an executable on "
+                          "PATH (--ncu PATH names it)",
+                          {},
+                          {}};
+  }
+  const json document = to_json(report);
+  const Report back = report_from_json(document);
+  CHECK(back.results.front().profile->unavailable.starts_with("ncu not found"));
+  CHECK(audit_report(back).consistent());
+  CHECK(back.provenance.auditable == report.provenance.auditable);
+}
+
+TEST_CASE("the L2-aware model's GPU figures must be the row's device's") {
+  Report report = every_kernel_report();
+  REQUIRE(report.results.front().model->l2_inputs);
+  report.results.front().model->l2_inputs->l2_bytes = 50331648;  // 48 MiB: an H100's
+  // The row's figures follow the edited L2 (a consistent forgery), yet the device says 60 MiB.
+  report.results.front().model =
+      model_figures(kernel_record(report.results.front()), report.results.front().problem,
+                    report.ceiling, FlopConvention::exact, report.results.front().model->l2_inputs);
+  const AuditResult result = audit_report(report);
+  CHECK(std::any_of(result.findings.begin(), result.findings.end(), [](const Finding& f) {
+    return f.kind == FindingKind::mismatch && f.message.starts_with("traffic.l2_model:");
+  }));
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "roofline/evidence/label_placer.hpp"
 #include "roofline/evidence/log_axis.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
 #include "sample_reports.hpp"
@@ -30,11 +31,9 @@ Chart read_chart(const std::string& svg) {
   const auto areas = chart.with_class("plot-area");
   REQUIRE(areas.size() == 1);
   const XmlElement& area = *areas[0];
-  chart.x = {static_cast<int>(std::lround(std::log10(area.number("data-x-min")))),
-             static_cast<int>(std::lround(std::log10(area.number("data-x-max")))),
+  chart.x = {std::log10(area.number("data-x-min")), std::log10(area.number("data-x-max")),
              area.number("data-left"), area.number("data-right")};
-  chart.y = {static_cast<int>(std::lround(std::log10(area.number("data-y-min")))),
-             static_cast<int>(std::lround(std::log10(area.number("data-y-max")))),
+  chart.y = {std::log10(area.number("data-y-min")), std::log10(area.number("data-y-max")),
              area.number("data-bottom"), area.number("data-top")};
   return chart;
 }
@@ -88,9 +87,13 @@ TEST_CASE("the chart parses as XML and has one point per ok row with achieved fi
       CHECK(chart.y.from_pixel(p->number("cy")) == Approx(row->achieved->TFLOPs).epsilon(1e-3));
     }
   }
+  // Labels name N. The sample's four points of each kernel sit within 10 px of each other, so
+  // not every label has room: those without are left out rather than drawn over another.
   const auto labels = chart.with_class("point-label");
-  CHECK(std::count_if(labels.begin(), labels.end(),
-                      [](const XmlElement* e) { return e->text == "4K"; }) == 4);
+  CHECK(labels.size() <= points.size());
+  CHECK(labels.size() >= points.size() - 1);
+  CHECK(std::all_of(labels.begin(), labels.end(),
+                    [](const XmlElement* e) { return e->text == "1K" || e->text == "4K"; }));
 }
 
 TEST_CASE("each compute unit's roof meets the bandwidth slope at its ridge") {
@@ -214,4 +217,102 @@ TEST_CASE("hostile strings in a report cannot break the document") {
     return p->attribute("data-kernel") == "<script>&\"'??" &&
            p->attribute("data-report") == "a&b<c>.json";
   }));
+}
+
+TEST_CASE("a profiled row is drawn at each memory level, tied, under an L2 roof") {
+  // every_kernel_report's fa1_wmma row is profiled and its ceiling has an L2 bandwidth.
+  const Report report = every_kernel_report();
+  const Chart chart = read_chart(roofline_svg({{"profiled.json", &report}}, {}));
+  const ResultRow* profiled = nullptr;
+  for (const ResultRow& r : report.results) {
+    if (r.profile) profiled = &r;
+  }
+  REQUIRE(profiled != nullptr);
+  const auto levels = chart.with_class("level-point");
+  REQUIRE(levels.size() == 2);
+  for (const XmlElement* p : levels) {
+    const ProfileLevel& level = p->attribute("data-level") == "dram"
+                                    ? profiled->profile->derived.dram
+                                    : profiled->profile->derived.l2;
+    CHECK(p->number("data-ai") == Approx(*level.ai));
+    CHECK(p->number("data-tflops") == Approx(profiled->achieved->TFLOPs));  // same FLOP/s
+    CHECK(chart.x.from_pixel(p->number("x") + p->number("width") / 2) ==
+          Approx(*level.ai).epsilon(1e-3));
+  }
+  REQUIRE(chart.with_class("level-tie").size() == 1);
+  const XmlElement& tie = *chart.with_class("level-tie")[0];
+  CHECK(tie.number("y1") == tie.number("y2"));
+  std::size_t l2_roofs = 0;
+  for (const XmlElement* roof : chart.with_class("roof")) {
+    if (roof->attribute("data-level") != "l2") continue;
+    ++l2_roofs;
+    CHECK(roof->number("data-bandwidth-GBps") == 10000);
+  }
+  // One per compute unit of the ok rows: fp32 SIMT (fa1_scalar, fa1_bwd) and fp16 tensor.
+  CHECK(l2_roofs == 2);
+}
+
+TEST_CASE("no two labels overlap, even where two roofs share a peak") {
+  // fp16 and bf16 tensor roofs share the H200's 989.4 TFLOP/s: their labels once shared a line.
+  Report report = every_kernel_report();
+  for (ResultRow row : std::vector<ResultRow>(report.results)) {
+    if (row.compute_unit != ComputeUnit::fp16_tensor) continue;
+    row.problem.dtype = DType::bf16;
+    row.compute_unit = ComputeUnit::bf16_tensor;
+    report.results.push_back(row);
+  }
+  const Chart chart = read_chart(roofline_svg({{"profiled.json", &report}}, {}));
+  std::vector<LabelBox> boxes;
+  for (const char* name : {"roof-label", "bandwidth-label", "point-label"}) {
+    for (const XmlElement* t : chart.with_class(name)) {
+      const std::string anchor =
+          t->attributes.count("text-anchor") ? t->attribute("text-anchor") : std::string("start");
+      boxes.push_back(text_box(t->text, t->number("x"), t->number("y"),
+                               anchor == "end"      ? Anchor::end
+                               : anchor == "middle" ? Anchor::middle
+                                                    : Anchor::start,
+                               t->number("font-size")));
+    }
+  }
+  CHECK(chart.with_class("roof-label").size() >= 4);  // fp32 SIMT, fp16, bf16 and the L2 ones
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      INFO(i << " " << j);
+      CHECK_FALSE(boxes[i].overlaps(boxes[j]));
+    }
+  }
+  // Numbers at three significant digits: 989.4 TFLOP/s prints as 989, the ridge as 206.
+  const auto roof_labels = chart.with_class("roof-label");
+  CHECK(std::any_of(roof_labels.begin(), roof_labels.end(), [](const XmlElement* t) {
+    return t->text.find("989 TFLOP/s, ridge 206 (datasheet)") != std::string::npos;
+  }));
+}
+
+TEST_CASE("marker size encodes the head dim") {
+  Report report = measured_report();
+  ResultRow wide = *std::find_if(
+      report.results.begin(), report.results.end(),
+      [](const ResultRow& r) { return r.status == RowStatus::ok && !r.problem.causal; });
+  wide.problem.head_dim = 128;
+  report.results.push_back(wide);
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  double r64 = 0;
+  double r128 = 0;
+  for (const XmlElement* p : chart.with_class("point")) {
+    if (p->name != "circle") continue;
+    (p->attribute("data-head-dim") == "128" ? r128 : r64) = p->number("r");
+  }
+  CHECK(r64 == 5);
+  CHECK(r128 == 7);
+}
+
+TEST_CASE("the legend names every slope and roof, whether or not its label fits the plot") {
+  // The H200 datasheet: one DRAM slope (4800 GB/s), fp32 SIMT and fp16 tensor roofs.
+  const Report report = measured_report();
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  std::vector<std::string> lines;
+  for (const XmlElement* e : chart.with_class("legend-roof")) lines.push_back(e->text);
+  CHECK(lines == std::vector<std::string>{"DRAM 4800 GB/s (datasheet)",
+                                          "  fp32_simt 67.0, ridge 14.0 (datasheet)",
+                                          "  fp16_tensor 989, ridge 206 (datasheet)"});
 }

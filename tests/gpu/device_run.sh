@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
 # fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, peer_compare, plugins. Logs go to $OUT (or
+# peers_sweep, peer_compare, plugins, profile, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -301,6 +301,47 @@ step_plugins() {
   echo "launch-error sweep: exit $rc (1 expected: tiny_fwd's rows fail, example_simt's run)"
   grep -E "failed|median" "$out/plugin-launch-error.log" | head -n 4
   [[ $rc -eq 1 ]] || status=1
+}
+
+# sweep --profile (issue 10): every row timed, then profiled by one ncu
+# process, against the committed measured ceilings (they carry the L2
+# bandwidth the L2 roof needs). Reports go to results/h200/profile/ and $OUT,
+# audits to $OUT. Two steps, each well inside a 10-minute command:
+#  - profile: the default axes (5 kernels, d 64 and 128, N 1024..16384, both
+#    masks, 100 rows) at a 0.5 s time cap (the default 2 s took ~2.5 min per
+#    mask; the session's device time is short): ~2 min of timing, 2-3 of ncu;
+#  - profile_big: shapes whose K/V (or S) outgrow the 60 MiB L2, chosen from
+#    the l2data rows, at most 3 samples and 3 s each: about 2-3 min.
+#    H 32, N 32768, d 128 (the issue's shape): 16 MiB of K/V per head, 512 MiB
+#    in all, one or two heads' worth running at once against the 30 MiB a
+#    partition sees; fa2_mma H 4, N 131072, d 128: one head's K/V (64 MiB)
+#    alone exceeds the L2; naive H 32, N 8192, d 128: S of one head is
+#    128 MiB; fa1_bwd H 8, N 32768, d 128: its dK/dV pass streams 16 MiB of
+#    Q and dO per head.
+profile_sweep() {
+  local name=$1
+  shift
+  "$tool" sweep --profile --ceiling results/h200/ceilings.json \
+    --json "results/h200/profile/$name.json" "$@" >"$out/profile-$name.txt" 2>"$out/profile-$name.log"
+  local rc=$?
+  echo "profile $name: sweep exit $rc; $(grep '^profile:' "$out/profile-$name.log" | tail -n 1)"
+  "$tool" audit "results/h200/profile/$name.json" >"$out/profile-$name.audit.txt"
+  local audit_rc=$?
+  echo "audit $name: exit $audit_rc; $(tail -n 1 "$out/profile-$name.audit.txt")"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+  cp "results/h200/profile/$name.json" "$out/"
+}
+step_profile() {
+  mkdir -p results/h200/profile
+  profile_sweep default --both --head-dims 64,128 --backward --max-seconds 0.5
+}
+step_profile_big() {
+  mkdir -p results/h200/profile
+  local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
+  profile_sweep h32-n32k --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 32 --seq-lens 32768 "${big[@]}"
+  profile_sweep fa2-h4-n128k --kernels fa2_mma --heads 4 --seq-lens 131072 "${big[@]}"
+  profile_sweep naive-h32-n8k --kernels naive --heads 32 --seq-lens 8192 "${big[@]}"
+  profile_sweep bwd-h8-n32k --kernels fa1_bwd --heads 8 --seq-lens 32768 "${big[@]}"
 }
 
 for step in "$@"; do

@@ -159,9 +159,10 @@ class ModelFigures(unittest.TestCase):
                     self.assertEqual(traffic["bytes"], row["traffic"]["compulsory_bytes"])
                     self.assertEqual(traffic["compulsory_bytes"],
                                      row["traffic"]["compulsory_bytes"])
-                    # the roofline of the tool's own bytes, through our port
+                    # the roofline of the tool's DRAM-model bytes, through our port
+                    dram_bytes = row["traffic"]["by_model"][row["traffic"]["dram_model"]]
                     point = figures.analyze_roofline(
-                        figures.counted_flops(flops), row["traffic"]["bytes"],
+                        figures.counted_flops(flops), dram_bytes,
                         report["ceiling"]["peak_TFLOPs"][unit], report["ceiling"]["bandwidth_GBps"])
                     for key in ("ai", "ridge", "ridge_distance", "regime", "roof_TFLOPs",
                                 "roof_time_ms"):

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "profiled_row.hpp"
 #include "roofline/figures.hpp"
 #include "roofline/report_json.hpp"
 #include "roofline/report_table.hpp"
@@ -23,25 +24,17 @@ using nlohmann::json;
 
 namespace {
 
-CeilingRecord h200() {
-  CeilingRecord c;
-  c.gpu = "h200";
-  c.source = "datasheet";
-  c.bandwidth_GBps = 4800;
-  c.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
-  return c;
-}
-
 // One measured row of every built-in kernel (so every traffic model has a
-// row it applies to) and one row with a historical claim: between them every
-// figure has a value.
+// row it applies to), one with a historical claim and one profiled row:
+// between them every figure has a value.
 Report every_figure_report() {
   Report r;
   r.provenance.source = ProvenanceSource::measured;
-  r.ceiling = h200();
+  r.ceiling = test::h200_profile_ceiling();
   const AttentionProblem problem{1, 8, 1024, 64, true, DType::fp16};
   for (const KernelDescription& kernel : kernel_catalog) {
-    ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact);
+    ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact, test::h200_cc,
+                              test::h200_l2_inputs());
     row.timing = Timing{};
     row.timing->samples_ms = {0.5, 0.52, 0.49, 0.51};
     row.timing->summary = summarize(row.timing->samples_ms);
@@ -52,6 +45,7 @@ Report every_figure_report() {
   claimed.claimed =
       ClaimedFigures{"a document", 0.5, 1.1, 2.2, 0.07, 140, 3, 15, "memory-bound", 13.6};
   r.results.push_back(claimed);
+  r.results.push_back(test::profiled_row(r.ceiling));
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "profiled_row.hpp"
 #include "roofline/report_table.hpp"
 #include "roofline/row_model.hpp"
 #include "seed_shape.hpp"
@@ -64,4 +65,24 @@ TEST_CASE("--columns picks and orders columns by name, and names an unknown one"
   const std::vector<std::string> names = table_column_names();
   CHECK(names.front() == "kernel");
   CHECK(std::find(names.begin(), names.end(), "% roof") != names.end());
+}
+
+TEST_CASE("the default columns add the measured regime and % roof when a row has counters") {
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.results.push_back(test::profiled_row(r.ceiling));
+  const std::string profiled = render_table(r, TableFormat::csv);
+  const std::string header = profiled.substr(0, profiled.find('\n'));
+  // Beside the model's regime and % roof, and the DRAM model they are from (the L2-aware one),
+  // what Nsight Compute's DRAM bytes say (the hand-made row: compute-bound at AI 268).
+  for (const char* column :
+       {"DRAM model", "regime", "% roof", "regime (ncu DRAM)", "% roof (ncu DRAM)", "limiter",
+        "DRAM model err", "L2 model err", "timing ratio"}) {
+    INFO(column);
+    CHECK(header.find(column) != std::string::npos);
+  }
+  CHECK(profiled.find("l2_aware") != std::string::npos);
+  CHECK(profiled.find("compute-bound") != std::string::npos);
+  r.results.front().profile.reset();
+  CHECK(render_table(r, TableFormat::csv).find("limiter") == std::string::npos);
 }

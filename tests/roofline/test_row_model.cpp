@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "roofline/l2_traffic_model.hpp"
 #include "roofline/row_model.hpp"
 #include "roofline/statistics.hpp"
 #include "seed_shape.hpp"
@@ -96,9 +97,11 @@ TEST_CASE("model_figures gives the bytes of every traffic model that applies, an
   // = 4 x 8 heads x 16384 x 64 x 2 B = 67,108,864 B; kv_reload 8,624,013,312 B
   // (test_traffic_model.cpp); 549,755,813,888 FLOP.
   const KernelRecord scalar = kernel_record(fa1_scalar_kernel, seed_shape());
-  CHECK(scalar ==
-        KernelRecord{
-            Direction::forward, TrafficModelKind::kv_reload, {64, 64}, ComputeUnit::fp32_simt});
+  CHECK(scalar == KernelRecord{Direction::forward,
+                               TrafficModelKind::kv_reload,
+                               {64, 64},
+                               ComputeUnit::fp32_simt,
+                               find_kernel("fa1_scalar")});
   const ModelFigures m = model_figures(scalar, seed_shape(), a100_ceiling(), FlopConvention::exact);
   CHECK(m.bytes_of(TrafficModelKind::compulsory) == 67108864.0);
   CHECK(m.bytes_of(TrafficModelKind::kv_reload) == 8624013312.0);
@@ -124,4 +127,46 @@ TEST_CASE("model_figures gives the bytes of every traffic model that applies, an
       Direction::forward, TrafficModelKind::kv_reload, {}, ComputeUnit::fp16_tensor};
   CHECK_THROWS_AS(model_figures(untiled, seed_shape(), a100_ceiling(), FlopConvention::exact),
                   std::invalid_argument);
+}
+
+TEST_CASE("with the GPU's L2 figures the L2-aware model is the DRAM model of a built-in kernel") {
+  // fa2_mma on an H200 (60 MiB L2, 2 partitions, 132 SMs): the bytes are flash_forward_dram's
+  // with the registry's tile, resident CTAs and launch order; AI and the roof use them.
+  const AttentionProblem p{1, 8, 4096, 64, false, DType::fp16};
+  const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  const ResultRow row = model_row(fa2_mma_kernel, p, a100_ceiling(), FlopConvention::exact,
+                                  ComputeCapability{9, 0}, h200);
+  REQUIRE(row.model);
+  const LaunchGeometry geometry{
+      {128, 64}, 2, 132, blocks_fastest, CausalBlockOrder::heaviest_first};
+  const double expected = flash_forward_dram(p, geometry, {62914560, 2}).bytes();
+  CHECK(row.model->dram_model == TrafficModelKind::l2_aware);
+  CHECK(*row.model->bytes_of(TrafficModelKind::l2_aware) == expected);
+  CHECK(row.model->dram_bytes() == expected);
+  CHECK(row.model->ai == row.model->flops.counted() / expected);
+  CHECK(row.model->l2_inputs == h200);
+  // The kernel's own model is kept: kv_reload bytes in traffic.bytes and by_model.
+  CHECK(row.model->traffic.model == TrafficModelKind::kv_reload);
+  CHECK(*row.model->bytes_of(TrafficModelKind::kv_reload) == row.model->traffic.bytes);
+
+  // A kernel the catalog does not know has no launches to simulate: its own model stays.
+  const KernelRecord peer{
+      Direction::forward, TrafficModelKind::compulsory, {}, ComputeUnit::fp16_tensor};
+  const ModelFigures m = model_figures(peer, p, a100_ceiling(), FlopConvention::exact, h200);
+  CHECK(m.dram_model == TrafficModelKind::compulsory);
+  CHECK_FALSE(m.l2_inputs);
+  CHECK_FALSE(m.bytes_of(TrafficModelKind::l2_aware));
+}
+
+TEST_CASE("the L2-aware model's limits through the row: a huge L2 is the compulsory floor") {
+  // Every byte read once and written once when the whole problem fits: Q, K, V, O plus LSE.
+  const AttentionProblem p{1, 8, 4096, 64, false, DType::fp16};
+  const L2ModelInputs huge{1e12, 2, 132, {9, 0}, "test"};
+  const ModelFigures m = model_figures(kernel_record(fa1_wmma_kernel, p, ComputeCapability{9, 0}),
+                                       p, a100_ceiling(), FlopConvention::exact, huge);
+  CHECK(m.dram_bytes() <= m.traffic.compulsory_bytes + 8 * 4096 * 4);  // + LSE
+  const L2ModelInputs tiny{1, 1, 132, {9, 0}, "test"};
+  const ModelFigures t = model_figures(kernel_record(fa1_wmma_kernel, p, ComputeCapability{9, 0}),
+                                       p, a100_ceiling(), FlopConvention::exact, tiny);
+  CHECK(t.dram_bytes() == Approx(m.traffic.bytes).epsilon(0.05));  // kv_reload
 }

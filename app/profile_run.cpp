@@ -1,0 +1,250 @@
+#include "profile_run.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <variant>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "child_process.hpp"
+#include "profile_rows.hpp"
+#include "roofline/ncu_csv.hpp"
+#include "roofline/ncu_query.hpp"
+#include "roofline/profile_figures.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view tool_name = "Nsight Compute";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string last_line(const std::string& text) {
+  std::string last;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// A scratch folder for ncu's input and output, removed when done.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(fs::temp_directory_path() / fmt::format("cfr-profile-{}", ::getpid())) {
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(std::string_view name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+struct NcuRun {
+  std::string ncu;
+  std::string version;
+  std::string command;
+  ncu::MetricNames chip_metrics;
+  std::vector<std::string> plugins;  // passed on to the child
+};
+
+// The rows to profile and their devices' compute capabilities.
+std::vector<std::size_t> profiled_rows(const Report& report) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
+    const ResultRow& row = report.results[i];
+    if (row.status == RowStatus::ok && row.model) rows.push_back(i);
+  }
+  return rows;
+}
+
+std::optional<ComputeCapability> device_cc(const Report& report, const ResultRow& row) {
+  for (const DeviceRecord& device : report.devices) {
+    if (row.device && device.index == *row.device) return parse_compute_capability(device.cc);
+  }
+  return std::nullopt;
+}
+
+void mark_unavailable(Report& report, const std::vector<std::size_t>& rows, const NcuRun& run,
+                      const std::string& reason) {
+  for (std::size_t index : rows) {
+    Profile profile;
+    profile.tool = tool_name;
+    profile.version = run.version;
+    profile.command = run.command;
+    profile.unavailable = reason;
+    report.results[index].profile = std::move(profile);
+  }
+}
+
+// The metric names the chip has, by `ncu --query-metrics`; an error line
+// when the query fails.
+std::variant<ncu::MetricNames, std::string> query_metrics(const std::string& ncu,
+                                                          std::optional<ComputeCapability> cc,
+                                                          const ScratchDir& dir) {
+  std::vector<std::string> argv{ncu, "--query-metrics"};
+  if (cc) {
+    if (const auto chip = ncu::chip_name(*cc)) argv.insert(argv.end(), {"--chip", *chip});
+  }
+  const ChildResult result = run_child(argv, dir.file("query.txt"), dir.file("query.log"));
+  const std::string output = read_text(dir.file("query.txt")) + read_text(dir.file("query.log"));
+  ncu::MetricNames names = ncu::parse_query_metrics(output);
+  if (result.exit_status == 0 && !names.empty()) return names;
+  if (const auto reason = ncu::counters_unavailable_reason(output)) return *reason;
+  return fmt::format("`{}` failed (exit {}): {}", shell_words(argv), result.exit_status,
+                     result.error.empty() ? last_line(output) : result.error);
+}
+
+void attach_counters(Report& report, const std::vector<std::size_t>& rows, const NcuRun& run,
+                     const std::map<std::int64_t, ncu::RowCounters>& ranges, int exit_status) {
+  for (std::size_t index : rows) {
+    ResultRow& row = report.results[index];
+    Profile profile;
+    profile.tool = tool_name;
+    profile.version = run.version;
+    profile.command = run.command;
+    const auto found = ranges.find(static_cast<std::int64_t>(index));
+    if (found == ranges.end()) {
+      profile.unavailable = fmt::format("no launches in NVTX range {}{} of ncu's CSV (ncu exit {})",
+                                        ncu::row_range_prefix, index, exit_status);
+      row.profile = std::move(profile);
+      continue;
+    }
+    profile.counters = profile_counters(found->second, run.chip_metrics);
+    row.profile = std::move(profile);
+    row.profile->derived = profile_figures(row, report.ceiling, device_cc(report, row));
+  }
+}
+
+// What the one ncu process gave: the rows' counters by range, or why there
+// are none for any row.
+struct NcuOutput {
+  std::optional<std::string> unavailable;
+  std::map<std::int64_t, ncu::RowCounters> ranges;
+  int exit_status = 0;
+  std::string last_log_line;
+};
+
+// Runs ncu over the child with the metrics the chip has; run.command records it.
+NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& rows, NcuRun& run,
+                       const ScratchDir& dir, std::uint64_t seed) {
+  NcuOutput out;
+  std::vector<std::string> metrics;
+  for (const std::string& metric : profile_metrics()) {
+    if (ncu::chip_has(run.chip_metrics, metric)) metrics.push_back(metric);
+  }
+  if (metrics.empty()) {
+    out.unavailable = "none of the metrics sweep --profile asks for is on this chip";
+    return out;
+  }
+  std::vector<ProfileRow> child_rows;
+  for (std::size_t index : rows) {
+    const ResultRow& row = report.results[index];
+    child_rows.push_back({index, row.kernel, row.problem, row.device.value_or(0)});
+  }
+  std::ofstream(dir.file("rows.txt")) << format_profile_rows(child_rows);
+  // The data collection of tests/gpu/device_run.sh step l2data, which worked on the H200.
+  std::vector<std::string> argv{run.ncu,
+                                "--csv",
+                                "--page",
+                                "raw",
+                                "--print-units",
+                                "base",
+                                "--clock-control",
+                                "none",
+                                "--cache-control",
+                                "all",
+                                "--nvtx",
+                                "--nvtx-include",
+                                "cfr_profile/",
+                                "--metrics",
+                                fmt::format("{}", fmt::join(metrics, ","))};
+  argv.insert(argv.end(), {self_executable(), "profile-child", "--rows", dir.file("rows.txt"),
+                           "--seed", std::to_string(seed)});
+  for (const std::string& plugin : run.plugins) argv.insert(argv.end(), {"--plugin", plugin});
+  run.command = shell_words(argv);
+  std::cerr << fmt::format("profile: {} rows, once each, under {} ({})\n", rows.size(), run.ncu,
+                           run.version);
+  const ChildResult result = run_child(argv, dir.file("ncu.csv"), dir.file("ncu.log"));
+  const std::string csv = read_text(dir.file("ncu.csv"));
+  const std::string log = read_text(dir.file("ncu.log"));
+  out.exit_status = result.exit_status;
+  out.last_log_line = last_line(log);
+  if (const auto reason = ncu::counters_unavailable_reason(csv + log)) {
+    out.unavailable = *reason;
+  } else if (!result.error.empty()) {
+    out.unavailable = result.error;
+  } else {
+    try {
+      out.ranges = ncu::group_rows(ncu::parse_raw_csv(csv));
+    } catch (const std::exception& error) {
+      out.unavailable = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status, error.what(),
+                                    out.last_log_line);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_profile_options(CLI::App& command, ProfileOptions& o) {
+  command.add_flag("--profile", o.enabled,
+                   "after timing, re-run every ok row once under Nsight Compute and record its "
+                   "counters (one ncu process)");
+  command.add_option("--ncu", o.ncu, "the Nsight Compute CLI for --profile")->capture_default_str();
+}
+
+std::string profile_report(Report& report, const ProfileOptions& options, std::uint64_t seed) {
+  const std::vector<std::size_t> rows = profiled_rows(report);
+  if (rows.empty()) return "profile: no ok rows to profile";
+  NcuRun run;
+  const auto unavailable = [&](const std::string& reason) {
+    mark_unavailable(report, rows, run, reason);
+    return "profile: " + reason;
+  };
+  const auto ncu = find_executable(options.ncu);
+  if (!ncu) {
+    return unavailable(
+        fmt::format("ncu not found: '{}' is not an executable{} (--ncu PATH names it)", options.ncu,
+                    options.ncu.find('/') == std::string::npos ? " on PATH" : ""));
+  }
+  run.ncu = *ncu;
+  run.plugins = options.plugins;
+  ScratchDir dir;
+  run_child({run.ncu, "--version"}, dir.file("version.txt"), dir.file("version.log"));
+  run.version = last_line(read_text(dir.file("version.txt")));
+  auto chip = query_metrics(run.ncu, device_cc(report, report.results[rows.front()]), dir);
+  if (auto* error = std::get_if<std::string>(&chip)) return unavailable(*error);
+  run.chip_metrics = std::get<ncu::MetricNames>(std::move(chip));
+
+  const NcuOutput output = run_profiler(report, rows, run, dir, seed);
+  if (output.unavailable) return unavailable(*output.unavailable);
+  attach_counters(report, rows, run, output.ranges, output.exit_status);
+  std::size_t collected = 0;
+  for (std::size_t index : rows) collected += report.results[index].profile->collected() ? 1 : 0;
+  return fmt::format("profile: {} of {} rows profiled by {} (ncu exit {}{})", collected,
+                     rows.size(), run.version, output.exit_status,
+                     output.exit_status == 0 ? "" : ": " + output.last_log_line);
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,37 @@
+#pragma once
+
+// `sweep --profile`: after the timed sweep, one Nsight Compute process
+// re-runs every ok row once in this tool's profile-child mode, and each row
+// gets its counters and the figures derived from them (row.profile). Timing
+// runs stay unprofiled.
+
+#include <cstdint>
+#include <string>
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "roofline/report.hpp"
+
+namespace cfr::app {
+
+struct ProfileOptions {
+  bool enabled = false;
+  std::string ncu = "ncu";  // a path, or a name looked up on PATH
+  // The sweep's --plugin files: the child loads them too, so plugin rows
+  // are profiled like built-in ones.
+  std::vector<std::string> plugins;
+};
+
+void add_profile_options(CLI::App& command, ProfileOptions& options);
+
+// Gives every ok row a profile: its counters, or why there are none (ncu
+// missing, no permission for the counters, a failed run, no launches in the
+// row's range). Never throws for ncu's problems: the sweep completes and its
+// auditability does not depend on the profile. Returns one line for the
+// screen.
+std::string profile_report(Report& report, const ProfileOptions& options, std::uint64_t seed);
+
+}  // namespace cfr::app

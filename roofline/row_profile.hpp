@@ -1,0 +1,67 @@
+#pragma once
+
+// What Nsight Compute measured for one row (`sweep --profile`), and the
+// figures derived from it (docs/report-schema.md, "profile"). The counters
+// are the evidence; profile_figures() derives everything else from them, the
+// row's model and the ceiling, and `audit` calls it again.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cfr {
+
+struct ProfileCounter {
+  std::string metric;           // "dram__bytes_read.sum"
+  std::string unit;             // as ncu printed it with --print-units base: "byte", "ns", ""
+  std::optional<double> value;  // empty: unavailable, never guessed
+  std::string note;             // why it is unavailable; empty when it is not
+};
+
+// The memory levels a profiled row is placed at on the roofline.
+struct ProfileLevel {
+  std::optional<double> bytes;  // measured
+  std::optional<double> ai;     // counted FLOPs / bytes
+  // Against the level's bandwidth; empty where the ceiling has none (L2
+  // bandwidth comes from a `ceilings` report).
+  std::optional<std::string> regime;
+  std::optional<double> roof_TFLOPs;
+  std::optional<double> fraction_of_roof;  // our achieved TFLOPS / roof_TFLOPs
+};
+
+struct ProfileDerived {
+  std::optional<double> counted_flops;      // tensor-pipe FLOPs, or 2 x FFMA thread instructions
+  std::optional<std::string> flop_counter;  // the metric and its factor, named
+  ProfileLevel dram;
+  ProfileLevel l2;
+  std::optional<std::string> limiter;  // the resource nearest its own ceiling
+  std::optional<double> limiter_fraction;
+  std::optional<std::string> utilizations;  // "dram 0.410; l2 0.620; fp16_tensor 0.300"
+  // The checks of issue 10: model / measured - 1 per level, counted FLOPs /
+  // model FLOPs (and what the tiling predicts), our median / ncu duration.
+  std::optional<double> dram_model_error;
+  std::optional<double> l2_model_error;
+  std::optional<double> flop_ratio;
+  std::optional<double> flop_expected_ratio;
+  std::optional<std::string> masked_work;
+  std::optional<double> timing_ratio;
+};
+
+struct Profile {
+  std::string tool;     // "Nsight Compute"
+  std::string version;  // `ncu --version`'s last line
+  std::string command;  // the one ncu command line every profiled row shares
+  // Empty when the counters were collected; otherwise why not (ncu missing,
+  // ERR_NVGPUCTRPERM, the run failed, the row's range is absent from the CSV).
+  std::string unavailable;
+  std::vector<ProfileCounter> counters;
+  ProfileDerived derived;
+
+  bool collected() const { return unavailable.empty(); }
+  // Nullptr when not recorded; a recorded counter may still be unavailable.
+  const ProfileCounter* counter(std::string_view metric) const;
+  std::optional<double> value(std::string_view metric) const;
+};
+
+}  // namespace cfr

@@ -1,0 +1,138 @@
+// sweep --profile's host half (app/profile_run.cpp) against a stand-in for
+// ncu: a shell script that answers --version, prints the recorded metric
+// query and, for the profiling run, the recorded raw CSV of
+// tests/roofline/fixtures/ncu/. No GPU: the child it would run is never run.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "app/child_process.hpp"
+#include "app/profile_rows.hpp"
+#include "app/profile_run.hpp"
+#include "roofline/row_model.hpp"
+#include "tests/roofline/profiled_row.hpp"
+
+using namespace cfr;
+using namespace cfr::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string fixtures = std::string(CFR_SOURCE_ROOT) + "/tests/roofline/fixtures/ncu";
+
+// A temporary folder holding an executable script named ncu.
+class FakeNcu {
+ public:
+  explicit FakeNcu(const std::string& body)
+      : dir_(fs::temp_directory_path() / fmt::format("cfr-fake-ncu-{}", ::getpid())) {
+    fs::create_directories(dir_);
+    std::ofstream(path()) << "#!/bin/sh\n" << body;
+    fs::permissions(path(), fs::perms::owner_all);
+  }
+  ~FakeNcu() {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  std::string path() const { return (dir_ / "ncu").string(); }
+
+ private:
+  fs::path dir_;
+};
+
+const std::string recording_ncu = fmt::format(
+    "case \"$1\" in\n"
+    "  --version) echo 'NVIDIA (R) Nsight Compute Command Line Profiler'; "
+    "echo 'Version 2025.3.1.0 (stand-in)';;\n"
+    "  --query-metrics) cat '{0}/query-metrics-gh100.txt';;\n"
+    "  *) cat '{0}/l2data.csv';;\n"
+    "esac\n",
+    fixtures);
+
+// Rows 0 (naive, N 1024, d 64) and 64 (fa2_mma, N 4096, d 64) of the recording ok, the rows
+// between skipped, and an ok row 65 with no range in the recording... beyond it: row 200.
+Report report_of_recorded_rows() {
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.devices.push_back(test::h200_device());
+  const L2ModelInputs l2 = l2_model_inputs(r.devices.front());
+  for (int i = 0; i <= 200; ++i) {
+    const bool fa2 = i >= 64;
+    const AttentionProblem p{1, 8, fa2 ? 4096 : 1024, 64, false, DType::fp16};
+    ResultRow row = model_row(fa2 ? fa2_mma_kernel : naive_kernel, p, r.ceiling,
+                              FlopConvention::exact, ComputeCapability{9, 0}, l2);
+    row.device = 0;
+    if (i != 0 && i != 64 && i != 200) {
+      row.status = RowStatus::skipped;
+      row.reason = "not in this test";
+    }
+    r.results.push_back(row);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("profile: every ok row gets its recorded counters and figures, or why not") {
+  const FakeNcu ncu(recording_ncu);
+  Report report = report_of_recorded_rows();
+  const std::string line = profile_report(report, {true, ncu.path()}, 7);
+  INFO(line);
+  CHECK(line.starts_with("profile: 2 of 3 rows profiled by Version 2025.3.1.0 (stand-in)"));
+  for (std::size_t i : {0u, 64u}) {
+    const Profile& p = *report.results[i].profile;
+    CHECK(p.collected());
+    CHECK(p.tool == "Nsight Compute");
+    CHECK(p.command.starts_with(ncu.path() + " --csv --page raw --print-units base"));
+    CHECK(p.command.find(" profile-child --rows ") != std::string::npos);
+    CHECK(p.value("dram__bytes_read.sum").value_or(0) > 0);
+    CHECK(p.derived.dram.ai.has_value());
+    CHECK(*p.derived.flop_ratio == Approx(1).epsilon(1e-6));  // not causal: the model's FLOPs
+  }
+  CHECK_FALSE(report.results[1].profile);  // skipped rows are not profiled
+  const Profile& missing = *report.results[200].profile;
+  CHECK(missing.unavailable == "no launches in NVTX range cfr_row_200 of ncu's CSV (ncu exit 0)");
+  CHECK(missing.counters.empty());
+}
+
+TEST_CASE("profile: without ncu, or without permission for the counters, rows say so") {
+  Report report = report_of_recorded_rows();
+  const std::string line = profile_report(report, {true, "/nonexistent/ncu"}, 7);
+  CHECK(line ==
+        "profile: ncu not found: '/nonexistent/ncu' is not an executable (--ncu PATH names it)");
+  CHECK(report.results[0].profile->unavailable == line.substr(9));
+  CHECK(report.results[64].profile->counters.empty());
+
+  // ncu's own words when the driver refuses the counters (NVIDIA's ERR_NVGPUCTRPERM page).
+  const FakeNcu refused(
+      "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+      "GPU Performance Counters on the target device 0.'\nexit 1\n");
+  Report refused_report = report_of_recorded_rows();
+  profile_report(refused_report, {true, refused.path()}, 7);
+  CHECK(refused_report.results[0].profile->unavailable.starts_with(
+      "no permission to read the GPU's performance counters (ncu: ERR_NVGPUCTRPERM"));
+}
+
+TEST_CASE("profile rows: the child's input round-trips, and a bad line is named") {
+  const std::vector<ProfileRow> rows{{3, "fa1_wmma", {1, 8, 4096, 64, true, DType::bf16}, 1}};
+  CHECK(format_profile_rows(rows) == "3 fa1_wmma bf16 1 8 4096 64 1 1\n");
+  const std::vector<ProfileRow> back = parse_profile_rows(format_profile_rows(rows));
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].index == 3);
+  CHECK(back[0].problem == rows[0].problem);
+  CHECK(back[0].device == 1);
+  CHECK_THROWS_WITH(parse_profile_rows("3 fa1_wmma fp8 1 8 4096 64 1 0\n"),
+                    "profile rows, line 1: not a row: '3 fa1_wmma fp8 1 8 4096 64 1 0'");
+}
+
+TEST_CASE("child processes: PATH lookup and shell quoting of the recorded command") {
+  CHECK(find_executable("sh").has_value());
+  CHECK_FALSE(find_executable("/nonexistent/ncu"));
+  CHECK_FALSE(find_executable("cfr-no-such-program"));
+  CHECK(shell_words({"ncu", "--metrics", "a.sum,b.sum", "it's here"}) ==
+        "ncu --metrics a.sum,b.sum 'it'\\''s here'");
+}
