@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "build_info.hpp"
@@ -19,6 +20,26 @@ int fail(int code, std::string message) {
   }
   std::fprintf(stderr, "cuflash-roofline: error: %s\n", message.c_str());
   return code;
+}
+
+// CLI11 answers "A subcommand is required" both when none is given and when
+// it is misspelt; name the word and the commands instead. The command is the
+// first word that is neither an option of the tool nor an option's value.
+std::string command_problem(CLI::App& app, int argc, char** argv) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with('-')) {
+      const CLI::Option* option = app.get_option_no_throw(word);
+      if (option != nullptr && option->get_type_size() > 0) ++i;  // its value
+      continue;
+    }
+    return fmt::format("unknown command '{}' (commands: {})", word, names);
+  }
+  return fmt::format("a command is required (commands: {}; --help explains each)", names);
 }
 
 }  // namespace
@@ -42,6 +63,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
+  } catch (const CLI::RequiredError& error) {
+    if (app.get_subcommands().empty()) {
+      return fail(cfr::app::exit_code::usage, command_problem(app, argc, argv));
+    }
+    return fail(cfr::app::exit_code::usage, error.what());
   } catch (const CLI::ParseError& error) {
     // One line and exit 2 like every other usage error, not CLI11's codes
     // (105..115) and its "Run with --help" line.
