@@ -42,7 +42,7 @@ void print(const CeilingsReport& report, std::ostream& out) {
 
 }  // namespace
 
-void add_ceilings_command(CLI::App& app, CommandStatus& status) {
+void add_ceilings_command(CLI::App& app) {
   auto options = std::make_shared<CeilingsOptions>();
   CLI::App* command = app.add_subcommand(
       "ceilings", "measure DRAM and L2 bandwidth and compute peaks of the local GPU");
@@ -56,16 +56,12 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       ->capture_default_str();
   add_gpu_table_option(*command, options->gpu_table);
   add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");
-  command->callback([options, &status] {
+  command->callback([options] {
     OutputFiles outputs;
     outputs.protect_input(options->gpu_table);
     outputs.add("--json", options->json_path);
     const int devices = measure::device_count();
-    if (devices == 0) {
-      std::cerr << "cuflash-roofline: error: ceilings needs a CUDA device; none on this machine\n";
-      status.exit_status = 3;
-      return;
-    }
+    if (devices == 0) throw NoDeviceError("ceilings needs a CUDA device; none on this machine");
     if (options->device < 0 || options->device >= devices) {
       throw std::runtime_error(fmt::format("--device {}: no such device (this machine has {})",
                                            options->device, devices));

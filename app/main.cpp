@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   cfr::app::add_gpus_command(app);
   cfr::app::add_model_command(app);
   cfr::app::add_sweep_command(app, status);
-  cfr::app::add_ceilings_command(app, status);
+  cfr::app::add_ceilings_command(app);
   cfr::app::add_table_command(app);
   cfr::app::add_audit_command(app, status);
   cfr::app::add_compare_command(app, status);
@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
     // One line and exit 2 like every other usage error, not CLI11's codes
     // (105..115) and its "Run with --help" line.
     return fail(cfr::app::exit_code::usage, error.what());
+  } catch (const cfr::app::NoDeviceError& error) {
+    return fail(cfr::app::exit_code::no_device, error.what());
   } catch (const std::exception& error) {
     return fail(cfr::app::exit_code::usage, error.what());
   }

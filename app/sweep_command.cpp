@@ -22,7 +22,7 @@ constexpr const char* no_device_reason = "no CUDA device on this machine: nothin
 int run_without_device(const SweepOptions& options, const SweepPlan& plan, bool require_gpu,
                        const OutputFiles& outputs) {
   if (require_gpu) {
-    throw std::runtime_error("--require-gpu: no CUDA device on this machine");
+    throw NoDeviceError("--require-gpu: no CUDA device on this machine");
   }
   const GpuTable table = load_gpu_table(options.gpu_table);
   const GpuSpec& gpu = choose_gpu(table, options.gpu, std::nullopt);
