@@ -24,22 +24,6 @@ struct CeilingsOptions {
   std::string json_path;
 };
 
-void print(const CeilingsReport& report, std::ostream& out) {
-  out << fmt::format("Measured ceilings of device {} ({}), compared with the '{}' datasheet\n",
-                     report.device.index, report.device.name, report.datasheet_gpu);
-  out << fmt::format("{:<20} {:>10} {:<8} {:>10} {:>7} {:>8}  {}\n", "figure", "median", "unit",
-                     "datasheet", "ratio", "samples", "method");
-  for (const CeilingFigure& f : report.figures) {
-    out << fmt::format(
-        "{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
-        f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
-        f.datasheet_value ? fmt::format("{:.3f}", f.value / *f.datasheet_value) : "-",
-        f.samples.size(), f.method);
-  }
-  out << "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "
-         "JSON.\n";
-}
-
 }  // namespace
 
 void add_ceilings_command(CLI::App& app) {
@@ -76,7 +60,7 @@ void add_ceilings_command(CLI::App& app) {
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
     const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
-    print(report, outputs.takes_stdout() ? std::cerr : std::cout);
+    (outputs.takes_stdout() ? std::cerr : std::cout) << render_ceilings_table(report);
     if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });
 }

@@ -13,6 +13,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "report_file.hpp"
+#include "roofline/ceilings_report.hpp"
 #include "roofline/report_table.hpp"
 
 namespace cfr::app {
@@ -27,8 +28,25 @@ struct TableOptions {
   bool legend = true;
 };
 
+// A ceilings file has figures, not rows: its one table, as `ceilings`
+// printed it.
+void print_ceilings(const CeilingsReport& ceilings, const TableOptions& options) {
+  if (options.format != TableFormat::text || !options.columns.empty() || !options.status.empty()) {
+    throw std::runtime_error(fmt::format(
+        "{}: a ceilings report prints as one text table; --format, --columns and --status are "
+        "for sweep reports",
+        options.file));
+  }
+  std::cout << render_ceilings_table(ceilings);
+}
+
 void run(const TableOptions& options) {
-  Report report = read_report_file(options.file);
+  auto document = read_report_or_ceilings(options.file);
+  if (const auto* ceilings = std::get_if<CeilingsReport>(&document)) {
+    print_ceilings(*ceilings, options);
+    return;
+  }
+  Report report = std::get<Report>(std::move(document));
   if (!options.status.empty()) {
     std::erase_if(report.results,
                   [&](const ResultRow& row) { return to_string(row.status) != options.status; });
