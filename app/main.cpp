@@ -34,7 +34,7 @@ std::string command_problem(CLI::App& app, int argc, char** argv) {
     const std::string word = argv[i];
     if (word.starts_with('-')) {
       const CLI::Option* option = app.get_option_no_throw(word);
-      if (option != nullptr && option->get_type_size() > 0) ++i;  // its value
+      if (option != nullptr && option->get_expected_min() > 0) ++i;  // its value
       continue;
     }
     return fmt::format("unknown command '{}' (commands: {})", word, names);

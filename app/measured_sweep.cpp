@@ -152,7 +152,8 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
 
 }  // namespace
 
-void add_measure_options(CLI::App& command, MeasureOptions& o) {
+std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& o) {
+  const std::size_t before = command.get_options().size();
   command.add_option("--devices", o.devices, "CUDA devices to measure on: 0,1 or all")
       ->check(not_empty())
       ->capture_default_str();
@@ -180,6 +181,8 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
   command.add_option("--seed", o.seed, "seed of the random inputs")
       ->capture_default_str()
       ->check(unsigned_integer());
+  const std::vector<CLI::Option*> all = command.get_options();
+  return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,

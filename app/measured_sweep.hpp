@@ -24,7 +24,9 @@ struct MeasureOptions {
   std::uint64_t seed = 20261202;
 };
 
-void add_measure_options(CLI::App& command, MeasureOptions& options);
+// Returns the options it added: without a device `sweep` names the ones given,
+// since nothing is measured.
+std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& options);
 
 // Returns the exit status: 0 when every row is ok or skipped, 1 when a row
 // failed, 130 when interrupted (the rows finished so far are still written).
