@@ -79,9 +79,13 @@ using Identity = std::tuple<std::string, std::string, std::string, std::int64_t,
 
 std::set<Identity> identities(const std::string& path) {
   std::set<Identity> out;
-  for (const json& row : json::parse(read_file(path))["results"]) {
-    out.insert({row["kernel"], row["direction"], row["dtype"], row["batch"], row["heads"],
-                row["seq_len"], row["head_dim"], row["causal"]});
+  const json document = json::parse(read_file(path));
+  REQUIRE(!document["results"].empty());
+  for (const json& row : document["results"]) {
+    out.insert(Identity(row["kernel"].get<std::string>(), row["direction"].get<std::string>(),
+                        row["dtype"].get<std::string>(), row["batch"].get<std::int64_t>(),
+                        row["heads"].get<std::int64_t>(), row["seq_len"].get<std::int64_t>(),
+                        row["head_dim"].get<std::int64_t>(), row["causal"].get<bool>()));
   }
   return out;
 }
