@@ -19,7 +19,7 @@ struct MeasureOptions {
   bool hot = false;
   int warmup = 3;
   int min_samples = 10;
-  double target_rel_stdev = 0.005;
+  double max_noise_percent = 0.5;  // --max-noise: relative stdev target, in percent (nvbench)
   double max_seconds = 2.0;
   std::uint64_t seed = 20261202;
 };

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "cli_checks.hpp"
+#include "kernel_list.hpp"
 #include "roofline/axis_values.hpp"
 #include "roofline/checked_math.hpp"
 
@@ -166,6 +167,7 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       ->type_name("LIST")
       ->capture_default_str();
   command.add_flag("--backward", o.backward, "add the backward kernels");
+  add_list_flag(command);
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
       ->type_name("ID")
       ->check(not_empty())
