@@ -28,3 +28,28 @@ TEST_CASE("cli: table fails with one line for an unknown column or an unusable f
   CHECK(missing.err.find("no-such-report.json: cannot open") != std::string::npos);
   CHECK(missing.out.empty());
 }
+
+TEST_CASE("cli: --help of every command shows no CLI11 internals") {
+  // Issue 12: `ENUM:value in {csv->2,md->1,text->0}` and `--no-legend{false}`.
+  for (const char* command : {"gpus", "model", "sweep", "ceilings", "table", "audit", "compare",
+                              "plot", "import-historical"}) {
+    INFO(command);
+    const CliResult r = run_cli(std::string(command) + " --help");
+    REQUIRE(r.exit_code == 0);
+    for (const char* internal : {"ENUM", "{false}", "{true}", "->0", "->1", "->2", "OR {"}) {
+      INFO(internal);
+      CHECK(r.out.find(internal) == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("cli: table --columns takes blanks around names, --format any case") {
+  // Issue 12: --columns 'kernel, N' failed on the space.
+  const std::string report = source_path("results/h200/sweep-causal.json");
+  const CliResult r = run_cli({"table", report, "--columns", "kernel, N", "--format", "CSV"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.starts_with("kernel,N\nnaive,1024\n"));
+  const CliResult empty = run_cli({"table", report, "--columns", "kernel,,N"});
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "cuflash-roofline: error: --columns: empty item in 'kernel,,N'\n");
+}
