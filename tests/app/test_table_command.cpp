@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -52,4 +54,26 @@ TEST_CASE("cli: table --columns takes blanks around names, --format any case") {
   const CliResult empty = run_cli({"table", report, "--columns", "kernel,,N"});
   CHECK(empty.exit_code == 2);
   CHECK(empty.err == "cuflash-roofline: error: --columns: empty item in 'kernel,,N'\n");
+}
+
+TEST_CASE("cli: the README's column definitions are the tool's legend lines") {
+  // README "Reading a table" lists "- LABEL: definition" lines; each must be
+  // the legend line `table` prints for that column.
+  const std::string readme = read_file(source_path("README.md"));
+  const auto start = readme.find("## Reading a table");
+  REQUIRE(start != std::string::npos);
+  const std::string section = readme.substr(start, readme.find("\n## ", start + 1) - start);
+  std::vector<std::string> definitions;
+  for (std::size_t at = section.find("\n- "); at != std::string::npos;
+       at = section.find("\n- ", at + 1)) {
+    definitions.push_back(section.substr(at + 3, section.find('\n', at + 1) - at - 3));
+  }
+  REQUIRE(definitions.size() == 5);
+  const CliResult r = run_cli({"table", source_path("results/h200/sweep-causal.json"), "--columns",
+                               "% roof,% BW,check,noise %,n"});
+  REQUIRE(r.exit_code == 0);
+  for (const std::string& line : definitions) {
+    INFO(line);
+    CHECK(r.out.find("\n" + line + "\n") != std::string::npos);
+  }
 }
