@@ -14,6 +14,7 @@
 #include "device_record.hpp"
 #include "gpu_choice.hpp"
 #include "kernels/bench/attention_bench.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "kernels/measure/device_selection.hpp"
 #include "report_file.hpp"
@@ -129,7 +130,7 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
       continue;
     }
     state.begin(index, device);
-    const KernelDescription& kernel = *find_kernel(row.kernel);
+    const KernelDescription& kernel = kernels::registry().find(row.kernel)->description;
     bench::BenchResult result;
     try {
       result = session->run(kernel, row.problem, settings);
@@ -197,6 +198,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   report.provenance.created_utc = utc_now_iso8601();
   report.provenance.command = command_line();
   report.provenance.host = host_name();
+  report.provenance.plugins = plan.plugins;
   for (int device : devices) report.devices.push_back(device_record(measure::query_device(device)));
 
   const GpuTable table = load_gpu_table(options.gpu_table);

@@ -1,10 +1,12 @@
 // `cuflash-roofline model`: the roofline projection of every configuration,
 // with no GPU involved.
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "gpu_choice.hpp"
 #include "model_report.hpp"
+#include "plugin_options.hpp"
 #include "report_output.hpp"
 #include "roofline/row_model.hpp"
 
@@ -12,13 +14,17 @@ namespace cfr::app {
 
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
+  auto plugins = std::make_shared<PluginOptions>();
   options->gpu = model_default_gpu;
   CLI::App* command = app.add_subcommand(
       "model", "project FLOPs, HBM bytes and the roofline bound of each kernel (no GPU needed)");
   add_version_flag(*command);
   add_sweep_options(*command, *options);
-  command->callback([options] {
-    const SweepPlan plan = plan_sweep(*options);
+  add_plugin_options(*command, *plugins);
+  command->callback([options, plugins] {
+    const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
+    if (!planned) return;  // --list
+    const SweepPlan& plan = *planned;
     const OutputFiles outputs = report_outputs(*options);
     const GpuTable table = load_gpu_table(options->gpu_table);
     const GpuSpec& gpu = choose_gpu(table, options->gpu, std::nullopt);

@@ -14,6 +14,7 @@ Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, Compute
   report.provenance.created_utc = utc_now_iso8601();
   report.provenance.command = command_line();
   report.provenance.host = host_name();
+  report.provenance.plugins = plan.plugins;
   report.ceiling = ceiling;
   for (const SweepPoint& point : plan.points) {
     report.results.push_back(

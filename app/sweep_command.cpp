@@ -2,6 +2,7 @@
 // without a CUDA device, the model alone, clearly labelled as such.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +12,7 @@
 #include "kernels/measure/device_info.hpp"
 #include "measured_sweep.hpp"
 #include "model_report.hpp"
+#include "plugin_options.hpp"
 #include "report_output.hpp"
 #include "roofline/row_model.hpp"
 
@@ -74,6 +76,7 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   auto options = std::make_shared<SweepOptions>();
   auto measure = std::make_shared<MeasureOptions>();
   auto require_gpu = std::make_shared<bool>(false);
+  auto plugins = std::make_shared<PluginOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep",
       "measure the kernels on the local GPU(s) against the roofline (model only without a GPU)");
@@ -81,9 +84,12 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
   add_sweep_options(*command, *options);
   const auto measure_options =
       std::make_shared<std::vector<const CLI::Option*>>(add_measure_options(*command, *measure));
+  add_plugin_options(*command, *plugins);
   command->add_flag("--require-gpu", *require_gpu, "fail instead of falling back to the model");
-  command->callback([options, measure, measure_options, require_gpu, &status] {
-    const SweepPlan plan = plan_sweep(*options);
+  command->callback([options, measure, measure_options, require_gpu, plugins, &status] {
+    const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
+    if (!planned) return;  // --list
+    const SweepPlan& plan = *planned;
     std::vector<std::string> inputs;
     if (measure->ceiling != "datasheet" && measure->ceiling != "measured") {
       inputs.push_back(measure->ceiling);

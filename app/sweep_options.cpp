@@ -10,7 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "cli_checks.hpp"
-#include "kernel_list.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "roofline/axis_values.hpp"
 #include "roofline/checked_math.hpp"
 
@@ -47,31 +47,42 @@ std::vector<std::int64_t> bounded_axis(const std::string& text, std::string_view
   return values;
 }
 
+// From the process's registry: the built-in kernels and those of --plugin.
+std::vector<const KernelDescription*> registered_kernels() {
+  std::vector<const KernelDescription*> registered;
+  for (const kernels::KernelEntry* entry : kernels::registry().entries()) {
+    registered.push_back(&entry->description);
+  }
+  return registered;
+}
+
 std::vector<const KernelDescription*> chosen_kernels(const SweepOptions& options) {
+  const std::vector<const KernelDescription*> registered = registered_kernels();
   std::vector<const KernelDescription*> kernels;
   if (options.kernels == all_kernels) {
-    for (const KernelDescription& kernel : kernel_catalog) {
-      if (kernel.direction == Direction::forward || options.backward) kernels.push_back(&kernel);
+    for (const KernelDescription* kernel : registered) {
+      if (kernel->direction == Direction::forward || options.backward) kernels.push_back(kernel);
     }
     return kernels;
   }
   std::vector<std::string_view> names = split_list(options.kernels, "--kernels");
   refuse_repeats(names, "--kernels");
   for (std::string_view name : names) {
-    const KernelDescription* kernel = find_kernel(name);
-    if (kernel == nullptr) {
+    const auto found = std::find_if(registered.begin(), registered.end(),
+                                    [&](const KernelDescription* k) { return k->name == name; });
+    if (found == registered.end()) {
       std::vector<std::string_view> known;
-      for (const KernelDescription& k : kernel_catalog) known.push_back(k.name);
+      for (const KernelDescription* k : registered) known.push_back(k->name);
       throw std::invalid_argument(fmt::format("--kernels: unknown kernel '{}' (known: {}, {})",
                                               name, fmt::join(known, ", "), all_kernels));
     }
-    kernels.push_back(kernel);
+    kernels.push_back(*found);
   }
   if (options.backward) {
-    for (const KernelDescription& kernel : kernel_catalog) {
-      if (kernel.direction == Direction::backward &&
-          std::find(kernels.begin(), kernels.end(), &kernel) == kernels.end()) {
-        kernels.push_back(&kernel);
+    for (const KernelDescription* kernel : registered) {
+      if (kernel->direction == Direction::backward &&
+          std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) {
+        kernels.push_back(kernel);
       }
     }
   }
@@ -167,7 +178,6 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       ->type_name("LIST")
       ->capture_default_str();
   command.add_flag("--backward", o.backward, "add the backward kernels");
-  add_list_flag(command);
   command.add_option("--gpu", o.gpu, "ceiling: a GPU table id or 'auto' (the local device)")
       ->type_name("ID")
       ->check(not_empty())

@@ -10,6 +10,7 @@
 #include "roofline/attention_problem.hpp"
 #include "roofline/flop_model.hpp"
 #include "roofline/kernel_catalog.hpp"
+#include "roofline/report.hpp"
 
 namespace cfr::app {
 
@@ -46,6 +47,8 @@ struct SweepPoint {
 struct SweepPlan {
   std::vector<SweepPoint> points;
   FlopConvention convention = FlopConvention::exact;
+  // The kernels --plugin brought, for the report's provenance.
+  std::vector<PluginKernelRecord> plugins;
 };
 
 // Validates every option; throws std::invalid_argument with one line naming

@@ -5,6 +5,8 @@
 // Layout of every tensor: [batch, heads, seq_len, head_dim], contiguous.
 
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include <cublas_v2.h>
@@ -51,19 +53,26 @@ struct LaunchContext {
   cublasHandle_t cublas = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // Where a launch that fails may say why in its own words (a plugin's
+  // message); the caller puts it in the row's reason. May be null.
+  std::string* failure_message = nullptr;
 };
 
 // A kernel's launcher; kernels/kernel_registry.hpp pairs it with the
 // kernel's description. The launch returns cudaSuccess or the first error (an
 // unsupported shape returns cudaErrorInvalidValue without launching).
+// std::function rather than function pointers: a plugin's launcher carries
+// which of the plugin's kernels it calls (kernels/plugin/plugin_loader.cpp).
 struct ForwardKernel {
-  std::size_t (*workspace_bytes)(const AttentionShape&);
-  cudaError_t (*launch)(const AttentionShape&, const ForwardBuffers&, const LaunchContext&);
+  std::function<std::size_t(const AttentionShape&)> workspace_bytes;
+  std::function<cudaError_t(const AttentionShape&, const ForwardBuffers&, const LaunchContext&)>
+      launch;
 };
 
 struct BackwardKernel {
-  std::size_t (*workspace_bytes)(const AttentionShape&);
-  cudaError_t (*launch)(const AttentionShape&, const BackwardBuffers&, const LaunchContext&);
+  std::function<std::size_t(const AttentionShape&)> workspace_bytes;
+  std::function<cudaError_t(const AttentionShape&, const BackwardBuffers&, const LaunchContext&)>
+      launch;
 };
 
 // The launcher of a registered kernel of that name and direction; null when

@@ -35,6 +35,17 @@ struct ToolInfo {
 enum class ProvenanceSource { model, measured, historical };
 std::string_view to_string(ProvenanceSource source);
 
+// A kernel a plugin brought to the run (`--plugin`, docs/plugins.md): which
+// file it came from, exactly, and the version its description gives.
+struct PluginKernelRecord {
+  std::string kernel;  // as in results[].kernel
+  std::string version;
+  std::string file;    // the path given to --plugin
+  std::string sha256;  // of that file when it was loaded
+
+  friend bool operator==(const PluginKernelRecord&, const PluginKernelRecord&) = default;
+};
+
 struct Provenance {
   ProvenanceSource source = ProvenanceSource::model;
   bool auditable = false;
@@ -42,6 +53,7 @@ struct Provenance {
   std::string created_utc;
   std::string command;
   std::string host;
+  std::vector<PluginKernelRecord> plugins;  // empty without --plugin
 };
 
 struct DeviceRecord {

@@ -318,9 +318,20 @@ json to_json(const ToolInfo& tool) {
 }
 
 json to_json(const Provenance& provenance) {
-  return {{"source", to_string(provenance.source)}, {"auditable", provenance.auditable},
-          {"reasons", provenance.reasons},          {"created_utc", provenance.created_utc},
-          {"command", provenance.command},          {"host", provenance.host}};
+  json out = {{"source", to_string(provenance.source)}, {"auditable", provenance.auditable},
+              {"reasons", provenance.reasons},          {"created_utc", provenance.created_utc},
+              {"command", provenance.command},          {"host", provenance.host}};
+  if (!provenance.plugins.empty()) {
+    json plugins = json::array();
+    for (const PluginKernelRecord& plugin : provenance.plugins) {
+      plugins.push_back({{"kernel", plugin.kernel},
+                         {"version", plugin.version},
+                         {"file", plugin.file},
+                         {"sha256", plugin.sha256}});
+    }
+    out["plugins"] = std::move(plugins);
+  }
+  return out;
 }
 
 json to_json(const DeviceRecord& d) {
@@ -356,6 +367,14 @@ Provenance read_provenance(const Node& provenance) {
   p.created_utc = provenance.string("created_utc");
   p.command = provenance.string("command");
   if (provenance.has("host")) p.host = provenance.string("host");
+  if (provenance.has("plugins")) {
+    const json& plugins = provenance.array("plugins");
+    for (std::size_t i = 0; i < plugins.size(); ++i) {
+      const Node plugin(plugins[i], fmt::format("{}[{}]", provenance.key_path("plugins"), i));
+      p.plugins.push_back({plugin.string("kernel"), plugin.string("version"), plugin.string("file"),
+                           plugin.string("sha256")});
+    }
+  }
   return p;
 }
 

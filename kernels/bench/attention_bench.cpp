@@ -240,10 +240,15 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     }
   }
 
+  // What a launch said about its own failure (a plugin's message), which
+  // names the problem better than the CUDA error code it maps to.
+  std::string launch_message;
   auto fail = [&](const StepError& error) {
     result.status = RowStatus::failed;
-    result.reason = fmt::format("{}: {} ({})", error.where, cudaGetErrorName(error.code),
-                                cudaGetErrorString(error.code));
+    result.reason = launch_message.empty()
+                        ? fmt::format("{}: {} ({})", error.where, cudaGetErrorName(error.code),
+                                      cudaGetErrorString(error.code))
+                        : fmt::format("{} launch failed: {}", kernel.name, launch_message);
     result.device_lost = is_sticky(error.code);
     if (!result.device_lost) (void)cudaGetLastError();  // clear a non-sticky error
     return result;
@@ -304,7 +309,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   const kernels::ForwardBuffers forward_buffers{data.q.data(), data.k.data(), data.v.data(),
                                                 o.data(), lse.as<float>()};
   const kernels::LaunchContext forward_context{s.stream, s.cublas.get(), forward_workspace.data(),
-                                               forward_workspace.bytes()};
+                                               forward_workspace.bytes(), &launch_message};
   if (const StepError e = [&]() -> StepError {
         CFR_STEP(kernels::poison(o.data(), o.bytes(), s.stream));
         CFR_STEP(kernels::poison(lse.data(), lse.bytes(), s.stream));
@@ -340,7 +345,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
                                                     o.data(),      data.d_o.data(), lse.as<float>(),
                                                     d_q.data(),    d_k.data(),      d_v.data()};
     const kernels::LaunchContext backward_context{s.stream, s.cublas.get(), workspace.data(),
-                                                  workspace.bytes()};
+                                                  workspace.bytes(), &launch_message};
     if (const StepError e = [&]() -> StepError {
           for (DeviceBuffer* out : {&d_q, &d_k, &d_v})
             CFR_STEP(kernels::poison(out->data(), out->bytes(), s.stream));

@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
 # fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, peer_compare. Logs go to $OUT (or
+# peers_sweep, peer_compare, plugins. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -272,6 +272,35 @@ step_peer_compare() {
   "$tool" compare "$out/torch-sdpa.json" "$out/sweep-peer-axes.json" \
     --match-kernel torch_sdpa_flash=fa2_mma >"$out/fa2-vs-flash.txt" 2>&1
   grep -E "FASTER|SLOWER|SAME" "$out/fa2-vs-flash.txt" | head -n 50
+}
+
+# Plugin kernels (docs/plugins.md): the GPU tests of plugins (the example's
+# kernel measured and checked, a wrong softmax scale failed by the check, a
+# launch error failing only its row), the walk-through's sweep kept as
+# results/h200/plugin-example.* and audited, and a sweep on whose rows a
+# plugin launch fails while the next kernel's rows still run.
+step_plugins() {
+  local example=$build/kernels/plugin/example/libcfr_example_plugin.so
+  local tiny=$build/tests/kernels/plugins/libcfr_test_plugin_tiny.so
+  "$build/tests/kernels/test_plugins_gpu" 2>&1 | tail -n 20 | tee "$out/plugins-tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  mkdir -p results/h200
+  "$tool" sweep --plugin "$example" --kernels example_simt,fa1_scalar --seq-lens 1024:8192:x2 \
+    --head-dims 64,128 --both --json results/h200/plugin-example.json \
+    --md results/h200/plugin-example.md 2>"$out/plugin-example.log" | tail -n 40
+  echo "plugin sweep: exit ${PIPESTATUS[0]}"
+  "$tool" audit results/h200/plugin-example.json | tail -n 3
+  local rc=${PIPESTATUS[0]}
+  echo "plugin audit: exit $rc"
+  [[ $rc -eq 0 ]] || status=1
+  cp results/h200/plugin-example.json results/h200/plugin-example.md "$out/"
+  cp "$out/plugin-example.log" results/h200/plugin-example.log
+  "$tool" sweep --plugin "$tiny" --plugin "$example" --kernels tiny_fwd,example_simt \
+    --seq-lens 1024 --json "$out/plugin-launch-error.json" >"$out/plugin-launch-error.log" 2>&1
+  rc=$?
+  echo "launch-error sweep: exit $rc (1 expected: tiny_fwd's rows fail, example_simt's run)"
+  grep -E "failed|median" "$out/plugin-launch-error.log" | head -n 4
+  [[ $rc -eq 1 ]] || status=1
 }
 
 for step in "$@"; do

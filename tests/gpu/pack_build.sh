@@ -13,6 +13,7 @@ mkdir -p "$dest"
 (cd "$build" && find app tests -maxdepth 2 -type f -perm -u+x ! -name '*.so' ! -name '*.p' -print0 |
   xargs -0 -I{} cp --parents {} "../$dest/")
 # The peer script's tree stamp (which commit the tree is) and plugin libraries.
-(cd "$build" && find peers kernels -maxdepth 3 \( -name tree_stamp.json -o -name '*.so' \) -print0 2>/dev/null |
+# meson puts them in build/kernels/plugin/example/ and build/tests/kernels/plugins/.
+(cd "$build" && find peers kernels tests -maxdepth 4 \( -name tree_stamp.json -o -name '*.so' \) -print0 2>/dev/null |
   xargs -0 -r -I{} cp --parents {} "../$dest/")
 du -sh "$dest"

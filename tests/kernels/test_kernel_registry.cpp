@@ -23,8 +23,8 @@ cudaError_t no_forward(const AttentionShape&, const ForwardBuffers&, const Launc
 cudaError_t no_backward(const AttentionShape&, const BackwardBuffers&, const LaunchContext&) {
   return cudaErrorNotSupported;
 }
-constexpr ForwardKernel forward_stub{no_workspace, no_forward};
-constexpr BackwardKernel backward_stub{no_workspace, no_backward};
+const ForwardKernel forward_stub{no_workspace, no_forward};
+const BackwardKernel backward_stub{no_workspace, no_backward};
 
 std::string refusal(KernelRegistry& registry, const KernelDescription& description,
                     KernelLauncher launcher) {

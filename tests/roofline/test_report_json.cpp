@@ -121,3 +121,19 @@ TEST_CASE("figures no measurement can have, and integers past int, are refused b
     CHECK(error_of(edited) == message);
   }
 }
+
+// docs/report-schema.md: provenance.plugins is written only when a plugin
+// brought kernels, and read back field by field.
+TEST_CASE("provenance.plugins round-trips and is absent without plugins") {
+  Report report = sample_report();
+  CHECK_FALSE(to_json(report)["provenance"].contains("plugins"));
+  report.provenance.plugins = {{"my_fwd", "2.1", "lib/libmine.so", std::string(64, 'a')},
+                               {"my_bwd", "2.1", "lib/libmine.so", std::string(64, 'a')}};
+  const json written = to_json(report);
+  CHECK(written["provenance"]["plugins"][1]["kernel"] == "my_bwd");
+  const Report back = report_from_json(json::parse(written.dump()));
+  CHECK(back.provenance.plugins == report.provenance.plugins);
+  json no_sha = written;
+  no_sha["provenance"]["plugins"][0].erase("sha256");
+  CHECK_THROWS_WITH(report_from_json(no_sha), "provenance.plugins[0].sha256: missing");
+}

@@ -1,0 +1,252 @@
+#include "kernels/plugin/plugin_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "kernels/plugin/cuflash_roofline_plugin.h"
+#include "roofline/sha256.hpp"
+
+namespace cfr::kernels {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& path, std::string_view problem) {
+  throw std::invalid_argument(fmt::format("plugin {}: {}", path, problem));
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(path, "no such file, or it cannot be read");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+unsigned dtype_bit(DType dtype) {
+  switch (dtype) {
+    case DType::fp16: return CFR_DTYPE_FP16;
+    case DType::bf16: return CFR_DTYPE_BF16;
+    case DType::fp32: return CFR_DTYPE_FP32;
+  }
+  return 0;
+}
+
+cfr_shape c_shape(const AttentionShape& shape) {
+  const float scale = shape.softmax_scale != 0.f
+                          ? shape.softmax_scale
+                          : 1.f / std::sqrt(static_cast<float>(shape.head_dim));
+  return {shape.batch,    shape.heads,          shape.seq_len,
+          shape.head_dim, shape.causal ? 1 : 0, dtype_bit(shape.dtype),
+          scale};
+}
+
+constexpr std::size_t message_capacity = 512;
+
+// Calls a plugin's launch function. A launch that returns an error has its
+// message put where the caller asked, and gives a CUDA code that does not
+// mark the device lost: the plugin reported what went wrong, and a fault of a
+// kernel it did launch shows at the next synchronization as its own error.
+template <typename LaunchFn, typename Args>
+cudaError_t call_plugin(LaunchFn launch, const AttentionShape& shape, const Args& args,
+                        const LaunchContext& context) {
+  const cfr_shape c = c_shape(shape);
+  char message[message_capacity] = {};
+  if (launch(&c, &args, message, message_capacity) == CFR_OK) return cudaSuccess;
+  message[message_capacity - 1] = '\0';
+  if (context.failure_message != nullptr) {
+    *context.failure_message =
+        message[0] != '\0' ? message : "the plugin's launch returned an error and no message";
+  }
+  return cudaErrorUnknown;
+}
+
+KernelLauncher launcher_of(const cfr_kernel_description& kernel) {
+  const auto workspace = [fn = kernel.workspace_bytes](const AttentionShape& shape) {
+    if (fn == nullptr) return std::size_t{0};
+    const cfr_shape c = c_shape(shape);
+    return fn(&c);
+  };
+  if (kernel.direction == CFR_FORWARD) {
+    return ForwardKernel{
+        workspace, [fn = kernel.forward](const AttentionShape& shape, const ForwardBuffers& b,
+                                         const LaunchContext& context) {
+          const cfr_forward_args args{
+              b.q,           b.k, b.v, b.o, b.lse, context.workspace, context.workspace_bytes,
+              context.stream};
+          return call_plugin(fn, shape, args, context);
+        }};
+  }
+  return BackwardKernel{
+      workspace, [fn = kernel.backward](const AttentionShape& shape, const BackwardBuffers& b,
+                                        const LaunchContext& context) {
+        const cfr_backward_args args{b.q,
+                                     b.k,
+                                     b.v,
+                                     b.o,
+                                     b.d_o,
+                                     b.lse,
+                                     b.d_q,
+                                     b.d_k,
+                                     b.d_v,
+                                     context.workspace,
+                                     context.workspace_bytes,
+                                     context.stream};
+        return call_plugin(fn, shape, args, context);
+      }};
+}
+
+// A plugin's description in the registry's terms, with the storage its views
+// point into (the registry copies it on add).
+struct Translated {
+  KernelDescription description;
+  std::vector<int> head_dims;
+  std::vector<ConfigRule> configs;
+  std::string version;
+};
+
+std::string_view c_string(const char* text) {
+  return text != nullptr ? std::string_view(text) : std::string_view();
+}
+
+DTypeSet dtypes_of(unsigned bits, const std::string& where) {
+  constexpr unsigned known = CFR_DTYPE_FP16 | CFR_DTYPE_BF16 | CFR_DTYPE_FP32;
+  if ((bits & ~known) != 0) {
+    throw std::invalid_argument(fmt::format(
+        "{}: unknown dtype bits {:#x} (CFR_DTYPE_FP16, _BF16, _FP32)", where, bits & ~known));
+  }
+  return {(bits & CFR_DTYPE_FP16) != 0, (bits & CFR_DTYPE_BF16) != 0, (bits & CFR_DTYPE_FP32) != 0};
+}
+
+// Head dims and tiles: each positive, head dims ascending (what
+// description_error checks again, with these words for a plugin author).
+void read_tiles(const cfr_kernel_description& kernel, const std::string& where, Translated& out) {
+  if (kernel.tiles == nullptr || kernel.tile_count <= 0) {
+    throw std::invalid_argument(fmt::format("{}: declares no head dim (tiles)", where));
+  }
+  for (int i = 0; i < kernel.tile_count; ++i) {
+    const cfr_tile& tile = kernel.tiles[i];
+    if (tile.head_dim <= 0 || (!out.head_dims.empty() && tile.head_dim <= out.head_dims.back())) {
+      throw std::invalid_argument(
+          fmt::format("{}: head dim {} cannot be (head dims are positive and ascending)", where,
+                      tile.head_dim));
+    }
+    if (tile.br <= 0 || tile.bc <= 0) {
+      throw std::invalid_argument(fmt::format("{}: tile {}x{} at head dim {} cannot be", where,
+                                              tile.br, tile.bc, tile.head_dim));
+    }
+    out.head_dims.push_back(tile.head_dim);
+    // Warps, stages and CTAs per SM undeclared (0): a plugin gives its tiles only.
+    out.configs.push_back({tile.head_dim, {}, {{tile.br, tile.bc}, 0, 0, 0}});
+  }
+}
+
+Translated translate(const cfr_kernel_description& kernel, int index) {
+  const std::string name(c_string(kernel.name));
+  if (name.empty()) {
+    throw std::invalid_argument(fmt::format("kernel #{}: has a null or empty name", index));
+  }
+  const std::string where = fmt::format("kernel '{}'", name);
+  Translated out;
+  KernelDescription& d = out.description;
+  d.name = c_string(kernel.name);
+  out.version = std::string(c_string(kernel.version));
+  if (out.version.empty()) {
+    throw std::invalid_argument(fmt::format("{}: has a null or empty version", where));
+  }
+  if (kernel.direction != CFR_FORWARD && kernel.direction != CFR_BACKWARD) {
+    throw std::invalid_argument(fmt::format("{}: direction {} is not CFR_FORWARD or CFR_BACKWARD",
+                                            where, kernel.direction));
+  }
+  d.direction = kernel.direction == CFR_FORWARD ? Direction::forward : Direction::backward;
+  d.dtypes = dtypes_of(kernel.dtypes, where);
+  read_tiles(kernel, where, out);
+  d.head_dims = out.head_dims;
+  d.configs = out.configs;
+  if (kernel.compute_unit != CFR_COMPUTE_SIMT && kernel.compute_unit != CFR_COMPUTE_TENSOR) {
+    throw std::invalid_argument(
+        fmt::format("{}: compute unit {} is not CFR_COMPUTE_SIMT or CFR_COMPUTE_TENSOR", where,
+                    kernel.compute_unit));
+  }
+  d.arithmetic = kernel.compute_unit == CFR_COMPUTE_SIMT ? ArithmeticPath::fp32_simt
+                                                         : ArithmeticPath::tensor_for_dtype;
+  const auto traffic = parse_traffic_model(c_string(kernel.traffic_model));
+  if (!traffic) {
+    throw std::invalid_argument(fmt::format(
+        "{}: unknown traffic model '{}' (compulsory, materialized, kv_reload, fa1_backward)", where,
+        c_string(kernel.traffic_model)));
+  }
+  d.traffic = *traffic;
+  d.min_compute_capability = {kernel.min_cc_major, kernel.min_cc_minor};
+  const bool forward = d.direction == Direction::forward;
+  if ((forward ? kernel.forward == nullptr : kernel.backward == nullptr) ||
+      (forward ? kernel.backward != nullptr : kernel.forward != nullptr)) {
+    throw std::invalid_argument(
+        fmt::format("{}: needs a {} launch function and no other", where, to_string(d.direction)));
+  }
+  d.forward_partner = c_string(kernel.forward_partner);
+  d.summary = c_string(kernel.summary);
+  return out;
+}
+
+}  // namespace
+
+LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
+  LoadedPlugin loaded;
+  loaded.file = path;
+  loaded.sha256 = sha256_hex(read_bytes(path));
+  // A bare name would make dlopen search the library path, not open this file.
+  const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
+  void* library = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* error = dlerror();
+    refuse(path, fmt::format("not a shared library this tool can load ({})",
+                             error != nullptr ? error : "dlopen failed"));
+  }
+  void* entry = dlsym(library, CFR_PLUGIN_ENTRY_POINT);
+  if (entry == nullptr) refuse(path, "has no " CFR_PLUGIN_ENTRY_POINT "() entry point");
+  const cfr_plugin* plugin = reinterpret_cast<cfr_plugin_kernels_fn>(entry)();
+  if (plugin == nullptr) refuse(path, CFR_PLUGIN_ENTRY_POINT "() returned null");
+  if (plugin->abi_version != CFR_PLUGIN_ABI_VERSION) {
+    refuse(path, fmt::format("built for plugin ABI version {}, this tool reads version {}",
+                             plugin->abi_version, CFR_PLUGIN_ABI_VERSION));
+  }
+  if (plugin->kernels == nullptr || plugin->kernel_count <= 0) refuse(path, "describes no kernel");
+
+  // Every description is checked before any is registered, in a scratch
+  // registry that holds what is registered already plus this plugin's
+  // kernels: the same rules as add(), and nothing of a refused plugin stays.
+  std::vector<Translated> translated;
+  try {
+    for (int i = 0; i < plugin->kernel_count; ++i)
+      translated.push_back(translate(plugin->kernels[i], i));
+  } catch (const std::invalid_argument& error) {
+    refuse(path, error.what());
+  }
+  const std::string origin = fmt::format("plugin {}", path);
+  KernelRegistry scratch;
+  for (const KernelEntry* existing : registry.entries()) {
+    scratch.add(existing->description, existing->launcher, existing->compiled_archs,
+                existing->origin);
+  }
+  for (std::size_t i = 0; i < translated.size(); ++i) {
+    try {
+      scratch.add(translated[i].description, launcher_of(plugin->kernels[i]), {}, origin);
+    } catch (const std::invalid_argument& error) {
+      refuse(path, error.what());
+    }
+  }
+  for (std::size_t i = 0; i < translated.size(); ++i) {
+    registry.add(translated[i].description, launcher_of(plugin->kernels[i]), {}, origin);
+    loaded.kernels.push_back(
+        {std::string(translated[i].description.name), translated[i].version, path, loaded.sha256});
+  }
+  return loaded;
+}
+
+}  // namespace cfr::kernels
