@@ -24,25 +24,9 @@ struct CeilingsOptions {
   std::string json_path;
 };
 
-void print(const CeilingsReport& report, std::ostream& out) {
-  out << fmt::format("Measured ceilings of device {} ({}), compared with the '{}' datasheet\n",
-                     report.device.index, report.device.name, report.datasheet_gpu);
-  out << fmt::format("{:<20} {:>10} {:<8} {:>10} {:>7} {:>8}  {}\n", "figure", "median", "unit",
-                     "datasheet", "ratio", "samples", "method");
-  for (const CeilingFigure& f : report.figures) {
-    out << fmt::format(
-        "{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
-        f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
-        f.datasheet_value ? fmt::format("{:.3f}", f.value / *f.datasheet_value) : "-",
-        f.samples.size(), f.method);
-  }
-  out << "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "
-         "JSON.\n";
-}
-
 }  // namespace
 
-void add_ceilings_command(CLI::App& app, CommandStatus& status) {
+void add_ceilings_command(CLI::App& app) {
   auto options = std::make_shared<CeilingsOptions>();
   CLI::App* command = app.add_subcommand(
       "ceilings", "measure DRAM and L2 bandwidth and compute peaks of the local GPU");
@@ -56,16 +40,12 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       ->capture_default_str();
   add_gpu_table_option(*command, options->gpu_table);
   add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");
-  command->callback([options, &status] {
+  command->callback([options] {
     OutputFiles outputs;
     outputs.protect_input(options->gpu_table);
     outputs.add("--json", options->json_path);
     const int devices = measure::device_count();
-    if (devices == 0) {
-      std::cerr << "cuflash-roofline: error: ceilings needs a CUDA device; none on this machine\n";
-      status.exit_status = 3;
-      return;
-    }
+    if (devices == 0) throw NoDeviceError("ceilings needs a CUDA device; none on this machine");
     if (options->device < 0 || options->device >= devices) {
       throw std::runtime_error(fmt::format("--device {}: no such device (this machine has {})",
                                            options->device, devices));
@@ -80,7 +60,7 @@ void add_ceilings_command(CLI::App& app, CommandStatus& status) {
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
     const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
-    print(report, outputs.takes_stdout() ? std::cerr : std::cout);
+    (outputs.takes_stdout() ? std::cerr : std::cout) << render_ceilings_table(report);
     if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });
 }

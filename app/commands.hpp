@@ -1,10 +1,13 @@
 #pragma once
 
+#include <stdexcept>
+
 #include <CLI/CLI.hpp>
 
 namespace cfr::app {
 
-// The exit codes of every command.
+// The exit codes of every command: the README's table ("Exit codes"), which
+// tests/app/test_exit_codes.cpp holds this list and the binary to.
 namespace exit_code {
 inline constexpr int ok = 0;
 inline constexpr int verdict = 1;    // a failed row, an audit finding, a regression
@@ -13,9 +16,16 @@ inline constexpr int no_device = 3;  // a command that must measure found no CUD
 inline constexpr int interrupted = 130;
 }  // namespace exit_code
 
+// Thrown by a command that must measure and finds no CUDA device: one line,
+// exit_code::no_device.
+class NoDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Each subcommand lives in its own file and registers itself here. A command
-// reports failure by throwing (one-line message, exit 2) or by setting
-// `exit_status` for outcomes that are not usage errors.
+// reports failure by throwing (one-line message, exit 2; NoDeviceError, exit
+// 3) or by setting `exit_status` for outcomes that are not usage errors.
 struct CommandStatus {
   int exit_status = 0;
 };
@@ -26,7 +36,7 @@ void add_version_flag(CLI::App& command);
 void add_gpus_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_sweep_command(CLI::App& app, CommandStatus& status);
-void add_ceilings_command(CLI::App& app, CommandStatus& status);
+void add_ceilings_command(CLI::App& app);
 void add_table_command(CLI::App& app);
 // Hidden: the single-launch mode `sweep --profile` runs under ncu.
 void add_profile_child_command(CLI::App& app, CommandStatus& status);

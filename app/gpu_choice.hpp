@@ -15,6 +15,10 @@ struct LocalDevice {
   std::string compute_capability;
 };
 
+// The ceiling `model` uses by default, and `sweep --gpu auto` on a machine
+// with no device to match: the model needs some roof, and says which.
+inline constexpr const char* model_default_gpu = "a100";
+
 // Empty path: the table built into the binary. Throws with a one-line message.
 GpuTable load_gpu_table(const std::string& path);
 

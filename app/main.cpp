@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "build_info.hpp"
@@ -21,6 +22,27 @@ int fail(int code, std::string message) {
   return code;
 }
 
+// CLI11 answers "A subcommand is required" both when none is given and when
+// it is misspelt; name the word and the commands instead. The command is the
+// first word that is neither an option of the tool nor an option's value.
+std::string command_problem(CLI::App& app, int argc, char** argv) {
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (command->get_group().empty()) continue;  // hidden: profile-child
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with('-')) {
+      const CLI::Option* option = app.get_option_no_throw(word);
+      if (option != nullptr && option->get_expected_min() > 0) ++i;  // its value
+      continue;
+    }
+    return fmt::format("unknown command '{}' (commands: {})", word, names);
+  }
+  return fmt::format("a command is required (commands: {}; --help explains each)", names);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,7 +54,7 @@ int main(int argc, char** argv) {
   cfr::app::add_gpus_command(app);
   cfr::app::add_model_command(app);
   cfr::app::add_sweep_command(app, status);
-  cfr::app::add_ceilings_command(app, status);
+  cfr::app::add_ceilings_command(app);
   cfr::app::add_table_command(app);
   cfr::app::add_profile_child_command(app, status);
   cfr::app::add_audit_command(app, status);
@@ -43,10 +65,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
+  } catch (const CLI::RequiredError& error) {
+    if (app.get_subcommands().empty()) {
+      return fail(cfr::app::exit_code::usage, command_problem(app, argc, argv));
+    }
+    return fail(cfr::app::exit_code::usage, error.what());
   } catch (const CLI::ParseError& error) {
     // One line and exit 2 like every other usage error, not CLI11's codes
     // (105..115) and its "Run with --help" line.
     return fail(cfr::app::exit_code::usage, error.what());
+  } catch (const cfr::app::NoDeviceError& error) {
+    return fail(cfr::app::exit_code::no_device, error.what());
   } catch (const std::exception& error) {
     return fail(cfr::app::exit_code::usage, error.what());
   }

@@ -174,7 +174,8 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
 
 }  // namespace
 
-void add_measure_options(CLI::App& command, MeasureOptions& o) {
+std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& o) {
+  const std::size_t before = command.get_options().size();
   command.add_option("--devices", o.devices, "CUDA devices to measure on: 0,1 or all")
       ->check(not_empty())
       ->capture_default_str();
@@ -192,16 +193,20 @@ void add_measure_options(CLI::App& command, MeasureOptions& o) {
       ->capture_default_str()
       ->check(integer_in(1, 100000));
   command
-      .add_option("--max-noise", o.target_rel_stdev,
-                  "stop sampling once the relative stdev is below this")
+      .add_option("--max-noise", o.max_noise_percent,
+                  "stop sampling once the relative stdev is below this, in percent (as "
+                  "nvbench's --max-noise)")
+      ->type_name("PERCENT")
       ->capture_default_str()
-      ->check(finite_number(0.0, 1.0));
+      ->check(finite_number(0.0, 100.0));
   command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
       ->capture_default_str()
       ->check(finite_number(0.01, 3600.0));
   command.add_option("--seed", o.seed, "seed of the random inputs")
       ->capture_default_str()
       ->check(unsigned_integer());
+  const std::vector<CLI::Option*> all = command.get_options();
+  return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
 }
 
 int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measure,
@@ -229,7 +234,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   settings.seed = measure.seed;
   settings.timing.warmup_runs = measure.warmup;
   settings.timing.min_samples = measure.min_samples;
-  settings.timing.target_rel_stdev = measure.target_rel_stdev;
+  settings.timing.target_rel_stdev = measure.max_noise_percent / 100;
   settings.timing.max_seconds = measure.max_seconds;
   settings.timing.flush_l2 = !measure.hot;
 

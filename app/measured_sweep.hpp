@@ -20,12 +20,14 @@ struct MeasureOptions {
   bool hot = false;
   int warmup = 3;
   int min_samples = 10;
-  double target_rel_stdev = 0.005;
+  double max_noise_percent = 0.5;  // --max-noise: relative stdev target, in percent (nvbench)
   double max_seconds = 2.0;
   std::uint64_t seed = 20261202;
 };
 
-void add_measure_options(CLI::App& command, MeasureOptions& options);
+// Returns the options it added: without a device `sweep` names the ones given,
+// since nothing is measured.
+std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& options);
 
 // Returns the exit status: 0 when every row is ok or skipped, 1 when a row
 // failed, 130 when interrupted (the rows finished so far are still written).

@@ -15,7 +15,7 @@ namespace cfr::app {
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
   auto plugins = std::make_shared<PluginOptions>();
-  options->gpu = "a100";
+  options->gpu = model_default_gpu;
   CLI::App* command = app.add_subcommand(
       "model", "project FLOPs, HBM bytes and the roofline bound of each kernel (no GPU needed)");
   add_version_flag(*command);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "roofline/ceilings_report.hpp"
 #include "roofline/report_json.hpp"
 #include "roofline/strict_json.hpp"
 
@@ -75,13 +76,37 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
-Report read_report_file(const std::string& path) {
+namespace {
+
+// The file's document through `parse`; a schema error names the file.
+template <typename Parse>
+auto read_document(const std::string& path, Parse parse) -> decltype(parse(nlohmann::json())) {
   const nlohmann::json document = read_json_file(path);
   try {
-    return report_from_json(document);
+    return parse(document);
   } catch (const ReportError& error) {
     fail(path, error.what());
   }
+}
+
+}  // namespace
+
+Report read_report_file(const std::string& path) {
+  return read_document(path, report_from_json);
+}
+
+CeilingsReport read_ceilings_file(const std::string& path) {
+  return read_document(path, ceilings_from_json);
+}
+
+std::variant<Report, CeilingsReport> read_report_or_ceilings(const std::string& path) {
+  return read_document(path, [](const nlohmann::json& document) {
+    const auto schema = document.is_object() ? document.find("schema") : document.end();
+    if (schema != document.end() && *schema == ceilings_schema) {
+      return std::variant<Report, CeilingsReport>(ceilings_from_json(document));
+    }
+    return std::variant<Report, CeilingsReport>(report_from_json(document));
+  });
 }
 
 std::string json_text(const nlohmann::json& document) {

@@ -4,9 +4,11 @@
 // the JSON text it writes.
 
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "roofline/ceilings_report.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::app {
@@ -23,6 +25,14 @@ nlohmann::json read_json_file(const std::string& path);
 
 // read_json_file + report_from_json; errors name the file and the key.
 Report read_report_file(const std::string& path);
+
+// read_json_file + ceilings_from_json, the same way.
+CeilingsReport read_ceilings_file(const std::string& path);
+
+// A report or a `ceilings` report, told apart by its "schema": a folder of
+// results holds both (results/h200/), and plot, compare and table take one
+// where the other is.
+std::variant<Report, CeilingsReport> read_report_or_ceilings(const std::string& path);
 
 // A document as the tool writes it: indented, one trailing newline. Strings
 // that are not valid UTF-8 (a path in a reason) are written with U+FFFD

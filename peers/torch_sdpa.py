@@ -80,8 +80,10 @@ def parse_arguments(argv):
     p.add_argument("--hot", action="store_true", help="do not flush L2 before each sample")
     p.add_argument("--warmup", type=ranged(int, 0, 1000), default=t.warmup_runs)
     p.add_argument("--min-samples", type=ranged(int, 1, 100000), default=t.min_samples)
-    p.add_argument("--max-noise", type=ranged(float, 0.0, 1.0), default=t.target_rel_stdev,
-                   help="stop sampling once the relative stdev is below this")
+    p.add_argument("--max-noise", type=ranged(float, 0.0, 100.0),
+                   default=t.target_rel_stdev * 100,
+                   help="stop sampling once the relative stdev is below this, in percent "
+                        "(as nvbench's --max-noise)")
     p.add_argument("--max-seconds", type=ranged(float, 0.01, 3600.0), default=t.max_seconds,
                    help="time cap per configuration (s)")
     p.add_argument("--seed", type=ranged(int, 0, (1 << 64) - 1), default=20261202)
@@ -159,7 +161,7 @@ def main(argv):
     from torch_peer.measured_sweep import run_measurement
 
     timing = TimingOptions(warmup_runs=args.warmup, min_samples=args.min_samples,
-                           target_rel_stdev=args.max_noise, max_seconds=args.max_seconds,
+                           target_rel_stdev=args.max_noise / 100, max_seconds=args.max_seconds,
                            flush_l2=not args.hot)
     commit, dirty, how = tree_state(REPO_ROOT, args.tree_stamp or None)
     print(f"torch_sdpa.py: {how}", file=sys.stderr)

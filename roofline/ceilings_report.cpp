@@ -115,4 +115,23 @@ CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
   return ceiling;
 }
 
+std::string render_ceilings_table(const CeilingsReport& report) {
+  std::string out =
+      fmt::format("Measured ceilings of device {} ({}), compared with the '{}' datasheet\n",
+                  report.device.index, report.device.name, report.datasheet_gpu);
+  out += fmt::format("{:<20} {:>10} {:<8} {:>10} {:>7} {:>8}  {}\n", "figure", "median", "unit",
+                     "datasheet", "ratio", "samples", "method");
+  for (const CeilingFigure& f : report.figures) {
+    out +=
+        fmt::format("{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
+                    f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
+                    f.datasheet_value ? fmt::format("{:.3f}", f.value / *f.datasheet_value) : "-",
+                    f.samples.size(), f.method);
+  }
+  out +=
+      "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "
+      "JSON.\n";
+  return out;
+}
+
 }  // namespace cfr

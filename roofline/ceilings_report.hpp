@@ -44,6 +44,10 @@ nlohmann::json to_json(const CeilingsReport& report);
 // Throws ReportError naming the key path.
 CeilingsReport ceilings_from_json(const nlohmann::json& document);
 
+// The text table `ceilings` prints and `table` prints of a ceilings file:
+// one line per figure with its median, datasheet figure, ratio and samples.
+std::string render_ceilings_table(const CeilingsReport& report);
+
 // The roof a sweep uses with --ceiling measured|FILE: measured DRAM bandwidth
 // and the best measured peak per unit; a unit nobody measured keeps the
 // datasheet figure, and source_detail says which.

@@ -458,4 +458,16 @@ std::string format_figure(const Figure& figure, const FigureValue& value) {
   return "-";
 }
 
+std::string format_figure_raw(const Figure& figure, const FigureValue& value) {
+  if (const std::string* word = std::get_if<std::string>(&value)) return *word;
+  const double* number = std::get_if<double>(&value);
+  if (number == nullptr) return "";
+  switch (figure.display) {
+    case FigureDisplay::plain: return fmt::format("{}", *number);
+    case FigureDisplay::giga: return fmt::format("{}", *number / 1e9);
+    case FigureDisplay::percent: return fmt::format("{}", 100 * *number);
+  }
+  return "";
+}
+
 }  // namespace cfr

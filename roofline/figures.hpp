@@ -80,4 +80,8 @@ std::string display_unit(const Figure& figure);
 // word as is; "-" when absent.
 std::string format_figure(const Figure& figure, const FigureValue& value);
 
+// For CSV: scaled by `display` as `table` prints it, at full precision; a
+// word as is; empty when absent.
+std::string format_figure_raw(const Figure& figure, const FigureValue& value);
+
 }  // namespace cfr

@@ -14,18 +14,23 @@ namespace cfr {
 
 namespace {
 
+using Cell = std::function<std::string(const ResultRow&)>;
+
 struct Column {
   std::string header;
   bool measured;  // only shown by default when some row carries a timing
   bool shown_by_default;
   bool profiled = false;           // only shown by default when some row has counters
   const Figure* figure = nullptr;  // the figure the column prints, if any
-  std::function<std::string(const ResultRow&)> cell;
+  Cell cell;
+  Cell raw;              // CSV: a number at full precision, a boolean as true/false; empty: `cell`
+  std::string legend{};  // the legend's line of a column that is not a figure
 };
 
-Column configuration(std::string header, std::function<std::string(const ResultRow&)> cell,
-                     bool measured = false) {
-  return {std::move(header), measured, true, false, nullptr, std::move(cell)};
+Column configuration(std::string header, Cell cell, bool measured = false, Cell raw = {},
+                     std::string legend = {}) {
+  return {std::move(header), measured,        true,           false,
+          nullptr,           std::move(cell), std::move(raw), std::move(legend)};
 }
 
 Column figure_column(const Figure& f) {
@@ -35,8 +40,18 @@ Column figure_column(const Figure& f) {
           f.default_column,
           f.group == FigureGroup::profile,
           &f,
-          [&f](const ResultRow& row) { return format_figure(f, figure_value(f, row)); }};
+          [&f](const ResultRow& row) { return format_figure(f, figure_value(f, row)); },
+          [&f](const ResultRow& row) { return format_figure_raw(f, figure_value(f, row)); }};
 }
+
+// The default, compact set (issue 12: the full set was 202 columns wide); the
+// full one is `--columns wide`.
+const std::vector<std::string> compact_model_columns{
+    "kernel", "dir",      "dtype", "B",     "H",      "N",           "d",       "causal", "unit",
+    "GFLOP",  "model GB", "AI",    "ridge", "regime", "roof TFLOPS", "roof ms", "status"};
+const std::vector<std::string> compact_measured_columns{
+    "kernel",  "dir", "dtype",  "B",      "H",  "N",      "d",     "causal", "median ms",
+    "noise %", "n",   "TFLOPS", "% roof", "AI", "regime", "check", "status"};
 
 // The configuration of a row, then one column per figure (row_figures()
 // order), then its correctness check and status.
@@ -54,8 +69,9 @@ std::vector<Column> columns() {
       configuration("N", [](const ResultRow& r) { return fmt::format("{}", r.problem.seq_len); }),
       configuration("d", [](const ResultRow& r) { return fmt::format("{}", r.problem.head_dim); }),
       configuration(
-          "causal",
-          [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); }),
+          "causal", [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); },
+          false,
+          [](const ResultRow& r) { return std::string(r.problem.causal ? "true" : "false"); }),
       configuration("tile",
                     [](const ResultRow& r) {
                       return r.tile.tiled() ? fmt::format("{}x{}", r.tile.br, r.tile.bc)
@@ -68,6 +84,31 @@ std::vector<Column> columns() {
           true),
   };
   for (const Figure& f : row_figures()) out.push_back(figure_column(f));
+  // The sampling behind the median: relative stdev (stdev / mean) and count.
+  out.push_back(configuration(
+      "noise %",
+      [](const ResultRow& r) {
+        return r.timing && r.timing->summary.count > 1
+                   ? fmt::format("{:.1f}", 100 * r.timing->summary.relative_stdev())
+                   : std::string("-");
+      },
+      true,
+      [](const ResultRow& r) {
+        return r.timing && r.timing->summary.count > 1
+                   ? fmt::format("{}", 100 * r.timing->summary.relative_stdev())
+                   : std::string();
+      },
+      "noise %: relative standard deviation of the samples, stdev / mean (measured, %)"));
+  out.push_back(configuration(
+      "n",
+      [](const ResultRow& r) {
+        return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string("-");
+      },
+      true,
+      [](const ResultRow& r) {
+        return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string();
+      },
+      "n: samples timed (measured; the JSON keeps each one)"));
   out.push_back(configuration(
       "check",
       [](const ResultRow& r) {
@@ -75,7 +116,13 @@ std::vector<Column> columns() {
         return fmt::format("{} {:.1e}", r.correctness->passed ? "pass" : "FAIL",
                            r.correctness->rel_l2_err);
       },
-      true));
+      true,
+      // CSV: the error itself; a failed check makes the row's status failed.
+      [](const ResultRow& r) {
+        return r.correctness ? fmt::format("{}", r.correctness->rel_l2_err) : std::string();
+      },
+      "check: the output against the reference, pass or FAIL and the relative L2 error of the "
+      "worst tensor (measured; CSV: the error)"));
   out.push_back(configuration("status", [](const ResultRow& r) {
     return r.reason.empty() ? std::string(to_string(r.status))
                             : fmt::format("{}: {}", to_string(r.status), r.reason);
@@ -83,18 +130,19 @@ std::vector<Column> columns() {
   return out;
 }
 
-// The columns by name, or the default set: every default column, the
-// measured ones only when some row was measured, the profile ones only when
-// some row was profiled.
-std::vector<Column> chosen_columns(const Report& report, const std::vector<std::string>& names) {
+// The columns by name; no names: the compact set (the measured one when some
+// row was measured, with the limiter when some row was profiled); "wide":
+// every default column, the measured ones only when some row was measured,
+// the profile ones only when some row was profiled.
+std::vector<Column> chosen_columns(const Report& report, std::vector<std::string> names) {
   std::vector<Column> all = columns();
   std::vector<Column> shown;
-  if (names.empty()) {
-    const bool measured = std::any_of(report.results.begin(), report.results.end(),
-                                      [](const ResultRow& r) { return r.timing.has_value(); });
-    const bool profiled =
-        std::any_of(report.results.begin(), report.results.end(),
-                    [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
+  const bool measured = std::any_of(report.results.begin(), report.results.end(),
+                                    [](const ResultRow& r) { return r.timing.has_value(); });
+  const bool profiled =
+      std::any_of(report.results.begin(), report.results.end(),
+                  [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
+  if (names == std::vector<std::string>{"wide"}) {
     for (Column& column : all) {
       if (column.shown_by_default && (!column.measured || measured) &&
           (!column.profiled || profiled)) {
@@ -103,11 +151,20 @@ std::vector<Column> chosen_columns(const Report& report, const std::vector<std::
     }
     return shown;
   }
+  if (names.empty()) {
+    names = measured ? compact_measured_columns : compact_model_columns;
+    // Which bytes the regime and % roof are from, and, with counters, what
+    // the measured DRAM bytes say (issue 10).
+    names.insert(names.end() - 1, "DRAM model");
+    if (profiled) {
+      names.insert(names.end() - 1, {"regime (ncu DRAM)", "% roof (ncu DRAM)", "limiter"});
+    }
+  }
   for (const std::string& name : names) {
     const auto found =
         std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
     if (found == all.end()) {
-      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {})", name,
+      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {}; or wide)", name,
                                               fmt::join(table_column_names(), ", ")));
     }
     shown.push_back(*found);
@@ -184,7 +241,10 @@ std::string render_table(const Report& report, TableFormat format,
   cells.reserve(report.results.size());
   for (const ResultRow& row : report.results) {
     std::vector<std::string> line;
-    for (const Column& column : shown) line.push_back(column.cell(row));
+    for (const Column& column : shown) {
+      const bool raw = format == TableFormat::csv && column.raw;
+      line.push_back(raw ? column.raw(row) : column.cell(row));
+    }
     cells.push_back(std::move(line));
   }
   if (format == TableFormat::csv) return render_csv(headers, cells);
@@ -194,6 +254,7 @@ std::string render_table(const Report& report, TableFormat format,
 std::string render_legend(const Report& report, const std::vector<std::string>& column_names) {
   std::string out;
   for (const Column& column : chosen_columns(report, column_names)) {
+    if (!column.legend.empty()) out += column.legend + '\n';
     if (column.figure == nullptr) continue;
     const Figure& f = *column.figure;
     const std::string unit = display_unit(f);

@@ -113,6 +113,54 @@ std::vector<std::pair<std::string, std::string>> parse_aliases(
   return out;
 }
 
+// `auditable: true` is what the gate trusts a baseline for; a flag that its
+// own contents do not back (no samples, a dirty tree) is refused as an
+// unauditable baseline would be.
+void refuse_unbacked_baseline(const Report& base, const std::string& path,
+                              const CompareOptions& options) {
+  if (!base.provenance.auditable || options.allow_unauditable) return;
+  const std::vector<std::string> failures = auditability_failures(base);
+  if (failures.empty()) return;
+  throw std::runtime_error(fmt::format(
+      "{}: refused as a baseline: it claims auditable: true, but {} (`audit` lists every "
+      "finding; --allow-unauditable compares anyway)",
+      path, failures.front()));
+}
+
+std::string skipped_ceilings_note(const std::string& path) {
+  return fmt::format("{}: a ceilings report, skipped (compare judges the rows of sweep reports)\n",
+                     path);
+}
+
+// The report pairs to compare, read before anything is printed so that bad
+// input fails alone. A pair of ceilings reports (the ceilings.json of two
+// results folders) is skipped and listed; a ceilings report against a sweep
+// report is refused.
+std::vector<std::pair<Report, Report>> read_pairs(FilePairs& files, const CompareOptions& options,
+                                                  std::vector<std::string>& skipped) {
+  std::vector<std::pair<Report, Report>> reports;
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (const auto& [base, next] : files.pairs) {
+    auto base_document = read_report_or_ceilings(base);
+    auto next_document = read_report_or_ceilings(next);
+    const bool base_is_report = std::holds_alternative<Report>(base_document);
+    if (base_is_report != std::holds_alternative<Report>(next_document)) {
+      throw std::runtime_error(
+          fmt::format("{} -> {}: one is a ceilings report, the other a sweep report", base, next));
+    }
+    if (!base_is_report) {
+      skipped.push_back(base);
+      continue;
+    }
+    reports.emplace_back(std::get<Report>(std::move(base_document)),
+                         std::get<Report>(std::move(next_document)));
+    refuse_unbacked_baseline(reports.back().first, base, options);
+    kept.emplace_back(base, next);
+  }
+  files.pairs = std::move(kept);
+  return reports;
+}
+
 int run_roofline_view(const CompareOptions& options) {
   std::vector<std::string> files;
   for (const std::string& path : options.paths) {
@@ -123,13 +171,15 @@ int run_roofline_view(const CompareOptions& options) {
     for (const std::string& name : json_files_in(path)) files.push_back(path + "/" + name);
   }
   const OutputFiles outputs = evidence_outputs(files, {{"--json", options.json_path}});
-  const std::vector<Report> reports = read_reports(files);
+  const EvidenceFiles read = read_evidence_files(files);
+  const std::vector<Report>& reports = read.reports;
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
+  for (const std::string& path : read.ceilings_paths) screen << skipped_ceilings_note(path);
   nlohmann::json entries = nlohmann::json::array();
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto rows = evidence::roof_fractions(reports[i]);
-    screen << evidence::render_roof_fractions(rows, reports[i], files[i]);
-    entries.push_back({{"file", files[i]},
+    screen << evidence::render_roof_fractions(rows, reports[i], read.report_paths[i]);
+    entries.push_back({{"file", read.report_paths[i]},
                        {"source", to_string(reports[i].provenance.source)},
                        {"auditable", reports[i].provenance.auditable},
                        {"ceiling", reports[i].ceiling.gpu},
@@ -145,20 +195,6 @@ int run_roofline_view(const CompareOptions& options) {
   return exit_code::ok;
 }
 
-// `auditable: true` is what the gate trusts a baseline for; a flag that its
-// own contents do not back (no samples, a dirty tree) is refused as an
-// unauditable baseline would be.
-void refuse_unbacked_baseline(const Report& base, const std::string& path,
-                              const CompareOptions& options) {
-  if (!base.provenance.auditable || options.allow_unauditable) return;
-  const std::vector<std::string> failures = auditability_failures(base);
-  if (failures.empty()) return;
-  throw std::runtime_error(fmt::format(
-      "{}: refused as a baseline: it claims auditable: true, but {} (`audit` lists every "
-      "finding; --allow-unauditable compares anyway)",
-      path, failures.front()));
-}
-
 std::size_t compared_rows(const std::vector<evidence::Comparison>& comparisons) {
   std::size_t count = 0;
   for (const evidence::Comparison& comparison : comparisons) {
@@ -168,7 +204,7 @@ std::size_t compared_rows(const std::vector<evidence::Comparison>& comparisons) 
 }
 
 int run_comparison(const CompareOptions& options) {
-  const FilePairs files = pair_paths(options.paths);
+  FilePairs files = pair_paths(options.paths);
   std::vector<std::string> inputs;
   for (const auto& [base, next] : files.pairs) {
     inputs.push_back(base);
@@ -182,12 +218,8 @@ int run_comparison(const CompareOptions& options) {
   settings.kernel_aliases = parse_aliases(options.kernel_aliases);
   settings.figures = chosen_figures(options.figures);
 
-  // Every file is read before anything is printed, so bad input fails alone.
-  std::vector<std::pair<Report, Report>> reports;
-  for (const auto& [base, next] : files.pairs) {
-    reports.emplace_back(read_report_file(base), read_report_file(next));
-    refuse_unbacked_baseline(reports.back().first, base, options);
-  }
+  std::vector<std::string> skipped;
+  const std::vector<std::pair<Report, Report>> reports = read_pairs(files, options, skipped);
   std::vector<evidence::Comparison> comparisons;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     try {
@@ -211,6 +243,7 @@ int run_comparison(const CompareOptions& options) {
     entry["new"] = files.pairs[i].second;
     pairs.push_back(entry);
   }
+  for (const std::string& path : skipped) screen << skipped_ceilings_note(path);
   for (const std::string& path : files.only_in_base)
     screen << "file only in base: " << path << '\n';
   for (const std::string& path : files.only_in_new) screen << "file only in new: " << path << '\n';
@@ -234,6 +267,7 @@ int run_comparison(const CompareOptions& options) {
         {"pairs", pairs},
         {"files_only_in_base", files.only_in_base},
         {"files_only_in_new", files.only_in_new},
+        {"ceilings_skipped", skipped},
         {"regression", regressed},
         {"rows_compared", compared_rows(comparisons)}};
     outputs.write({{"--json", json_text(document)}});

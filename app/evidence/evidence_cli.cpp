@@ -18,6 +18,21 @@ std::vector<Report> read_reports(const std::vector<std::string>& paths) {
   return reports;
 }
 
+EvidenceFiles read_evidence_files(const std::vector<std::string>& paths) {
+  EvidenceFiles files;
+  for (const std::string& path : paths) {
+    auto document = read_report_or_ceilings(path);
+    if (auto* report = std::get_if<Report>(&document)) {
+      files.report_paths.push_back(path);
+      files.reports.push_back(std::move(*report));
+    } else {
+      files.ceilings_paths.push_back(path);
+      files.ceilings.push_back(std::get<CeilingsReport>(std::move(document)));
+    }
+  }
+  return files;
+}
+
 bool is_folder(const std::string& path) {
   std::error_code error;
   return std::filesystem::is_directory(path, error);

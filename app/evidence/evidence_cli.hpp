@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "output_files.hpp"
+#include "roofline/ceilings_report.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::app {
@@ -18,6 +19,16 @@ namespace cfr::app {
 // Every file is read and checked against the schema before any work starts;
 // the first unusable one throws std::runtime_error "FILE: key path: problem".
 std::vector<Report> read_reports(const std::vector<std::string>& paths);
+
+// The same for commands that also take `ceilings` reports (plot, compare's
+// folders, table): each file goes to its list by its schema.
+struct EvidenceFiles {
+  std::vector<std::string> report_paths;
+  std::vector<Report> reports;
+  std::vector<std::string> ceilings_paths;
+  std::vector<CeilingsReport> ceilings;
+};
+EvidenceFiles read_evidence_files(const std::vector<std::string>& paths);
 
 // The *.json files directly inside `folder`, sorted by name. Throws when it
 // is not a readable folder.

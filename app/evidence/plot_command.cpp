@@ -44,13 +44,7 @@ struct PlotOptions {
 
 // A `ceilings` file as a roof: measured DRAM bandwidth and the best measured
 // peak per compute unit.
-CeilingRecord measured_roof(const std::string& path) {
-  CeilingsReport measured;
-  try {
-    measured = ceilings_from_json(read_json_file(path));
-  } catch (const ReportError& error) {
-    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
-  }
+CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path) {
   const CeilingFigure* dram = measured.find("dram_bandwidth");
   if (dram == nullptr || dram->value <= 0) {
     throw std::runtime_error(fmt::format("{}: figures: no positive dram_bandwidth figure", path));
@@ -142,25 +136,42 @@ void run(const PlotOptions& options) {
         "was written",
         options.png));
   }
-  const std::vector<Report> reports = read_reports(options.files);
+  // A ceilings report among the files (plot results/h200/*.json) is drawn
+  // as --ceilings is.
+  EvidenceFiles files = read_evidence_files(options.files);
+  if (!options.ceilings.empty()) {
+    files.ceilings_paths.push_back(options.ceilings);
+    files.ceilings.push_back(read_ceilings_file(options.ceilings));
+  }
+  if (files.reports.empty()) {
+    throw std::runtime_error(fmt::format(
+        "{}: a ceilings report; plot needs at least one sweep or model report beside it",
+        options.files.front()));
+  }
   evidence::PlotOptions chart;
   chart.title = options.title;
-  if (!options.ceilings.empty()) chart.extra_ceilings.push_back(measured_roof(options.ceilings));
+  for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
+    chart.extra_ceilings.push_back(measured_roof(files.ceilings[i], files.ceilings_paths[i]));
+  }
   std::vector<evidence::PlotReport> inputs_to_plot;
-  for (std::size_t i = 0; i < reports.size(); ++i)
-    inputs_to_plot.push_back({options.files[i], &reports[i]});
+  for (std::size_t i = 0; i < files.reports.size(); ++i)
+    inputs_to_plot.push_back({files.report_paths[i], &files.reports[i]});
 
   evidence::PlotSummary summary;
   const std::string svg = evidence::roofline_svg(inputs_to_plot, chart, &summary);
   if (summary.points + summary.model_points == 0) {
     throw std::runtime_error(
         fmt::format("{}: nothing to plot: no row with status ok and an arithmetic intensity",
-                    options.files.front()));
+                    files.report_paths.front()));
   }
   std::vector<OutputFiles::Content> contents{{"--out", svg}};
   if (outputs.has("--png")) contents.push_back({"--png", convert_to_png(svg, options.png)});
   outputs.write(contents);
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
+  for (const std::string& path : files.ceilings_paths) {
+    if (path != options.ceilings)
+      screen << path << ": a ceilings report, drawn as measured roofs\n";
+  }
   screen << fmt::format("wrote {}: {} measured points, {} model points, {} roofs\n", options.out,
                         summary.points, summary.model_points, summary.roofs);
   if (outputs.has("--png")) screen << fmt::format("wrote {}\n", options.png);

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -30,4 +32,51 @@ TEST_CASE("cli: table fails with one line for an unknown column or an unusable f
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no-such-report.json: cannot open") != std::string::npos);
   CHECK(missing.out.empty());
+}
+
+TEST_CASE("cli: --help of every command shows no CLI11 internals") {
+  // Issue 12: `ENUM:value in {csv->2,md->1,text->0}` and `--no-legend{false}`.
+  for (const char* command : {"gpus", "model", "sweep", "ceilings", "table", "audit", "compare",
+                              "plot", "import-historical"}) {
+    INFO(command);
+    const CliResult r = run_cli(std::string(command) + " --help");
+    REQUIRE(r.exit_code == 0);
+    for (const char* internal : {"ENUM", "{false}", "{true}", "->0", "->1", "->2", "OR {"}) {
+      INFO(internal);
+      CHECK(r.out.find(internal) == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("cli: table --columns takes blanks around names, --format any case") {
+  // Issue 12: --columns 'kernel, N' failed on the space.
+  const std::string report = source_path("results/h200/sweep-causal.json");
+  const CliResult r = run_cli({"table", report, "--columns", "kernel, N", "--format", "CSV"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.starts_with("kernel,N\nnaive,1024\n"));
+  const CliResult empty = run_cli({"table", report, "--columns", "kernel,,N"});
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "cuflash-roofline: error: --columns: empty item in 'kernel,,N'\n");
+}
+
+TEST_CASE("cli: the README's column definitions are the tool's legend lines") {
+  // README "Reading a table" lists "- LABEL: definition" lines; each must be
+  // the legend line `table` prints for that column.
+  const std::string readme = read_file(source_path("README.md"));
+  const auto start = readme.find("## Reading a table");
+  REQUIRE(start != std::string::npos);
+  const std::string section = readme.substr(start, readme.find("\n## ", start + 1) - start);
+  std::vector<std::string> definitions;
+  for (std::size_t at = section.find("\n- "); at != std::string::npos;
+       at = section.find("\n- ", at + 1)) {
+    definitions.push_back(section.substr(at + 3, section.find('\n', at + 1) - at - 3));
+  }
+  REQUIRE(definitions.size() == 5);
+  const CliResult r = run_cli({"table", source_path("results/h200/sweep-causal.json"), "--columns",
+                               "% roof,% BW,check,noise %,n"});
+  REQUIRE(r.exit_code == 0);
+  for (const std::string& line : definitions) {
+    INFO(line);
+    CHECK(r.out.find("\n" + line + "\n") != std::string::npos);
+  }
 }

@@ -125,9 +125,11 @@ TEST_CASE("every figure is a table column in text, CSV and Markdown, with its le
     INFO(f.tag);
     const std::string label(f.label);
     const std::string cell = format_figure(f, figure_value(f, report.results.back()));
+    // CSV carries the number at full precision (issue 12: not rounded).
+    const std::string raw = format_figure_raw(f, figure_value(f, report.results.back()));
     const std::string csv = render_table(report, TableFormat::csv, {label});
     CHECK(csv.starts_with(label + "\n"));
-    CHECK(csv.ends_with("\n" + cell + "\n"));  // the last row's cell
+    CHECK(csv.ends_with("\n" + raw + "\n"));  // the last row's cell
     const std::string text = render_table(report, TableFormat::text, {label});
     CHECK(text.starts_with(label));
     CHECK(text.find(cell) != std::string::npos);
@@ -135,6 +137,13 @@ TEST_CASE("every figure is a table column in text, CSV and Markdown, with its le
     CHECK(render_legend(report, {label})
               .starts_with(fmt::format("{}: {} ({}", f.label, f.description, to_string(f.source))));
   }
+}
+
+TEST_CASE("CSV prints a figure scaled by its display at full precision, empty when absent") {
+  CHECK(format_figure_raw(figure("model/bytes"), 8624013312.0) == "8.624013312");
+  CHECK(format_figure_raw(figure("achieved/fraction_of_roof"), 0.1234) == "12.34");
+  CHECK(format_figure_raw(figure("model/ai"), FigureValue{}).empty());
+  CHECK(format_figure_raw(figure("model/regime"), std::string("memory-bound")) == "memory-bound");
 }
 
 TEST_CASE("a figure prints scaled by its display at its precision, and '-' when absent") {

@@ -1,0 +1,96 @@
+// Class 5 of issue 12: messages. A refusal names what the user typed (the
+// command word, the file, the key path) and the problem in their terms, never
+// a library's wording ("A subcommand is required", "[json.exception...]",
+// "empty file" for a folder).
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "adversarial.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const std::string commands =
+    "commands: gpus, model, sweep, ceilings, table, audit, compare, plot, import-historical";
+
+// A document with `number_text` spliced in as the value of the first `key`,
+// as raw JSON text: 1e999 cannot be written by a JSON library.
+std::string with_number(const json& document, const std::string& key,
+                        const std::string& number_text) {
+  std::string text = document.dump();
+  const std::string marker = "\"" + key + "\":";
+  const auto at = text.find(marker);
+  REQUIRE(at != std::string::npos);
+  const auto value = at + marker.size();
+  const auto end = text.find_first_of(",}", value);
+  return text.replace(value, end - value, number_text);
+}
+
+}  // namespace
+
+TEST_CASE("messages: a misspelt or missing command is named, with the commands", "[messages]") {
+  // Issue 12: an unknown subcommand said "A subcommand is required".
+  for (const char* word : {"frobnicate", "sweeps", "Model", "", "audit.json"}) {
+    INFO(word);
+    check_refused(run({word}), {"unknown command '" + std::string(word) + "'", commands});
+    check_refused(run({word, "--json", "x.json"}), {"unknown command", commands});
+  }
+  check_refused(run({}), {"a command is required", commands});
+  check_refused(run({"--", "frobnicate"}), {"unknown command 'frobnicate'"});
+  // A known command's own usage errors are unchanged.
+  check_refused(run({"model", "--bogus"}), {"--bogus"});
+}
+
+TEST_CASE("messages: a number outside a double's range names the file and the key", "[messages]") {
+  // Issue 12: it surfaced as "[json.exception.out_of_range.406] ...".
+  Scratch scratch;
+  for (const char* number : {"1e999", "-1e999", "1E400"}) {
+    INFO(number);
+    const std::string report =
+        scratch.write("r.json", with_number(model_report_json(), "seq_len", number));
+    for (const char* command : {"audit", "table"}) {
+      const CliResult r = run({command, report});
+      check_refused(r, {"r.json", "results[0].seq_len", std::string(number)});
+      CHECK(r.err.find("json.exception") == std::string::npos);
+    }
+    const std::string gpus =
+        scratch.write("g.json", with_number(committed("configs/gpus.json"), "value", number));
+    check_refused(run({"gpus", "--gpu-table", gpus}), {"g.json", number});
+    check_refused(run({"model", "--gpu-table", gpus}), {"g.json", number});
+    const std::string ceilings = scratch.write(
+        "c.json", with_number(committed("results/h200/ceilings.json"), "value", number));
+    const std::string good = scratch.write_json("good.json", model_report_json());
+    check_refused(run({"plot", good, "--ceilings", ceilings, "--out", scratch.path("x.svg")}),
+                  {"c.json", "figures[0].value", number});
+    const std::string historical = scratch.write(
+        "h.json", with_number(committed("configs/historical/v0.4.0.json"), "batch", number));
+    check_refused(run({"import-historical", historical, "--out-dir", scratch.path("out")}),
+                  {"h.json", "batch", number});
+  }
+  CHECK_FALSE(file_exists(scratch.path("x.svg")));
+}
+
+TEST_CASE("messages: a folder where a file is wanted is called a folder", "[messages]") {
+  // Issue 12: a folder given as a report said "empty file".
+  Scratch scratch;
+  const std::string report = scratch.write_json("r.json", model_report_json());
+  const std::string folder = scratch.path("");
+  const std::vector<std::vector<std::string>> reads{
+      {"audit", folder},
+      {"table", folder},
+      {"plot", folder, "--out", scratch.path("x.svg")},
+      {"plot", report, "--ceilings", folder, "--out", scratch.path("x.svg")},
+      {"import-historical", folder, "--out-dir", scratch.path("out")},
+      {"gpus", "--gpu-table", folder},
+      {"model", "--gpu-table", folder},
+  };
+  for (const std::vector<std::string>& arguments : reads) {
+    INFO(arguments[0] << " " << arguments[1]);
+    const CliResult r = run(arguments);
+    check_refused(r, {"is a folder, not a file"});
+    CHECK(r.err.find("empty") == std::string::npos);
+  }
+}

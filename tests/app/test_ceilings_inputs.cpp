@@ -1,0 +1,78 @@
+// A ceilings report sits in a results folder beside the sweep reports
+// (results/h200/): plot, compare and table recognise it by its schema
+// (issue 12) instead of failing on it as a malformed sweep report.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+using nlohmann::json;
+using Words = std::vector<std::string>;
+
+namespace {
+
+const std::string ceilings = source_path("results/h200/ceilings.json");
+const std::string causal = source_path("results/h200/sweep-causal.json");
+const std::string noncausal = source_path("results/h200/sweep-noncausal.json");
+
+}  // namespace
+
+TEST_CASE("ceilings inputs: table prints a ceilings report's figures") {
+  const CliResult r = run_cli(Words{"table", ceilings});
+  REQUIRE(r.exit_code == 0);
+  // results/h200/ceilings.json: dram_bandwidth's median is 3935.5 GB/s against 4800 on the sheet.
+  CHECK(r.out.find("Measured ceilings of device 0 (NVIDIA H200)") != std::string::npos);
+  CHECK(r.out.find("dram_bandwidth           3935.5 GB/s         4800.0   0.820") !=
+        std::string::npos);
+  const CliResult csv = run_cli(Words{"table", ceilings, "--format", "csv"});
+  CHECK(csv.exit_code == 2);
+  CHECK(csv.err.find("a ceilings report prints as one text table") != std::string::npos);
+}
+
+TEST_CASE("ceilings inputs: plot draws a ceilings report among the files as measured roofs") {
+  const std::string svg = temp_path("ceilings-inputs.svg");
+  const CliResult r = run_cli(Words{"plot", ceilings, causal, noncausal, "--out", svg});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(ceilings + ": a ceilings report, drawn as measured roofs") != std::string::npos);
+  // 40 ok rows in each sweep file.
+  CHECK(r.out.find("80 measured points") != std::string::npos);
+  const CliResult alone = run_cli(Words{"plot", ceilings, "--out", svg});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("plot needs at least one sweep or model report") != std::string::npos);
+  std::remove(svg.c_str());
+}
+
+TEST_CASE("ceilings inputs: compare skips a pair of ceilings reports and says so") {
+  const std::string results = source_path("results/h200");
+  const std::string out = temp_path("ceilings-inputs-compare.json");
+  const CliResult r =
+      run_cli(Words{"compare", results, results, "--fail-on-regression", "--json", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(results + "/ceilings.json: a ceilings report, skipped") != std::string::npos);
+  const json document = json::parse(read_file(out));
+  CHECK(document["ceilings_skipped"] == json::array({results + "/ceilings.json"}));
+  // Every timed row of the folder's sweep reports, each compared with itself.
+  std::size_t timed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(results)) {
+    if (entry.path().extension() != ".json") continue;
+    const json report = json::parse(read_file(entry.path().string()));
+    if (report["schema"] != "cuflash-roofline/report/v1") continue;
+    for (const json& row : report["results"]) timed += row.contains("timing") ? 1 : 0;
+  }
+  CHECK(timed >= 80);  // sweep-causal.json and sweep-noncausal.json: 40 each
+  CHECK(document["rows_compared"] == timed);
+  const CliResult mixed = run_cli(Words{"compare", ceilings, causal});
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find("one is a ceilings report, the other a sweep report") != std::string::npos);
+  const CliResult view = run_cli(Words{"compare", "--roofline", results});
+  CHECK(view.exit_code == 0);
+  CHECK(view.out.find("ceilings.json: a ceilings report, skipped") != std::string::npos);
+  std::remove(out.c_str());
+}
