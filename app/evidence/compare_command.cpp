@@ -41,7 +41,12 @@ struct CompareOptions {
 
 std::vector<const Figure*> chosen_figures(const std::vector<std::string>& tags) {
   std::vector<const Figure*> out;
-  for (const std::string& tag : tags) {
+  for (const std::string& typed : tags) {
+    // "a, b" as typed in a shell: the blanks around a tag are not part of it
+    const std::size_t first = typed.find_first_not_of(" \t");
+    const std::string tag = first == std::string::npos
+                                ? ""
+                                : typed.substr(first, typed.find_last_not_of(" \t") - first + 1);
     const Figure* figure = find_figure(tag);
     if (figure == nullptr) {
       std::string known;

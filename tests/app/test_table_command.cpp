@@ -59,6 +59,19 @@ TEST_CASE("cli: table --columns takes blanks around names, --format any case") {
   CHECK(empty.err == "cuflash-roofline: error: --columns: empty item in 'kernel,,N'\n");
 }
 
+TEST_CASE("cli: compare --figures takes blanks around tags, as --columns does") {
+  // Issue 12's leftover: --figures 'a, b' named ' b' an unknown figure.
+  const std::string report = source_path("results/h200/sweep-causal.json");
+  const CliResult r = run_cli(
+      {"compare", report, report, "--figures", "achieved/TFLOPs, achieved/fraction_of_roof"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("TFLOPS") != std::string::npos);
+  CHECK(r.out.find("% roof") != std::string::npos);
+  const CliResult bad = run_cli({"compare", report, report, "--figures", "achieved/TFLOPs, nope"});
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err.find("unknown figure 'nope'") != std::string::npos);
+}
+
 TEST_CASE("cli: the README's column definitions are the tool's legend lines") {
   // README "Reading a table" lists "- LABEL: definition" lines; each must be
   // the legend line `table` prints for that column.
