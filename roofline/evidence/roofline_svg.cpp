@@ -172,8 +172,12 @@ class Chart {
       for (const ResultRow& row : report.results) {
         const auto x = figure_number(x_figure_, row);
         if (row.status != RowStatus::ok || !x || !plottable(*x)) continue;
-        Marker marker{input.name, report.ceiling.gpu, &row, report.provenance.auditable, false, *x,
-                      0};
+        Marker marker;
+        marker.report = input.name;
+        marker.gpu = report.ceiling.gpu;
+        marker.row = &row;
+        marker.auditable = report.provenance.auditable;
+        marker.ai = *x;
         const auto measured = figure_number(y_figure_, row);
         const auto roof = figure_number(roof_figure_, row);
         if (measured && plottable(*measured)) {
