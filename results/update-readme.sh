@@ -9,14 +9,16 @@ tool=${1:-build}/app/cuflash-roofline
 columns='kernel,dir,N,d,causal,tile,unit,median ms,TFLOPS,% roof,AI,regime,check'
 
 section() {
-  local title=$1 report=$2
+  local title=$1 report=$2 chosen=${3:-$columns}
   echo "#### $title"
   echo
-  echo "\`cuflash-roofline table $report --format md --status ok --columns '$columns'\`"
+  echo "\`cuflash-roofline table $report --format md --status ok --columns '$chosen'\`"
   echo
-  "$tool" table "$report" --format md --status ok --columns "$columns" --no-legend
+  "$tool" table "$report" --format md --status ok --columns "$chosen" --no-legend
   echo
 }
+# The profiled rows: every kernel, fa2_mma included, with what the counters say.
+profiled_columns='kernel,dir,N,d,causal,tile,median ms,TFLOPS,DRAM model,regime,% roof,regime (ncu DRAM),% roof (ncu DRAM),limiter,check'
 
 # fa2_mma against torch's flash backend, row by row; compare exits 1 when a
 # row is SLOWER, which is the finding here, not a failure of this script.
@@ -38,6 +40,10 @@ peer_section() {
 generated=$(
   section "H200, causal (results/h200/sweep-causal.json)" results/h200/sweep-causal.json
   section "H200, non-causal (results/h200/sweep-noncausal.json)" results/h200/sweep-noncausal.json
+  if [[ -f results/h200/profile/default.json ]]; then
+    section "H200, every kernel profiled by Nsight Compute (results/h200/profile/default.json)" \
+      results/h200/profile/default.json "$profiled_columns"
+  fi
   peer_section
 )
 "$tool" plot results/h200/peers/sweep-peer-axes.json results/h200/peers/torch-sdpa.json \
