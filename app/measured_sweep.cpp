@@ -199,6 +199,13 @@ std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOp
       ->type_name("PERCENT")
       ->capture_default_str()
       ->check(finite_number(0.0, 100.0));
+  command
+      .add_option("--throttle-threshold", o.throttle_threshold_percent,
+                  "discard (and count) a sample whose SM clock reads below this percent of the "
+                  "device's max clock; 0 keeps every sample (as nvbench's --throttle-threshold)")
+      ->type_name("PERCENT")
+      ->capture_default_str()
+      ->check(finite_number(0.0, 100.0));
   command.add_option("--max-seconds", o.max_seconds, "time cap per configuration (s)")
       ->capture_default_str()
       ->check(finite_number(0.01, 3600.0));
@@ -237,6 +244,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   settings.timing.target_rel_stdev = measure.max_noise_percent / 100;
   settings.timing.max_seconds = measure.max_seconds;
   settings.timing.flush_l2 = !measure.hot;
+  settings.timing.throttle_threshold = measure.throttle_threshold_percent / 100;
 
   std::vector<std::vector<std::size_t>> work(devices.size());
   std::size_t measurable = 0;

@@ -21,6 +21,9 @@ struct MeasureOptions {
   int warmup = 3;
   int min_samples = 10;
   double max_noise_percent = 0.5;  // --max-noise: relative stdev target, in percent (nvbench)
+  // --throttle-threshold: a sample whose SM clock reads below this % of the
+  // device's max clock is discarded and counted (nvbench's option and default).
+  double throttle_threshold_percent = 75;
   double max_seconds = 2.0;
   std::uint64_t seed = 20261202;
 };

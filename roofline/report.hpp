@@ -106,6 +106,12 @@ struct Timing {
   double sm_clock_min_MHz = 0;
   bool throttled = false;
   int throttled_discarded = 0;
+  // The --throttle-threshold the samples were judged by (% of the device's
+  // max SM clock; 0: none); empty in reports older than the option.
+  std::optional<double> throttle_threshold_percent;
+  // Every sample read throttled and too few others were left: the throttled
+  // ones were kept rather than report nothing (the cold timer's fallback).
+  bool kept_throttled = false;
   bool noise_target_met = false;
   std::string stop_reason;
 };

@@ -37,6 +37,8 @@ json timing_json(const Timing& t) {
               {"sm_clock_min_MHz", t.sm_clock_min_MHz},
               {"throttled", t.throttled},
               {"throttled_discarded", t.throttled_discarded},
+              {"throttle_threshold_percent", optional_number(t.throttle_threshold_percent)},
+              {"kept_throttled", t.kept_throttled},
               {"noise_target_met", t.noise_target_met},
               {"stop_reason", t.stop_reason}};
 }
@@ -179,6 +181,10 @@ Timing read_timing(const Node& n) {
   if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
   if (n.has("throttled")) t.throttled = n.boolean("throttled");
   if (n.has("throttled_discarded")) t.throttled_discarded = n.int32("throttled_discarded");
+  if (n.has("throttle_threshold_percent")) {
+    t.throttle_threshold_percent = n.optional_number("throttle_threshold_percent");
+  }
+  if (n.has("kept_throttled")) t.kept_throttled = n.boolean("kept_throttled");
   if (n.has("noise_target_met")) t.noise_target_met = n.boolean("noise_target_met");
   if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
   return t;

@@ -102,13 +102,32 @@ std::vector<Column> columns() {
   out.push_back(configuration(
       "n",
       [](const ResultRow& r) {
-        return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string("-");
+        if (!r.timing) return std::string("-");
+        const std::size_t kept = r.timing->samples_ms.size();
+        if (r.timing->kept_throttled) return fmt::format("{} thr", kept);
+        if (r.timing->throttled_discarded > 0) {
+          return fmt::format("{} -{}thr", kept, r.timing->throttled_discarded);
+        }
+        return fmt::format("{}", kept);
       },
       true,
       [](const ResultRow& r) {
         return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string();
       },
-      "n: samples timed (measured; the JSON keeps each one)"));
+      "n: samples timed (measured; the JSON keeps each one); \"-3thr\": 3 more were discarded "
+      "as throttled (SM clock under --throttle-threshold), \"thr\": throttled samples kept "
+      "because too few others were left"));
+  out.push_back(configuration(
+      "throttled",
+      [](const ResultRow& r) {
+        return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string("-");
+      },
+      true,
+      [](const ResultRow& r) {
+        return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string();
+      },
+      "throttled: samples discarded because the SM clock read under --throttle-threshold "
+      "(measured)"));
   out.push_back(configuration(
       "check",
       [](const ResultRow& r) {

@@ -42,6 +42,9 @@ void check_timing(const Timing& t, const Checker& at) {
   }
   at.at("warmup").not_negative(t.warmup);
   at.at("throttled_discarded").not_negative(t.throttled_discarded);
+  if (t.throttle_threshold_percent) {
+    at.at("throttle_threshold_percent").not_negative(*t.throttle_threshold_percent);
+  }
   at.at("sm_clock_MHz").not_negative(t.sm_clock_MHz);
   at.at("sm_clock_min_MHz").not_negative(t.sm_clock_min_MHz);
 }

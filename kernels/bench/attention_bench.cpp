@@ -386,6 +386,8 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   t.sm_clock_min_MHz = timing.sm_clock_min_MHz;
   t.throttled = timing.throttled;
   t.throttled_discarded = timing.throttled_discarded;
+  t.throttle_threshold_percent = 100 * settings.timing.throttle_threshold;
+  t.kept_throttled = timing.kept_throttled_samples;
   t.noise_target_met = timing.noise_target_met;
   t.stop_reason = timing.stop_reason;
   result.timing = t;

@@ -43,6 +43,18 @@ TEST_CASE("nvbench habits: --max-noise is a percentage, as in nvbench") {
   CHECK(over.err.find("--max-noise") != std::string::npos);
 }
 
+TEST_CASE(
+    "nvbench habits: --throttle-threshold is a percentage of the max SM clock, 75 by default") {
+  const CliResult help = run_cli(Words{"sweep", "--help"});
+  CHECK(help.out.find("--throttle-threshold PERCENT:[0, 100]=75") != std::string::npos);
+  for (const char* bad : {"101", "-1", "nan", "inf", "75%"}) {
+    INFO(bad);
+    const CliResult r = run_cli(Words{"sweep", "--throttle-threshold", bad});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--throttle-threshold") != std::string::npos);
+  }
+}
+
 TEST_CASE("nvbench habits: ranges without a step, the pow2 form and --json stdout") {
   const CliResult r = run_cli(
       Words{"model", "--kernels", "naive", "--seq-lens", "1:3,[pow2]10:11", "--json", "stdout"});

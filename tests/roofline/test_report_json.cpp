@@ -137,3 +137,29 @@ TEST_CASE("provenance.plugins round-trips and is absent without plugins") {
   no_sha["provenance"]["plugins"][0].erase("sha256");
   CHECK_THROWS_WITH(report_from_json(no_sha), "provenance.plugins[0].sha256: missing");
 }
+
+TEST_CASE(
+    "the throttle threshold and the kept-throttled fallback round-trip; older rows lack them") {
+  // sweep --throttle-threshold 75 (nvbench's default) with 2 samples discarded.
+  Report r = sample_report();
+  r.results[0].timing->throttle_threshold_percent = 75;
+  r.results[0].timing->throttled_discarded = 2;
+  r.results[0].timing->kept_throttled = true;
+  const json first = to_json(r);
+  CHECK(first["results"][0]["timing"]["throttle_threshold_percent"] == 75);
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(back.results[0].timing->throttle_threshold_percent == 75);
+  CHECK(back.results[0].timing->kept_throttled);
+  CHECK(back.results[0].timing->throttled_discarded == 2);
+
+  json older = first;
+  older["results"][0]["timing"].erase("throttle_threshold_percent");
+  older["results"][0]["timing"].erase("kept_throttled");
+  const Report old_back = report_from_json(older);
+  CHECK_FALSE(old_back.results[0].timing->throttle_threshold_percent.has_value());
+  CHECK_FALSE(old_back.results[0].timing->kept_throttled);
+
+  json negative = first;
+  negative["results"][0]["timing"]["throttle_threshold_percent"] = -1;
+  CHECK(error_of(negative).find("throttle_threshold_percent") != std::string::npos);
+}

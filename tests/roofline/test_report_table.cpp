@@ -103,3 +103,23 @@ TEST_CASE("the default columns add the measured regime and % roof when a row has
   r.results.front().profile.reset();
   CHECK(render_table(r, TableFormat::csv).find("limiter") == std::string::npos);
 }
+
+TEST_CASE("n says how many samples were discarded as throttled, or that throttled ones were kept") {
+  // A measured row of 3 kept samples (profiled_row.hpp); the cold timer's two outcomes.
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.results.push_back(test::profiled_row(r.ceiling));
+  const auto n_cell = [&r] {
+    return render_table(r, TableFormat::markdown, {"n", "throttled"}).substr(0, 200);
+  };
+  CHECK(n_cell().find("| 3 ") != std::string::npos);
+  r.results.front().timing->throttled_discarded = 4;
+  CHECK(n_cell().find("| 3 -4thr | 4 ") != std::string::npos);
+  r.results.front().timing->throttled_discarded = 0;
+  r.results.front().timing->kept_throttled = true;
+  CHECK(n_cell().find("| 3 thr ") != std::string::npos);
+  // CSV keeps the raw count.
+  r.results.front().timing->throttled_discarded = 4;
+  r.results.front().timing->kept_throttled = false;
+  CHECK(render_table(r, TableFormat::csv, {"n", "throttled"}) == "n,throttled\n3,4\n");
+}
