@@ -17,7 +17,8 @@
 //
 // Causal: only the blocks that cross the diagonal (and a ragged last block)
 // are masked; blocks wholly above a warp's rows are skipped by that warp; Q
-// blocks run heaviest first so that the last wave holds the short ones.
+// blocks run heaviest first (across the whole grid when the launch order puts
+// heads before Q blocks) so that the last wave holds the short ones.
 //
 // The tile configuration is a template parameter so that tests/gpu can time
 // variants; kernels/fa2_mma.cu instantiates the catalog's choice.

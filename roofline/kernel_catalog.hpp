@@ -90,7 +90,14 @@ inline constexpr KernelDescription fa1_wmma_kernel{
 // H200 (docs/perf-notes.md, results/h200/fa2-dev/): 4 warps and 2 CTAs per SM
 // for d <= 64; Br = 256 over 8 warps, 1 CTA per SM, for d = 128 (the same
 // per-warp work with half the cp.async traffic per query row, 2-5 % faster
-// than 128 x 64). Causal Q blocks run heaviest first.
+// than 128 x 64). Heads run fastest in the grid and Q blocks heaviest first
+// across it: with Q blocks fastest, "heaviest first" held within each head
+// only, the last wave held whole heads' worth of long blocks, and causal took
+// 0.80 of non-causal's time at N = 8192 where the work is 0.5 (a list-
+// scheduling model, tests/gpu/wave_schedule.py, predicted both; the H200
+// measured 0.80 and 0.51, docs/perf-notes.md v5). The price: CTAs resident
+// together read every head's K/V, so large H x N reads more DRAM (the
+// L2-aware model has the order; results/h200/fa2-dev/round5-order/).
 inline constexpr std::array<int, 3> fa2_mma_head_dims{32, 64, 128};
 inline constexpr std::array<ConfigRule, 3> fa2_mma_configs{{
     {.max_head_dim = 32, .config = {.tile = {128, 128}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
@@ -99,7 +106,7 @@ inline constexpr std::array<ConfigRule, 3> fa2_mma_configs{{
 }};
 inline constexpr std::array<GridLaunch, 1> fa2_mma_launches{{
     {"forward",
-     {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
+     {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
      CausalBlockOrder::heaviest_first},
 }};
 inline constexpr KernelDescription fa2_mma_kernel{

@@ -2,7 +2,7 @@
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
-# fa2variants, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
+# fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
 # peers_sweep, peer_compare, plugins, profile, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -187,6 +187,24 @@ step_l2data() {
     "$build/tests/gpu/single_launch" "${configs[@]}" >"$out/l2data.csv" 2>"$out/l2data.log"
   echo "l2data: exit $?, $(grep -c cfr_row "$out/l2data.csv") profiled launches"
   tail -n 3 "$out/l2data.log"
+}
+
+# DRAM and L2 bytes of fa2_mma's two launch orders (q blocks on x against heads
+# on x), one launch each, at shapes whose K/V fit and outgrow the 60 MB L2.
+step_fa2order() {
+  local fa2=$build/tests/gpu/fa2_variants
+  local m=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum
+  for shape in "8 8192" "8 16384" "32 32768"; do
+    for causal in 0 1; do
+      for name in order_q_d128 order_h_d128 order_q_d64 order_h_d64; do
+        echo "== $name H,N=$shape causal=$causal"
+        # shellcheck disable=SC2086
+        ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+          --metrics "$m" --kernel-name regex:fa2_mma "$fa2" --once "$name" $shape "$causal" 2>&1 |
+          grep -v '^==PROF=='
+      done
+    done
+  done | tee "$out/fa2-order-ncu.txt"
 }
 
 # Where fa2_mma d = 128 spends its time: the full Nsight Compute set on one

@@ -64,6 +64,9 @@ Variant make(const char* name) {
 }
 
 using fa2::Fa2Config;
+constexpr GridAxis heads_x = GridAxis::heads;
+constexpr GridAxis batch_y = GridAxis::batch;
+constexpr GridAxis q_z = GridAxis::q_blocks;
 
 std::vector<Variant> variants() {
   return {
@@ -78,6 +81,17 @@ std::vector<Variant> variants() {
       make<__nv_bfloat16, Fa2Config<64, 64, 4, 2, 2, 2, true>>("bf16_d64_bc64_w4x2_e"),
       make<__nv_bfloat16, Fa2Config<128, 64, 8, 2, 2, 1>>("bf16_d128_bc64_w8x2"),
       make<__nv_bfloat16, Fa2Config<128, 64, 8, 2, 2, 1, true>>("bf16_d128_bc64_w8x2_e"),
+      // Launch order: the registered tiles with q blocks on blockIdx.x (each
+      // head's blocks heaviest first, head after head) against heads on x and
+      // q blocks on z (every head's heaviest block first, across the grid).
+      make<__half, Fa2Config<64, 64, 4, 2, 2, 2, true>>("order_q_d64"),
+      make<__half, Fa2Config<64, 64, 4, 2, 2, 2, true, heads_x, batch_y, q_z>>("order_h_d64"),
+      make<__half, Fa2Config<128, 64, 8, 2, 2, 1>>("order_q_d128"),
+      make<__half, Fa2Config<128, 64, 8, 2, 2, 1, false, heads_x, batch_y, q_z>>("order_h_d128"),
+      make<__nv_bfloat16, Fa2Config<128, 64, 8, 2, 2, 1, false, heads_x, batch_y, q_z>>(
+          "order_h_bf16_d128"),
+      make<__half, Fa2Config<128, 64, 4, 2, 2, 2, false, heads_x, batch_y, q_z>>(
+          "order_h_d128_br128"),
   };
 }
 
@@ -221,7 +235,7 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
-    for (int seq_len : {4096, 16384}) {
+    for (int seq_len : {4096, 8192, 16384}) {
       for (bool causal : {false, true}) {
         const Problem p{1, 8, seq_len, variant.head_dim, causal, variant.dtype};
         const std::vector<double> samples = time_cold(variant, p, stream.get(), flusher, 15);
