@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -45,11 +46,23 @@ class ProfiledRange {
   ProfiledRange& operator=(const ProfiledRange&) = delete;
 };
 
+// A handle for a row whose kernel (or forward partner) calls cuBLAS, bound
+// to `stream`; none otherwise, so such rows never open the library.
+std::optional<measure::CublasHandle> cublas_for(const kernels::KernelEntry& entry,
+                                                const kernels::KernelEntry* partner,
+                                                cudaStream_t stream) {
+  const auto uses = [](const kernels::KernelEntry* e) {
+    return e != nullptr && e->description.arithmetic == ArithmeticPath::library_gemm;
+  };
+  if (!uses(&entry) && !uses(partner)) return std::nullopt;
+  std::optional<measure::CublasHandle> handle(std::in_place);
+  CFR_CUBLAS_CHECK(measure::cublas().set_stream(handle->get(), stream));
+  return handle;
+}
+
 void run_row(const ProfileRow& row, std::uint64_t seed) {
   CFR_CUDA_CHECK(cudaSetDevice(row.device));
   measure::CudaStream stream;
-  measure::CublasHandle cublas;
-  CFR_CUBLAS_CHECK(cublasSetStream(cublas.get(), stream.get()));
   const kernels::AttentionShape s = kernels::shape_of(row.problem);
   const std::size_t count = static_cast<std::size_t>(row.problem.heads_total() *
                                                      row.problem.seq_len * row.problem.head_dim);
@@ -65,17 +78,20 @@ void run_row(const ProfileRow& row, std::uint64_t seed) {
                                       stream.get()));
   const kernels::KernelEntry* entry = kernels::registry().find(row.kernel);
   if (entry == nullptr) throw std::runtime_error(fmt::format("unknown kernel '{}'", row.kernel));
+  const kernels::KernelEntry* partner =
+      entry->forward() != nullptr ? nullptr : kernels::registry().forward_partner(*entry);
+  const std::optional<measure::CublasHandle> cublas_handle = cublas_for(*entry, partner, stream);
+  const cublasHandle_t cublas = cublas_handle ? cublas_handle->get() : nullptr;
   const kernels::ForwardBuffers forward_io{q.data(), k.data(), v.data(), o.data(), lse.as<float>()};
   if (const kernels::ForwardKernel* kernel = entry->forward()) {
     DeviceBuffer workspace(kernel->workspace_bytes(s));
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     ProfiledRange range(row.index);
-    CFR_CUDA_CHECK(kernel->launch(
-        s, forward_io, {stream.get(), cublas.get(), workspace.data(), workspace.bytes()}));
+    CFR_CUDA_CHECK(
+        kernel->launch(s, forward_io, {stream.get(), cublas, workspace.data(), workspace.bytes()}));
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     return;
   }
-  const kernels::KernelEntry* partner = kernels::registry().forward_partner(*entry);
   if (partner == nullptr) throw std::runtime_error("no forward partner for " + row.kernel);
   const kernels::ForwardKernel* forward = partner->forward();
   const kernels::BackwardKernel* backward = entry->backward();
@@ -84,15 +100,14 @@ void run_row(const ProfileRow& row, std::uint64_t seed) {
                                       Distribution::uniform, stream.get()));
   DeviceBuffer forward_workspace(forward->workspace_bytes(s));
   CFR_CUDA_CHECK(forward->launch(
-      s, forward_io,
-      {stream.get(), cublas.get(), forward_workspace.data(), forward_workspace.bytes()}));
+      s, forward_io, {stream.get(), cublas, forward_workspace.data(), forward_workspace.bytes()}));
   DeviceBuffer workspace(backward->workspace_bytes(s));
   const kernels::BackwardBuffers io{q.data(),        k.data(),   v.data(),   o.data(),  d_o.data(),
                                     lse.as<float>(), d_q.data(), d_k.data(), d_v.data()};
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   ProfiledRange range(row.index);
   CFR_CUDA_CHECK(
-      backward->launch(s, io, {stream.get(), cublas.get(), workspace.data(), workspace.bytes()}));
+      backward->launch(s, io, {stream.get(), cublas, workspace.data(), workspace.bytes()}));
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 }
 

@@ -127,14 +127,16 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
   const float one = 1.f;
   const float zero = 0.f;
 
-  cublasStatus_t status = cublasSetStream(context.cublas, context.stream);
+  // A handle exists, so cuBLAS is open (kernels/measure/cublas_library.hpp).
+  const measure::CublasLibrary& cublas = measure::cublas();
+  cublasStatus_t status = cublas.set_stream(context.cublas, context.stream);
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
   // cuBLAS is column-major: a row-major [N, N] S is the column-major S^T =
   // K Q^T, with K and Q (row-major [N, d]) seen as column-major d x N.
-  status = cublasGemmStridedBatchedEx(context.cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, &one, io.k,
-                                      type, d, matrix_stride, io.q, type, d, matrix_stride, &zero,
-                                      s, type, n, score_stride, batch, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT);
+  status = cublas.gemm_strided_batched(context.cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, d, &one,
+                                       io.k, type, d, matrix_stride, io.q, type, d, matrix_stride,
+                                       &zero, s, type, n, score_stride, batch, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
   CFR_CUDA_TRY(cudaGetLastError());
 
@@ -143,10 +145,10 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
                              softmax_scale_log2_of(shape)));
 
   // Row-major O = P V is the column-major O^T = V^T P^T.
-  status = cublasGemmStridedBatchedEx(context.cublas, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &one, io.v,
-                                      type, d, matrix_stride, p, type, n, score_stride, &zero, io.o,
-                                      type, d, matrix_stride, batch, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT);
+  status = cublas.gemm_strided_batched(context.cublas, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &one,
+                                       io.v, type, d, matrix_stride, p, type, n, score_stride,
+                                       &zero, io.o, type, d, matrix_stride, batch,
+                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
   return cudaGetLastError();
 }

@@ -86,6 +86,13 @@ RowKernels row_kernels(const KernelDescription& kernel) {
   return out;
 }
 
+// A row calls cuBLAS when its kernel, or the forward partner that feeds it,
+// does its arithmetic through a library GEMM (the naive kernel).
+bool uses_cublas(const RowKernels& row) {
+  return row.entry->description.arithmetic == ArithmeticPath::library_gemm ||
+         row.forward->description.arithmetic == ArithmeticPath::library_gemm;
+}
+
 std::size_t workspace_bytes(const kernels::KernelEntry* entry, const AttentionProblem& p) {
   if (entry == nullptr) return 0;
   return std::visit([&](const auto& launcher) { return launcher.workspace_bytes(shape_of(p)); },
@@ -98,7 +105,9 @@ struct DeviceSession::State {
   int device = 0;
   ComputeCapability cc;
   measure::CudaStream stream;
-  measure::CublasHandle cublas;
+  // Made at the first row that calls cuBLAS: a sweep without such a kernel
+  // never opens the library (kernels/measure/cublas_library.hpp).
+  std::optional<measure::CublasHandle> cublas;
   std::optional<ProblemData> data;
 
   explicit State(int index) : device(index), cc(measure::compute_capability_of(index)) {}
@@ -245,6 +254,18 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     return result;
   };
 
+  // Before the memory check, which leaves headroom for the handle's own.
+  if (uses_cublas(row) && !s.cublas) {
+    try {
+      s.cublas.emplace();
+    } catch (const std::exception& error) {
+      result.status = RowStatus::failed;
+      result.reason = error.what();
+      return result;
+    }
+  }
+  const cublasHandle_t cublas = s.cublas ? s.cublas->get() : nullptr;
+
   // New problem (or a backward needing dO): drop the old data before sizing.
   const std::uint64_t seed = problem_seed(settings.seed, problem);
   if (!s.data || !same_problem(s.data->problem, problem) || s.data->seed != seed ||
@@ -299,7 +320,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
 
   const kernels::ForwardBuffers forward_buffers{data.q.data(), data.k.data(), data.v.data(),
                                                 o.data(), lse.as<float>()};
-  const kernels::LaunchContext forward_context{s.stream, s.cublas.get(), forward_workspace.data(),
+  const kernels::LaunchContext forward_context{s.stream, cublas, forward_workspace.data(),
                                                forward_workspace.bytes(), &launch_message};
   if (const StepError e = [&]() -> StepError {
         CFR_STEP(kernels::poison(o.data(), o.bytes(), s.stream));
@@ -335,7 +356,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     const kernels::BackwardBuffers backward_buffers{data.q.data(), data.k.data(),   data.v.data(),
                                                     o.data(),      data.d_o.data(), lse.as<float>(),
                                                     d_q.data(),    d_k.data(),      d_v.data()};
-    const kernels::LaunchContext backward_context{s.stream, s.cublas.get(), workspace.data(),
+    const kernels::LaunchContext backward_context{s.stream, cublas, workspace.data(),
                                                   workspace.bytes(), &launch_message};
     if (const StepError e = [&]() -> StepError {
           for (DeviceBuffer* out : {&d_q, &d_k, &d_v})

@@ -114,7 +114,8 @@ CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::Timing
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   measure::CublasHandle handle;
-  CFR_CUBLAS_CHECK(cublasSetStream(handle, stream));
+  const measure::CublasLibrary& cublas = measure::cublas();  // open: a handle exists
+  CFR_CUBLAS_CHECK(cublas.set_stream(handle, stream));
   const cudaDataType_t type = dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
   const float alpha = 1.f;
   const float beta = 0.f;
@@ -134,9 +135,9 @@ CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::Timing
       spec,
       [&](cudaStream_t s) {
         const cublasStatus_t status =
-            cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &alpha, a.data(), type,
-                         size, b.data(), type, size, &beta, c.data(), type, size,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            cublas.gemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, size, size, size, &alpha, a.data(), type,
+                        size, b.data(), type, size, &beta, c.data(), type, size, CUBLAS_COMPUTE_32F,
+                        CUBLAS_GEMM_DEFAULT);
         (void)s;  // the handle is bound to the timed stream
         if (status == CUBLAS_STATUS_SUCCESS) return cudaGetLastError();
         failure = status;

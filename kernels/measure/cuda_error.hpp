@@ -18,6 +18,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "kernels/measure/cublas_library.hpp"
+
 namespace cfr::measure {
 
 // A failed CUDA or cuBLAS call. what() is one line: the call, where it was
@@ -62,9 +64,10 @@ inline void check_cublas(cublasStatus_t status, std::string_view expression, std
   message += ':';
   message += std::to_string(line);
   message += ": ";
-  message += cublasGetStatusName(status);
+  // A status other than success came from the library, so it is open.
+  message += cublas().status_name(status);
   message += " (";
-  message += cublasGetStatusString(status);
+  message += cublas().status_string(status);
   message += ')';
   throw CudaError(cudaErrorUnknown, message);
 }
@@ -232,14 +235,20 @@ class CudaEvent : public OwnedHandle<cudaEvent_t, &cudaEventDestroy> {
   }
 };
 
-class CublasHandle : public OwnedHandle<cublasHandle_t, &cublasDestroy> {
+inline cublasStatus_t destroy_cublas_handle(cublasHandle_t handle) {
+  return cublas().destroy(handle);
+}
+
+// Opens cuBLAS (cublas_library.hpp) at the first handle; throws
+// std::runtime_error naming the library when it cannot be opened.
+class CublasHandle : public OwnedHandle<cublasHandle_t, &destroy_cublas_handle> {
  public:
   CublasHandle() : OwnedHandle(create()) {}
 
  private:
   static cublasHandle_t create() {
     cublasHandle_t handle = nullptr;
-    CFR_CUBLAS_CHECK(cublasCreate(&handle));
+    CFR_CUBLAS_CHECK(cublas().create(&handle));
     return handle;
   }
 };

@@ -108,15 +108,17 @@ CliResult run_cli(const std::vector<std::string>& arguments, const CliLimits& li
   CliResult result;
   const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
   int status = 0;
-  while (::waitpid(child, &status, WNOHANG) == 0) {
+  rusage usage{};
+  while (::wait4(child, &status, WNOHANG, &usage) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
+      ::wait4(child, &status, 0, &usage);
       result.timed_out = true;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  result.max_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(status) && !result.timed_out) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   result.out = read_file(out_path);

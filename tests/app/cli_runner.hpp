@@ -13,6 +13,7 @@ struct CliResult {
   std::string err;     // stderr
   int signal = 0;
   bool timed_out = false;
+  long max_rss_kib = 0;  // the child's peak resident set (ru_maxrss); the argv form only
 };
 
 // `arguments` is appended to the binary's path and run through /bin/sh, with

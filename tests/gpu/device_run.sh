@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
-# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings,
+# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings, cublas,
 # fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
 # peers_sweep, peer_compare, plugins, profile, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
@@ -89,6 +89,45 @@ step_ceilings() {
   mkdir -p results/h200
   "$tool" ceilings --json results/h200/ceilings.json 2>&1 | tail -n 20
   cp results/h200/ceilings.json "$out/"
+}
+
+# cuBLAS, opened at its first use (kernels/measure/cublas_library.hpp): the
+# naive rows open it and pass (exit 0, audit clean), also under --profile,
+# ceilings measures its two cuBLAS tensor peaks (exit 0); with an empty file named
+# libcublas.so.13 first on the library path, the naive rows fail naming it
+# and the fa2_mma rows still run (exit 1).
+step_cublas() {
+  local args=(sweep --kernels naive,fa2_mma --seq-lens 1024,4096 --head-dims 64 --causal
+              --max-seconds 0.2)
+  "$tool" "${args[@]}" --json "$out/cublas-naive.json" >"$out/cublas-naive.log" 2>&1
+  local rc=$?
+  "$tool" audit "$out/cublas-naive.json" >/dev/null 2>&1
+  local audit_rc=$?
+  echo "naive + fa2_mma sweep: exit $rc, audit exit $audit_rc (0 and 0 expected)"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+  "$tool" ceilings --json "$out/cublas-ceilings.json" >"$out/cublas-ceilings.log" 2>&1
+  rc=$?
+  local figures
+  figures=$(grep -c '"figure": "[a-z0-9]*_tensor_cublas"' "$out/cublas-ceilings.json")
+  echo "ceilings: exit $rc, $figures cuBLAS figures (0 and 2 expected)"
+  [[ $rc -eq 0 && $figures -eq 2 ]] || status=1
+  # profile-child (under ncu) makes a handle only for the naive rows.
+  "$tool" "${args[@]}" --profile --json "$out/cublas-profile.json" >"$out/cublas-profile.log" 2>&1
+  rc=$?
+  "$tool" audit "$out/cublas-profile.json" >/dev/null 2>&1
+  audit_rc=$?
+  echo "the same sweep with --profile: exit $rc, audit exit $audit_rc (0 and 0 expected)"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+  local broken=/tmp/cfr-broken-cublas
+  mkdir -p "$broken" && : >"$broken/libcublas.so.13"
+  LD_LIBRARY_PATH=$broken:$LD_LIBRARY_PATH "$tool" "${args[@]}" --json "$out/cublas-broken.json" \
+    >"$out/cublas-broken.log" 2>&1
+  rc=$?
+  local ok
+  ok=$(grep -c '"status": "ok"' "$out/cublas-broken.json")
+  echo "with a broken libcublas.so.13: exit $rc, $ok rows ok (1 and 2 expected: fa2_mma's)"
+  grep -m 1 -o '"reason": "cuBLAS: cannot open[^"]*"' "$out/cublas-broken.json" || status=1
+  [[ $rc -eq 1 && $ok -eq 2 ]] || status=1
 }
 
 # fa2_mma tile variants: checked against the reference, then timed (cold).

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   try {
     measure::CudaStream stream;
     measure::CublasHandle cublas;
-    CFR_CUBLAS_CHECK(cublasSetStream(cublas.get(), stream.get()));
+    CFR_CUBLAS_CHECK(measure::cublas().set_stream(cublas.get(), stream.get()));
     for (int i = 1; i < argc; ++i) run(parse(argv[i]), i - 1, stream.get(), cublas.get());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "single_launch: %s\n", error.what());

@@ -110,19 +110,27 @@ TEST_CASE("work: inputs that never end, or nest without end, are refused", "[wor
   const std::string fifo = scratch.path("in.fifo");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   check_refused(run({"audit", fifo}, tight(5)), {fifo, "empty file"});
-  // A stream longer than any report: stopped at the input cap.
+  // A stream longer than any report: stopped at the input cap. The writer is
+  // connected before the binary starts: one that opened after the binary's
+  // first read would find a FIFO without a writer (read as empty) and wait
+  // for a reader for ever. The test's own read end lets the writer's open
+  // return at once, and closing it ends the writer once the binary is gone.
   const std::string endless = scratch.path("endless.fifo");
   REQUIRE(::mkfifo(endless.c_str(), 0600) == 0);
-  std::thread writer([&endless] {
-    ::signal(SIGPIPE, SIG_IGN);
-    const int fd = ::open(endless.c_str(), O_WRONLY);
+  const int held_read_end = ::open(endless.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(held_read_end >= 0);
+  const int write_end = ::open(endless.c_str(), O_WRONLY);
+  REQUIRE(write_end >= 0);
+  ::signal(SIGPIPE, SIG_IGN);
+  std::thread writer([write_end] {
     const std::string chunk(1 << 20, ' ');
-    while (fd >= 0 && ::write(fd, chunk.data(), chunk.size()) > 0) {
+    while (::write(write_end, chunk.data(), chunk.size()) > 0) {
     }
-    if (fd >= 0) ::close(fd);
   });
   CliLimits limits = tight(60);
   limits.address_space_bytes = std::size_t{2} << 30;
   check_refused(run({"audit", endless}, limits), {endless, "larger than 512 MiB"});
+  ::close(held_read_end);  // no reader left: the blocked write fails with EPIPE
   writer.join();
+  ::close(write_end);
 }
