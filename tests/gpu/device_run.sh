@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings, cublas,
 # fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, peer_compare, plugins, profile, profile_big. Logs go to $OUT (or
+# peers_sweep, peer_compare, plugins, profile, profile_fa2big, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -392,11 +392,17 @@ step_profile() {
   mkdir -p results/h200/profile
   profile_sweep default --both --head-dims 64,128 --backward --max-seconds 0.5
 }
-step_profile_big() {
+# The shapes whose K/V outgrow the L2, fa2_mma's among them (the part of
+# profile_big a change to fa2_mma's launch invalidates).
+step_profile_fa2big() {
   mkdir -p results/h200/profile
   local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep h32-n32k --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 32 --seq-lens 32768 "${big[@]}"
   profile_sweep fa2-h4-n128k --kernels fa2_mma --heads 4 --seq-lens 131072 "${big[@]}"
+}
+step_profile_big() {
+  step_profile_fa2big
+  local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep naive-h32-n8k --kernels naive --heads 32 --seq-lens 8192 "${big[@]}"
   profile_sweep bwd-h8-n32k --kernels fa1_bwd --heads 8 --seq-lens 32768 "${big[@]}"
 }
