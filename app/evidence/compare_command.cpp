@@ -327,8 +327,9 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->required();
   command
       ->add_option("--threshold", options->threshold,
-                   "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
-                   "larger relative stdev of the two rows)")
+                   "relative change of the median beyond which a row is FASTER/SLOWER when its "
+                   "samples agree, e.g. 0.05 (default: the larger relative stdev of the two "
+                   "rows)")
       ->type_name("REL")
       ->check(finite_number(0.0, 1e6));
   command
