@@ -8,6 +8,7 @@
 #include "kernels/ceilings/ceilings.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "report_file.hpp"
+#include "roofline/auditability.hpp"
 #include "roofline/report_json.hpp"
 #include "roofline/row_model.hpp"
 #include "tool_info.hpp"
@@ -49,9 +50,7 @@ CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
     figure.sm_clock_MHz = m.timing.sm_clock_MHz;
     report.figures.push_back(std::move(figure));
   }
-  if (report.tool.git_dirty) {
-    report.provenance.reasons.push_back("built from a dirty or unknown tree");
-  }
+  report.provenance.reasons = auditability_failures(report);
   report.provenance.auditable = report.provenance.reasons.empty();
   return report;
 }

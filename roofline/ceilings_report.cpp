@@ -26,22 +26,27 @@ std::optional<double> CeilingsReport::best_peak(ComputeUnit unit) const {
   return best;
 }
 
+std::optional<double> fraction_of_datasheet(const CeilingFigure& figure) {
+  if (!figure.datasheet_value) return std::nullopt;
+  return figure.value / *figure.datasheet_value;
+}
+
 nlohmann::json to_json(const CeilingsReport& r) {
   nlohmann::json figures = nlohmann::json::array();
   for (const CeilingFigure& f : r.figures) {
-    figures.push_back(
-        {{"figure", f.figure},
-         {"unit", f.unit},
-         {"value", f.value},
-         {"samples", f.samples},
-         {"method", f.method},
-         {"compute_unit",
-          f.compute_unit ? nlohmann::json(to_string(*f.compute_unit)) : nlohmann::json(nullptr)},
-         {"datasheet_value",
-          f.datasheet_value ? nlohmann::json(*f.datasheet_value) : nlohmann::json(nullptr)},
-         {"fraction_of_datasheet", f.datasheet_value ? nlohmann::json(f.value / *f.datasheet_value)
+    figures.push_back({{"figure", f.figure},
+                       {"unit", f.unit},
+                       {"value", f.value},
+                       {"samples", f.samples},
+                       {"method", f.method},
+                       {"compute_unit", f.compute_unit ? nlohmann::json(to_string(*f.compute_unit))
+                                                       : nlohmann::json(nullptr)},
+                       {"datasheet_value", f.datasheet_value ? nlohmann::json(*f.datasheet_value)
+                                                             : nlohmann::json(nullptr)},
+                       {"fraction_of_datasheet", fraction_of_datasheet(f)
+                                                     ? nlohmann::json(*fraction_of_datasheet(f))
                                                      : nlohmann::json(nullptr)},
-         {"sm_clock_MHz", f.sm_clock_MHz}});
+                       {"sm_clock_MHz", f.sm_clock_MHz}});
   }
   return {{"schema", r.schema},
           {"tool", to_json(r.tool)},
@@ -74,6 +79,7 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document) {
       figure.compute_unit = f.named("compute_unit", parse_compute_unit, "compute unit");
     }
     figure.datasheet_value = f.optional_positive("datasheet_value");
+    figure.reported_fraction_of_datasheet = f.optional_positive("fraction_of_datasheet");
     const nlohmann::json& samples = f.array("samples");
     for (std::size_t k = 0; k < samples.size(); ++k) {
       const nlohmann::json& sample = samples[k];
@@ -122,11 +128,10 @@ std::string render_ceilings_table(const CeilingsReport& report) {
   out += fmt::format("{:<20} {:>10} {:<8} {:>10} {:>7} {:>8}  {}\n", "figure", "median", "unit",
                      "datasheet", "ratio", "samples", "method");
   for (const CeilingFigure& f : report.figures) {
-    out +=
-        fmt::format("{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
-                    f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
-                    f.datasheet_value ? fmt::format("{:.3f}", f.value / *f.datasheet_value) : "-",
-                    f.samples.size(), f.method);
+    out += fmt::format("{:<20} {:>10.1f} {:<8} {:>10} {:>7} {:>8}  {}\n", f.figure, f.value, f.unit,
+                       f.datasheet_value ? fmt::format("{:.1f}", *f.datasheet_value) : "-",
+                       f.datasheet_value ? fmt::format("{:.3f}", *fraction_of_datasheet(f)) : "-",
+                       f.samples.size(), f.method);
   }
   out +=
       "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "

@@ -24,8 +24,13 @@ struct CeilingFigure {
   std::string method;
   std::optional<ComputeUnit> compute_unit;  // empty for bandwidths
   std::optional<double> datasheet_value;    // the GPU table's figure it is compared with
+  // As read from a file (for `audit`); to_json writes fraction_of_datasheet().
+  std::optional<double> reported_fraction_of_datasheet;
   double sm_clock_MHz = 0;
 };
+
+// value / datasheet_value; empty without a datasheet figure (L2 bandwidth).
+std::optional<double> fraction_of_datasheet(const CeilingFigure& figure);
 
 struct CeilingsReport {
   std::string schema{ceilings_schema};

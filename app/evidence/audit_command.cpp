@@ -1,8 +1,12 @@
 // `cuflash-roofline audit REPORT…`: recomputes every derived figure of each
 // report from its own inputs and samples, and checks that `auditable: true`
-// is earned. Exit 0: every report consistent; 1: findings; 2: unusable file.
+// is earned. A `ceilings` report (told apart by its schema) is audited for
+// what it holds: each figure's median of its samples, its fraction of the
+// datasheet, its provenance. Exit 0: every report consistent; 1: findings;
+// 2: unusable file.
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +15,7 @@
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
 #include "roofline/evidence/audit.hpp"
+#include "roofline/evidence/ceilings_audit.hpp"
 
 namespace cfr::app {
 
@@ -21,18 +26,32 @@ struct AuditOptions {
   std::string json_path;
 };
 
+// Every file read and checked before the first is audited, so that a bad
+// one fails alone.
+std::vector<std::variant<Report, CeilingsReport>> read_documents(
+    const std::vector<std::string>& paths) {
+  std::vector<std::variant<Report, CeilingsReport>> documents;
+  documents.reserve(paths.size());
+  for (const std::string& path : paths) documents.push_back(read_report_or_ceilings(path));
+  return documents;
+}
+
 int run(const AuditOptions& options) {
   const OutputFiles outputs = evidence_outputs(options.files, {{"--json", options.json_path}});
-  const std::vector<Report> reports = read_reports(options.files);
+  const auto documents = read_documents(options.files);
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json files = nlohmann::json::array();
   bool all_consistent = true;
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    const evidence::AuditResult result = evidence::audit_report(reports[i]);
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const Report* report = std::get_if<Report>(&documents[i]);
+    const evidence::AuditResult result =
+        report ? evidence::audit_report(*report)
+               : evidence::audit_ceilings(std::get<CeilingsReport>(documents[i]));
     screen << evidence::render_audit(result, options.files[i]);
     all_consistent = all_consistent && result.consistent();
     nlohmann::json entry = evidence::to_json(result);
     entry["file"] = options.files[i];
+    entry["schema"] = report ? report->schema : std::get<CeilingsReport>(documents[i]).schema;
     files.push_back(entry);
   }
   screen << std::flush;
@@ -50,9 +69,11 @@ void add_audit_command(CLI::App& app, CommandStatus& status) {
   auto options = std::make_shared<AuditOptions>();
   CLI::App* command = app.add_subcommand(
       "audit",
-      "recompute every derived figure of reports and check their auditable flag (exit 0: "
-      "consistent, 1: findings, 2: unusable file)");
-  add_input_option(*command, "reports", options->files, "report JSON files")->required();
+      "recompute every derived figure of reports (sweep, model, historical or ceilings) and check "
+      "their auditable flag (exit 0: consistent, 1: findings, 2: unusable file)");
+  add_input_option(*command, "reports", options->files,
+                   "report JSON files (sweep, model, historical or ceilings reports)")
+      ->required();
   add_output_option(*command, "--json", options->json_path, "also write the findings as JSON");
   add_version_flag(*command);
   command->callback([options, &status] { status.exit_status = run(*options); });

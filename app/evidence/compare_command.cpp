@@ -4,8 +4,9 @@
 //
 // Paths: BASE NEW (two files or two folders, folders matched by file name),
 // or BASE1 NEW1 BASE2 NEW2 … (pairs of files). Exit 0; 1 when
-// --fail-on-regression and a row is SLOWER or FAILED or no row was compared;
-// 2 for an unusable file or a refused comparison.
+// --fail-on-regression and a row is SLOWER or FAILED or no row was compared,
+// or --fail-on-ambiguous and a row is AMBIGUOUS; 2 for an unusable file or a
+// refused comparison.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -30,7 +31,9 @@ namespace {
 struct CompareOptions {
   std::vector<std::string> paths;
   double threshold = -1;  // negative: noise-aware
+  double significance = 0.05;
   bool fail_on_regression = false;
+  bool fail_on_ambiguous = false;
   bool allow_unauditable = false;
   bool allow_cross_device = false;
   std::vector<std::string> kernel_aliases;
@@ -208,23 +211,20 @@ std::size_t compared_rows(const std::vector<evidence::Comparison>& comparisons) 
   return count;
 }
 
-int run_comparison(const CompareOptions& options) {
-  FilePairs files = pair_paths(options.paths);
-  std::vector<std::string> inputs;
-  for (const auto& [base, next] : files.pairs) {
-    inputs.push_back(base);
-    inputs.push_back(next);
-  }
-  const OutputFiles outputs = evidence_outputs(inputs, {{"--json", options.json_path}});
+evidence::CompareOptions comparison_settings(const CompareOptions& options) {
   evidence::CompareOptions settings;
   if (options.threshold >= 0) settings.threshold = options.threshold;
+  settings.significance = options.significance;
   settings.allow_unauditable = options.allow_unauditable;
   settings.allow_cross_device = options.allow_cross_device;
   settings.kernel_aliases = parse_aliases(options.kernel_aliases);
   settings.figures = chosen_figures(options.figures);
+  return settings;
+}
 
-  std::vector<std::string> skipped;
-  const std::vector<std::pair<Report, Report>> reports = read_pairs(files, options, skipped);
+std::vector<evidence::Comparison> compare_pairs(
+    const std::vector<std::pair<Report, Report>>& reports, const FilePairs& files,
+    const evidence::CompareOptions& settings) {
   std::vector<evidence::Comparison> comparisons;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     try {
@@ -235,6 +235,27 @@ int run_comparison(const CompareOptions& options) {
                                            files.pairs[i].second, refused.what()));
     }
   }
+  return comparisons;
+}
+
+bool any_ambiguous(const std::vector<evidence::Comparison>& comparisons) {
+  return std::any_of(comparisons.begin(), comparisons.end(), [](const evidence::Comparison& c) {
+    return c.count(evidence::Verdict::ambiguous) > 0;
+  });
+}
+
+int run_comparison(const CompareOptions& options) {
+  FilePairs files = pair_paths(options.paths);
+  std::vector<std::string> inputs;
+  for (const auto& [base, next] : files.pairs) {
+    inputs.push_back(base);
+    inputs.push_back(next);
+  }
+  const OutputFiles outputs = evidence_outputs(inputs, {{"--json", options.json_path}});
+  const evidence::CompareOptions settings = comparison_settings(options);
+  std::vector<std::string> skipped;
+  const std::vector<std::pair<Report, Report>> reports = read_pairs(files, options, skipped);
+  const std::vector<evidence::Comparison> comparisons = compare_pairs(reports, files, settings);
 
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json pairs = nlohmann::json::array();
@@ -252,9 +273,16 @@ int run_comparison(const CompareOptions& options) {
   for (const std::string& path : files.only_in_base)
     screen << "file only in base: " << path << '\n';
   for (const std::string& path : files.only_in_new) screen << "file only in new: " << path << '\n';
-  if (comparisons.size() > 1)
+  const evidence::GeometricMean geomean = evidence::geometric_mean(comparisons);
+  if (comparisons.size() > 1) {
     screen << "total: " << evidence::render_verdict_counts(comparisons) << '\n';
+    screen << "total: " << evidence::render_geometric_mean(geomean) << '\n';
+  }
   if (regressed) screen << "REGRESSION: at least one row is SLOWER or FAILED\n";
+  const bool ambiguous = any_ambiguous(comparisons);
+  if (ambiguous && options.fail_on_ambiguous) {
+    screen << "AMBIGUOUS: at least one row's medians and samples disagree (--fail-on-ambiguous)\n";
+  }
   // A gate that compared nothing would pass every change: with
   // --fail-on-regression, no compared row is a failure of its own.
   const bool nothing_compared = compared_rows(comparisons) == 0;
@@ -266,19 +294,23 @@ int run_comparison(const CompareOptions& options) {
 
   if (outputs.has("--json")) {
     const nlohmann::json document{
-        {"schema", "cuflash-roofline/compare/v1"},
+        {"schema", "cuflash-roofline/compare/v2"},
         {"threshold",
          settings.threshold ? nlohmann::json(*settings.threshold) : nlohmann::json(nullptr)},
+        {"significance", settings.significance},
         {"pairs", pairs},
         {"files_only_in_base", files.only_in_base},
         {"files_only_in_new", files.only_in_new},
         {"ceilings_skipped", skipped},
         {"regression", regressed},
-        {"rows_compared", compared_rows(comparisons)}};
+        {"ambiguous", ambiguous},
+        {"rows_compared", compared_rows(comparisons)},
+        {"geomean", evidence::to_json(geomean)}};
     outputs.write({{"--json", json_text(document)}});
   }
-  const bool gate_fails = regressed || nothing_compared;
-  return gate_fails && options.fail_on_regression ? exit_code::verdict : exit_code::ok;
+  const bool gate_fails = regressed || nothing_compared || (ambiguous && options.fail_on_ambiguous);
+  const bool gated = options.fail_on_regression || options.fail_on_ambiguous;
+  return gate_fails && gated ? exit_code::verdict : exit_code::ok;
 }
 
 }  // namespace
@@ -295,13 +327,23 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->required();
   command
       ->add_option("--threshold", options->threshold,
-                   "relative change that counts as FASTER/SLOWER, e.g. 0.05 (default: the "
-                   "larger relative stdev of the two rows)")
+                   "relative change of the median beyond which a row is FASTER/SLOWER when its "
+                   "samples agree, e.g. 0.05 (default: the larger relative stdev of the two "
+                   "rows)")
       ->type_name("REL")
       ->check(finite_number(0.0, 1e6));
+  command
+      ->add_option("--significance", options->significance,
+                   "Mann-Whitney p-value below which a row's samples establish a change "
+                   "(default 0.05)")
+      ->type_name("P")
+      ->check(finite_number_above(0.0, 0.5));
   command->add_flag("--fail-on-regression", options->fail_on_regression,
                     "exit 1 when any row is SLOWER or FAILED, or when no row was compared (the CI "
-                    "gate)");
+                    "gate; AMBIGUOUS rows do not fail it)");
+  command->add_flag("--fail-on-ambiguous", options->fail_on_ambiguous,
+                    "exit 1 when any row is AMBIGUOUS (its medians and samples disagree), or when "
+                    "no row was compared");
   command->add_flag("--allow-unauditable", options->allow_unauditable,
                     "compare against a baseline that is not auditable (labelled in the output)");
   command->add_flag("--allow-cross-device", options->allow_cross_device,

@@ -103,11 +103,7 @@ class RowAudit {
     out_.findings.push_back({kind, where_, std::move(message)});
   }
 
-  bool close(double a, double b) const {
-    if (!std::isfinite(a) || !std::isfinite(b)) return a == b;
-    return std::fabs(a - b) <=
-           tolerance_.absolute + tolerance_.relative * std::max(std::fabs(a), std::fabs(b));
-  }
+  bool close(double a, double b) const { return agree(a, b, tolerance_); }
 
   // A figure absent on both sides is not counted; one that a report of
   // before its key lacks (optional_on_read) is not missing, except a profile
@@ -331,9 +327,16 @@ class RowAudit {
   AuditResult& out_;
 };
 
-void check_auditable_flag(const Report& report, AuditResult& out) {
-  const std::vector<std::string> failures = auditability_failures(report);
-  const Provenance& p = report.provenance;
+}  // namespace
+
+bool agree(double a, double b, const AuditTolerance& tolerance) {
+  if (!std::isfinite(a) || !std::isfinite(b)) return a == b;
+  return std::fabs(a - b) <=
+         tolerance.absolute + tolerance.relative * std::max(std::fabs(a), std::fabs(b));
+}
+
+void check_auditable_flag(const Provenance& p, const std::vector<std::string>& failures,
+                          AuditResult& out) {
   if (p.auditable) {
     for (const std::string& failure : failures) {
       out.findings.push_back(
@@ -351,8 +354,6 @@ void check_auditable_flag(const Report& report, AuditResult& out) {
   }
 }
 
-}  // namespace
-
 std::size_t AuditResult::failing() const {
   return static_cast<std::size_t>(
       std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.fails(); }));
@@ -361,7 +362,7 @@ std::size_t AuditResult::failing() const {
 AuditResult audit_report(const Report& report, const AuditTolerance& tolerance) {
   AuditResult result;
   result.rows = report.results.size();
-  check_auditable_flag(report, result);
+  check_auditable_flag(report.provenance, auditability_failures(report), result);
   if (report.results.empty()) {
     result.findings.push_back({FindingKind::note, "report", "no result rows"});
   }
@@ -382,9 +383,9 @@ std::string render_audit(const AuditResult& result, std::string_view file) {
   for (const auto& [kind, count] : counts) {
     tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", count, to_string(kind));
   }
-  out += fmt::format("{}: {}: {} rows, {} figures recomputed{}{}\n", file,
+  out += fmt::format("{}: {}: {} {}, {} figures recomputed{}{}\n", file,
                      result.consistent() ? "consistent" : "INCONSISTENT", result.rows,
-                     result.figures_checked, tally.empty() ? "" : "; ", tally);
+                     result.rows_are, result.figures_checked, tally.empty() ? "" : "; ", tally);
   return out;
 }
 

@@ -30,6 +30,8 @@ struct AuditTolerance {
 struct AuditResult {
   std::vector<Finding> findings;
   std::size_t rows = 0;
+  std::string rows_are =
+      "rows";  // what `rows` counts: "rows", or a ceilings report's "measurements"
   std::size_t figures_checked = 0;  // recomputed figures compared, over all rows
 
   std::size_t failing() const;
@@ -40,6 +42,14 @@ struct AuditResult {
 // figures cannot be recomputed (a shape too large to model, a traffic model
 // the direction has not) is a finding.
 AuditResult audit_report(const Report& report, const AuditTolerance& tolerance = {});
+
+// What the audits of sweep and ceilings reports share: whether a reported
+// figure and its recomputation agree, and the auditable flag against the
+// failures auditability_failures() found (each failure of a report claiming
+// `auditable: true` is a finding; a report saying false must say why).
+bool agree(double reported, double recomputed, const AuditTolerance& tolerance);
+void check_auditable_flag(const Provenance& provenance, const std::vector<std::string>& failures,
+                          AuditResult& out);
 
 // One line per finding, "FILE: where: message", then a verdict line.
 std::string render_audit(const AuditResult& result, std::string_view file);

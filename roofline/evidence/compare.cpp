@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 #include <variant>
 
 #include <fmt/format.h>
@@ -37,6 +38,11 @@ double relative_stdev(const ResultRow& row) {
   return summarize(row.timing->samples_ms).relative_stdev();
 }
 
+std::span<const double> raw_samples(const ResultRow& row) {
+  if (!row.timing) return {};
+  return row.timing->samples_ms;
+}
+
 std::string why_not_compared(const ResultRow& base, const ResultRow& next) {
   for (const auto& [side, row] : {std::pair{"base", &base}, std::pair{"new", &next}}) {
     if (row->status != RowStatus::ok) {
@@ -45,6 +51,56 @@ std::string why_not_compared(const ResultRow& base, const ResultRow& next) {
     if (!median_ms(*row)) return fmt::format("{} has no measured time", side);
   }
   return "";
+}
+
+std::string percent_change(double ratio) {
+  return fmt::format("{:+.1f}%", (ratio - 1) * 100);
+}
+
+// Why the two judges disagree, in one clause.
+std::string ambiguity_note(const RowComparison& r, bool beyond, double significance) {
+  const SampleSeparation& s = *r.samples;
+  if (beyond) {
+    if (s.gap == IntervalGap::overlap) {
+      return fmt::format(
+          "median {} beyond the {:.1f}% threshold, but the [min, q3] intervals overlap: base "
+          "[{:.4g}, {:.4g}], new [{:.4g}, {:.4g}] ms",
+          percent_change(r.ratio), r.threshold * 100, s.base.low, s.base.high, s.next.low,
+          s.next.high);
+    }
+    return fmt::format(
+        "median {} beyond the {:.1f}% threshold and the intervals are apart, but Mann-Whitney "
+        "p = {:.2g} is not below {:.2g} ({} vs {} samples)",
+        percent_change(r.ratio), r.threshold * 100, s.test.p_value, significance, s.base_count,
+        s.new_count);
+  }
+  return fmt::format(
+      "the samples are apart (intervals apart, Mann-Whitney p = {:.2g}), but the median moved "
+      "{}, within the {:.1f}% threshold",
+      s.test.p_value, percent_change(r.ratio), r.threshold * 100);
+}
+
+// The rule of docs/evidence-tools.md ("Verdict"). The interval gap fixes the
+// direction: new [min, q3] above base's puts the new median above base's, so
+// an established change and a median change beyond the threshold never
+// point opposite ways.
+void judge(RowComparison& r, double significance) {
+  const bool slower = r.ratio > 1 + r.threshold;
+  const bool faster = r.ratio < 1 - r.threshold;
+  const bool beyond = slower || faster;
+  if (!r.samples) {
+    r.verdict = slower ? Verdict::slower : faster ? Verdict::faster : Verdict::same;
+    return;
+  }
+  const bool established = r.samples->established(significance);
+  if (beyond && established) {
+    r.verdict = slower ? Verdict::slower : Verdict::faster;
+  } else if (!beyond && !established) {
+    r.verdict = Verdict::same;
+  } else {
+    r.verdict = Verdict::ambiguous;
+    r.note = ambiguity_note(r, beyond, significance);
+  }
 }
 
 RowComparison compare_rows(const RowKey& key, const ResultRow& base, const ResultRow& next,
@@ -64,13 +120,19 @@ RowComparison compare_rows(const RowKey& key, const ResultRow& base, const Resul
   }
   out.ratio = *out.new_ms / *out.base_ms;
   out.threshold = options.threshold.value_or(std::max(relative_stdev(base), relative_stdev(next)));
-  if (out.ratio > 1 + out.threshold) {
-    out.verdict = Verdict::slower;
-  } else if (out.ratio < 1 - out.threshold) {
-    out.verdict = Verdict::faster;
+  const std::span<const double> base_samples = raw_samples(base);
+  const std::span<const double> new_samples = raw_samples(next);
+  if (!base_samples.empty() && !new_samples.empty()) {
+    out.basis = Basis::samples;
+    out.samples = separate_samples(base_samples, new_samples);
   } else {
-    out.verdict = Verdict::same;
+    out.basis = Basis::medians;
+    out.note = fmt::format("medians only: {} no raw samples",
+                           base_samples.empty() && new_samples.empty() ? "neither side has"
+                           : base_samples.empty()                      ? "base has"
+                                                                       : "new has");
   }
+  judge(out, options.significance);
   return out;
 }
 
@@ -134,6 +196,17 @@ std::string render_figure_changes(const std::vector<FigureChange>& changes) {
   return out.empty() ? out : out + "\n";
 }
 
+// {"base_interval_ms": [min, q3], "new_interval_ms": [...], "intervals_apart",
+// "p_value", "base_count", "new_count"}
+nlohmann::json samples_json(const SampleSeparation& s) {
+  return {{"base_interval_ms", {s.base.low, s.base.high}},
+          {"new_interval_ms", {s.next.low, s.next.high}},
+          {"intervals_apart", s.gap != IntervalGap::overlap},
+          {"p_value", s.test.p_value},
+          {"base_count", s.base_count},
+          {"new_count", s.new_count}};
+}
+
 nlohmann::json value_json(const FigureValue& value) {
   if (const double* x = std::get_if<double>(&value)) return *x;
   if (const std::string* word = std::get_if<std::string>(&value)) return *word;
@@ -147,8 +220,18 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::same: return "SAME";
     case Verdict::faster: return "FASTER";
     case Verdict::slower: return "SLOWER";
+    case Verdict::ambiguous: return "AMBIGUOUS";
     case Verdict::failed: return "FAILED";
     case Verdict::not_compared: return "N/A";
+  }
+  return "?";
+}
+
+std::string_view to_string(Basis basis) {
+  switch (basis) {
+    case Basis::none: return "-";
+    case Basis::samples: return "samples";
+    case Basis::medians: return "medians";
   }
   return "?";
 }
@@ -181,6 +264,20 @@ std::size_t Comparison::count(Verdict verdict) const {
 
 bool Comparison::regressed() const {
   return count(Verdict::slower) > 0 || count(Verdict::failed) > 0;
+}
+
+GeometricMean geometric_mean(const std::vector<Comparison>& comparisons) {
+  GeometricMean out;
+  double log_sum = 0;
+  for (const Comparison& c : comparisons) {
+    for (const RowComparison& r : c.rows) {
+      if (!r.base_ms || !r.new_ms) continue;
+      log_sum += std::log(r.ratio);
+      ++out.rows;
+    }
+  }
+  if (out.rows > 0) out.ratio = std::exp(log_sum / static_cast<double>(out.rows));
+  return out;
 }
 
 Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options) {
@@ -217,39 +314,60 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
   return out;
 }
 
+namespace {
+
+// "yes"/"no": are the [min, q3] intervals apart; "-" when judged on medians.
+std::string gap_text(const RowComparison& r) {
+  if (!r.samples) return "-";
+  return r.samples->gap == IntervalGap::overlap ? "no" : "yes";
+}
+
+// Below 1e-9 the digits say nothing more (and a p of thousands of samples
+// underflows to 0); the JSON keeps the double.
+std::string p_value_text(const RowComparison& r) {
+  if (!r.samples) return "-";
+  return r.samples->test.p_value < 1e-9 ? "<1e-9" : fmt::format("{:.2g}", r.samples->test.p_value);
+}
+
+std::string render_row(const RowComparison& r) {
+  const bool timed = r.base_ms && r.new_ms;
+  auto ms = [](const std::optional<double>& x) {
+    return x ? fmt::format("{:.4f}", *x) : std::string("-");
+  };
+  std::string out = fmt::format(
+      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:>8}  {}{}\n",
+      r.key.kernel, to_string(r.key.direction), to_string(r.key.problem.dtype), r.key.problem.batch,
+      r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
+      r.key.problem.causal ? "yes" : "no",
+      r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
+      timed ? fmt::format("{:.3f}", r.ratio) : "-",
+      timed ? fmt::format("{:.1f}%", r.threshold * 100) : "-", gap_text(r), p_value_text(r),
+      to_string(r.verdict), r.note.empty() ? "" : " (" + r.note + ")");
+  return out + render_figure_changes(r.figures);
+}
+
+}  // namespace
+
 std::string render_comparison(const Comparison& c, std::string_view base_name,
                               std::string_view new_name) {
   std::string out = fmt::format("== {} -> {}\n", base_name, new_name);
   for (const std::string& label : c.labels) out += fmt::format("!! {}\n", label);
   out += fmt::format(
-      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} "
-      "{:>9}  {}\n",
+      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:>8}  {}\n",
       "kernel", "dir", "dtype", "B", "H", "N", "d", "causal", "device", "base ms", "new ms",
-      "ratio", "threshold", "verdict");
-  auto ms = [](const std::optional<double>& x) {
-    return x ? fmt::format("{:.4f}", *x) : std::string("-");
-  };
-  for (const RowComparison& r : c.rows) {
-    const bool timed = r.base_ms && r.new_ms;
-    out += fmt::format(
-        "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9}  {}{}\n",
-        r.key.kernel, to_string(r.key.direction), to_string(r.key.problem.dtype),
-        r.key.problem.batch, r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
-        r.key.problem.causal ? "yes" : "no",
-        r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
-        timed ? fmt::format("{:.3f}", r.ratio) : "-",
-        timed ? fmt::format("{:.1f}%", r.threshold * 100) : "-", to_string(r.verdict),
-        r.note.empty() ? "" : " (" + r.note + ")");
-    out += render_figure_changes(r.figures);
-  }
+      "ratio", "threshold", "gap", "p", "verdict");
+  for (const RowComparison& r : c.rows) out += render_row(r);
   for (const RowKey& key : c.only_in_base) out += "only in base: " + describe(key) + "\n";
   for (const RowKey& key : c.only_in_new) out += "only in new: " + describe(key) + "\n";
   out += render_verdict_counts({c}) + "\n";
+  out += render_geometric_mean(geometric_mean({c})) + "\n";
   return out;
 }
 
 std::string render_verdict_counts(const std::vector<Comparison>& comparisons) {
-  std::size_t counts[5] = {};
+  std::size_t counts[6] = {};
   std::size_t only_base = 0;
   std::size_t only_new = 0;
   for (const Comparison& c : comparisons) {
@@ -258,9 +376,20 @@ std::string render_verdict_counts(const std::vector<Comparison>& comparisons) {
     only_new += c.only_in_new.size();
   }
   return fmt::format(
-      "{} SAME, {} FASTER, {} SLOWER, {} FAILED, {} N/A; {} only in base, {} only "
+      "{} SAME, {} FASTER, {} SLOWER, {} AMBIGUOUS, {} FAILED, {} N/A; {} only in base, {} only "
       "in new",
-      counts[0], counts[1], counts[2], counts[3], counts[4], only_base, only_new);
+      counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], only_base, only_new);
+}
+
+std::string render_geometric_mean(const GeometricMean& mean) {
+  if (!mean.ratio) return "geomean new/base: no row timed on both sides";
+  return fmt::format("geomean new/base {:.4f} over {} row{} timed on both sides", *mean.ratio,
+                     mean.rows, mean.rows == 1 ? "" : "s");
+}
+
+nlohmann::json to_json(const GeometricMean& mean) {
+  return {{"ratio", mean.ratio ? nlohmann::json(*mean.ratio) : nlohmann::json(nullptr)},
+          {"rows", mean.rows}};
 }
 
 nlohmann::json to_json(const Comparison& c) {
@@ -281,6 +410,9 @@ nlohmann::json to_json(const Comparison& c) {
     row["new_ms"] = optional(r.new_ms);
     row["ratio"] = timed ? nlohmann::json(r.ratio) : nlohmann::json(nullptr);
     row["threshold"] = timed ? nlohmann::json(r.threshold) : nlohmann::json(nullptr);
+    row["basis"] =
+        r.basis == Basis::none ? nlohmann::json(nullptr) : nlohmann::json(to_string(r.basis));
+    row["samples"] = r.samples ? samples_json(*r.samples) : nlohmann::json(nullptr);
     row["verdict"] = to_string(r.verdict);
     row["note"] = r.note;
     if (!r.figures.empty()) {
@@ -298,12 +430,14 @@ nlohmann::json to_json(const Comparison& c) {
   nlohmann::json only_new = nlohmann::json::array();
   for (const RowKey& key : c.only_in_new) only_new.push_back(key_json(key));
   nlohmann::json counts = nlohmann::json::object();
-  for (Verdict v :
-       {Verdict::same, Verdict::faster, Verdict::slower, Verdict::failed, Verdict::not_compared}) {
+  for (Verdict v : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::ambiguous,
+                    Verdict::failed, Verdict::not_compared}) {
     counts[std::string(to_string(v))] = c.count(v);
   }
-  return {{"labels", c.labels},      {"rows", rows},     {"only_in_base", only_base},
-          {"only_in_new", only_new}, {"counts", counts}, {"regression", c.regressed()}};
+  return {{"labels", c.labels},         {"rows", rows},
+          {"only_in_base", only_base},  {"only_in_new", only_new},
+          {"counts", counts},           {"geomean", to_json(geometric_mean({c}))},
+          {"regression", c.regressed()}};
 }
 
 }  // namespace cfr::evidence

@@ -14,16 +14,27 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "roofline/evidence/sample_separation.hpp"
 #include "roofline/figures.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::evidence {
 
-// SAME within the threshold; FAILED when the base row ran and the new one
-// did not; NOT_COMPARED when either side has no time (model rows, skipped).
-enum class Verdict { same, faster, slower, failed, not_compared };
+// Two judges decide a timed row (docs/evidence-tools.md, "Verdict"): the
+// medians (is new/base beyond 1 +- threshold?) and the raw samples (are the
+// [min, q3] intervals apart and does Mann-Whitney reject "no shift"?). SAME,
+// FASTER and SLOWER when they agree; AMBIGUOUS when they do not. FAILED when
+// the base row ran and the new one did not; NOT_COMPARED when either side
+// has no time (model rows, skipped).
+enum class Verdict { same, faster, slower, ambiguous, failed, not_compared };
 
-std::string_view to_string(Verdict verdict);  // "SAME", "FASTER", "SLOWER", "FAILED", "N/A"
+// "SAME", "FASTER", "SLOWER", "AMBIGUOUS", "FAILED", "N/A"
+std::string_view to_string(Verdict verdict);
+
+// What a timed row's verdict rests on: both judges, or the medians alone
+// when a side has no raw samples (a historical row).
+enum class Basis { none, samples, medians };
+std::string_view to_string(Basis basis);  // "-", "samples", "medians"
 
 // What makes two rows the same configuration: a row's identity, and the
 // device model it ran on.
@@ -46,6 +57,8 @@ std::vector<std::string> device_models(const Report& report);
 
 struct CompareOptions {
   std::optional<double> threshold;  // relative; empty: the noisier row's relative stdev
+  // The Mann-Whitney p-value below which the samples establish a change.
+  double significance = 0.05;
   bool allow_unauditable = false;
   bool allow_cross_device = false;
   // Base kernel name -> new kernel name, to set a renamed kernel against its
@@ -67,9 +80,19 @@ struct RowComparison {
   std::optional<double> new_ms;
   double ratio = 0;      // new / base; above 1 is slower
   double threshold = 0;  // the relative change this row had to exceed
+  Basis basis = Basis::none;
+  std::optional<SampleSeparation> samples;  // when both sides have raw samples
   Verdict verdict = Verdict::not_compared;
   std::string note;                   // why it was not compared, or what failed
   std::vector<FigureChange> figures;  // CompareOptions::figures, in order
+};
+
+// The geometric mean of new/base median ratios over the rows timed on both
+// sides, whatever their verdicts: one number for "how did the whole set
+// move". Empty ratio when no row is timed on both sides.
+struct GeometricMean {
+  std::optional<double> ratio;
+  std::size_t rows = 0;
 };
 
 struct Comparison {
@@ -79,9 +102,12 @@ struct Comparison {
   std::vector<RowKey> only_in_new;
 
   std::size_t count(Verdict verdict) const;
-  // What --fail-on-regression gates on: a SLOWER or FAILED row.
+  // What --fail-on-regression gates on: a SLOWER or FAILED row. AMBIGUOUS is
+  // not a regression (--fail-on-ambiguous gates on it).
   bool regressed() const;
 };
+
+GeometricMean geometric_mean(const std::vector<Comparison>& comparisons);
 
 // One line; the command prefixes the file names.
 class ComparisonRefused : public std::runtime_error {
@@ -98,6 +124,10 @@ std::string render_comparison(const Comparison& comparison, std::string_view bas
                               std::string_view new_name);
 // One line: "3 SAME, 1 FASTER, ..." over several comparisons.
 std::string render_verdict_counts(const std::vector<Comparison>& comparisons);
+// One line: "geomean new/base 0.9949 over 8 rows" (or "no row timed on both sides").
+std::string render_geometric_mean(const GeometricMean& mean);
+
+nlohmann::json to_json(const GeometricMean& mean);  // {"ratio": x or null, "rows": n}
 
 nlohmann::json to_json(const Comparison& comparison);
 

@@ -1,8 +1,11 @@
 // A ceilings report sits in a results folder beside the sweep reports
 // (results/h200/): plot, compare and table recognise it by its schema
-// (issue 12) instead of failing on it as a malformed sweep report.
+// (issue 12) instead of failing on it as a malformed sweep report; audit
+// audits what a ceilings report holds.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -75,4 +78,47 @@ TEST_CASE("ceilings inputs: compare skips a pair of ceilings reports and says so
   CHECK(view.exit_code == 0);
   CHECK(view.out.find("ceilings.json: a ceilings report, skipped") != std::string::npos);
   std::remove(out.c_str());
+}
+
+TEST_CASE("ceilings inputs: audit audits a ceilings report among the folder's reports") {
+  // `audit results/h200/*.json` as a shell expands it: every report of the folder, sorted.
+  Words command{"audit"};
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("results/h200"))) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  command.insert(command.end(), files.begin(), files.end());
+  const std::string out = temp_path("ceilings-inputs-audit.json");
+  command.insert(command.end(), {"--json", out});
+  const CliResult r = run_cli(command);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Nine figures; nine medians and eight fractions (l2_bandwidth has no datasheet figure).
+  CHECK(r.out.find(ceilings + ": consistent: 9 measurements, 17 figures recomputed") !=
+        std::string::npos);
+  const json document = json::parse(read_file(out));
+  CHECK(document["consistent"] == true);
+  bool listed = false;
+  for (const json& file : document["files"]) {
+    if (file["file"] != ceilings) continue;
+    listed = true;
+    CHECK(file["schema"] == "cuflash-roofline/ceilings/v1");
+    CHECK(file["rows"] == 9);
+  }
+  CHECK(listed);
+
+  // A median edited by hand is a finding and fails the audit.
+  json edited = json::parse(read_file(ceilings));
+  edited["figures"][0]["value"] = 4000.0;
+  const std::string tampered = temp_path("ceilings-tampered.json");
+  std::ofstream(tampered) << edited.dump();
+  const CliResult caught = run_cli(Words{"audit", tampered});
+  CHECK(caught.exit_code == 1);
+  CHECK(caught.out.find(tampered +
+                        ": mismatch: figures[0] (dram_bandwidth): value: report 4000, recomputed "
+                        "3935.484657 (the median of 10 samples)") != std::string::npos);
+  CHECK(caught.out.find(tampered + ": INCONSISTENT: 9 measurements") != std::string::npos);
+  std::remove(out.c_str());
+  std::remove(tampered.c_str());
 }

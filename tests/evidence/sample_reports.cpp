@@ -103,11 +103,17 @@ Report model_report() {
   return r;
 }
 
-void scale_row_time(Report& report, std::size_t index, double factor) {
+void set_row_samples(Report& report, std::size_t index, std::vector<double> samples_ms) {
   ResultRow& row = report.results.at(index);
-  for (double& sample : row.timing->samples_ms) sample *= factor;
+  row.timing->samples_ms = std::move(samples_ms);
   row.timing->summary = summarize(row.timing->samples_ms);
   row.achieved = achieved_figures(*row.model, row.timing->summary.median, report.ceiling);
+}
+
+void scale_row_time(Report& report, std::size_t index, double factor) {
+  std::vector<double> samples = report.results.at(index).timing->samples_ms;
+  for (double& sample : samples) sample *= factor;
+  set_row_samples(report, index, std::move(samples));
 }
 
 evidence::HistoricalTable seed_table() {

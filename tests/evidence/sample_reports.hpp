@@ -5,6 +5,7 @@
 // consistent by construction and each test tampers with one thing.
 
 #include <string>
+#include <vector>
 
 #include "roofline/evidence/historical.hpp"
 #include "roofline/report.hpp"
@@ -27,6 +28,10 @@ cfr::Report every_kernel_report();
 
 // The same grid as `model` writes it: no device, timing or achieved figures.
 cfr::Report model_report();
+
+// Replaces the raw samples of row `index` (and its summary and achieved
+// figures, as a new sweep would write them).
+void set_row_samples(cfr::Report& report, std::size_t index, std::vector<double> samples_ms);
 
 // Scales every sample of row `index` (and its summary and achieved figures,
 // as a new sweep would write them) by `factor`.

@@ -36,25 +36,124 @@ TEST_CASE("a report against itself is SAME everywhere, with its own noise as the
   CHECK(row_for(c, 1024, false).ratio == Approx(1.0));
 }
 
-TEST_CASE("a change beyond the noise is SLOWER or FAILED and gates; within it is SAME") {
+TEST_CASE("a change beyond the noise that the samples establish is SLOWER or FASTER and gates") {
   const Report base = measured_report();
   Report next = measured_report();
+  // Samples t x {0.99, 0.995, 1, 1.01, 1.02}, threshold 1.2% (their relative stdev).
+  // x1.2: new [min, q3] = [1.188, 1.212] t lies above base's [0.99, 1.01] t, and every new
+  // sample beats every base one: U = 25 of 25, p = 0.0122 < 0.05 (test_sample_separation).
   scale_row_time(next, 4, 1.2);    // fa1_wmma N=1024: 20% slower
-  scale_row_time(next, 5, 0.8);    // fa1_wmma N=1024 causal: 20% faster
+  scale_row_time(next, 5, 0.8);    // fa1_wmma N=1024 causal: 20% faster, mirror image
   scale_row_time(next, 6, 1.005);  // 0.5% slower, inside the 1.2% spread
   const Comparison c = compare_reports(base, next, {});
-  CHECK(row_for(c, 1024, false).verdict == Verdict::slower);
-  CHECK(row_for(c, 1024, false).ratio == Approx(1.2));
+  const RowComparison& slower = row_for(c, 1024, false);
+  CHECK(slower.verdict == Verdict::slower);
+  CHECK(slower.ratio == Approx(1.2));
+  CHECK(slower.basis == Basis::samples);
+  REQUIRE(slower.samples);
+  CHECK(slower.samples->gap == IntervalGap::above);
+  CHECK(slower.samples->test.p_value == Approx(0.0121858));
   CHECK(row_for(c, 1024, true).verdict == Verdict::faster);
+  // x1.005: new [0.99495, 1.01505] t overlaps base [0.99, 1.01] t, and 0.5% < 1.2%: SAME.
   CHECK(row_for(c, 4096, false).verdict == Verdict::same);
   CHECK(c.regressed());
 
+  // --threshold 0.001: the 0.5% median change is now beyond the threshold, but the intervals
+  // overlap, so the samples do not establish it: AMBIGUOUS, not a regression (the rule before
+  // intervals called this SLOWER).
   CompareOptions strict;
-  strict.threshold = 0.001;  // --threshold 0.001: the 0.5% now counts
-  CHECK(row_for(compare_reports(base, next, strict), 4096, false).verdict == Verdict::slower);
+  strict.threshold = 0.001;
+  const Comparison strict_c = compare_reports(base, next, strict);
+  CHECK(row_for(strict_c, 4096, false).verdict == Verdict::ambiguous);
+  CHECK(row_for(strict_c, 4096, false).note.find("intervals overlap") != std::string::npos);
   CompareOptions loose;
   loose.threshold = 0.25;
-  CHECK_FALSE(compare_reports(base, next, loose).regressed());
+  // x1.2 within 25%, yet its samples are apart: AMBIGUOUS, which does not gate.
+  const Comparison loose_c = compare_reports(base, next, loose);
+  CHECK(row_for(loose_c, 1024, false).verdict == Verdict::ambiguous);
+  CHECK_FALSE(loose_c.regressed());
+}
+
+TEST_CASE("AMBIGUOUS: medians and samples disagree, in either direction, or too few samples") {
+  const Report base_report = measured_report();
+  CompareOptions five_percent;
+  five_percent.threshold = 0.05;
+
+  // Medians 12 -> 13 (+8.3%, beyond 5%), but [min, q3] = [10, 13] and [11, 14] overlap.
+  Report base = base_report;
+  Report next = base_report;
+  set_row_samples(base, 4, {10, 11, 12, 13, 14});
+  set_row_samples(next, 4, {11, 12, 13, 14, 15});
+  const Comparison overlap_c = compare_reports(base, next, five_percent);
+  const RowComparison& overlap = row_for(overlap_c, 1024, false);
+  CHECK(overlap.ratio == Approx(13.0 / 12));
+  CHECK(overlap.verdict == Verdict::ambiguous);
+  CHECK(
+      overlap.note.starts_with("median +8.3% beyond the 5.0% threshold, but the [min, q3] "
+                               "intervals overlap: base [10, 13], new [11, 14] ms"));
+
+  // Medians 1.002 -> 1.012 (+1.0%, within 5%), but [1.000, 1.003] and [1.010, 1.013] are
+  // apart and U = 25 of 25, p = 0.0122: a real shift the threshold calls small.
+  set_row_samples(base, 4, {1.000, 1.001, 1.002, 1.003, 1.004});
+  set_row_samples(next, 4, {1.010, 1.011, 1.012, 1.013, 1.014});
+  const Comparison apart_c = compare_reports(base, next, five_percent);
+  const RowComparison& apart = row_for(apart_c, 1024, false);
+  CHECK(apart.verdict == Verdict::ambiguous);
+  CHECK(apart.note.find("within the 5.0% threshold") != std::string::npos);
+
+  // Two samples a side: medians 1.005 -> 1.205 (+19.9%) beyond the default threshold (base's
+  // relative stdev 0.00707 / 1.005 = 0.70%), intervals [1.0, 1.0075] and [1.2, 1.2075] apart,
+  // but p = 0.245 (U = 4 of 4): two samples cannot establish it.
+  set_row_samples(base, 4, {1.0, 1.01});
+  set_row_samples(next, 4, {1.2, 1.21});
+  const Comparison few_c = compare_reports(base, next, {});
+  const RowComparison& few = row_for(few_c, 1024, false);
+  CHECK(few.threshold == Approx(0.0070359).epsilon(1e-4));
+  CHECK(few.verdict == Verdict::ambiguous);
+  CHECK(few.note.find("Mann-Whitney p = 0.25 is not below 0.05 (2 vs 2 samples)") !=
+        std::string::npos);
+  // The significance level is the option's: at 0.5 the same samples establish the change.
+  CompareOptions lax;
+  lax.significance = 0.5;
+  CHECK(row_for(compare_reports(base, next, lax), 1024, false).verdict == Verdict::slower);
+}
+
+TEST_CASE("--fail-on-regression gates on SLOWER and FAILED, never on AMBIGUOUS alone") {
+  const Report base = measured_report();
+  Report next = measured_report();
+  CompareOptions strict;
+  strict.threshold = 0.001;
+  scale_row_time(next, 6, 1.005);  // AMBIGUOUS at --threshold 0.001 (above)
+  const Comparison ambiguous = compare_reports(base, next, strict);
+  CHECK(ambiguous.count(Verdict::ambiguous) == 1);
+  CHECK_FALSE(ambiguous.regressed());
+  scale_row_time(next, 4, 1.2);
+  CHECK(compare_reports(base, next, strict).regressed());
+}
+
+TEST_CASE("the geometric mean of new/base over the rows timed on both sides") {
+  const Report base = measured_report();
+  Report next = measured_report();
+  scale_row_time(next, 4, 1.2);
+  scale_row_time(next, 5, 0.8);
+  const Comparison c = compare_reports(base, next, {});
+  // Eight timed rows, ratios 1.2, 0.8 and six of 1 (the skipped row has no time):
+  // (1.2 * 0.8)^(1/8) = 0.96^(1/8) = 0.9949102.
+  const GeometricMean mean = geometric_mean({c});
+  CHECK(mean.rows == 8);
+  REQUIRE(mean.ratio);
+  CHECK(*mean.ratio == Approx(0.9949102));
+  CHECK(render_geometric_mean(mean) == "geomean new/base 0.9949 over 8 rows timed on both sides");
+  // Over two comparisons, the rows of both: the same ratios twice.
+  const GeometricMean both = geometric_mean({c, c});
+  CHECK(both.rows == 16);
+  CHECK(*both.ratio == Approx(0.9949102));
+  // Nothing timed on both sides: no ratio.
+  const GeometricMean none = geometric_mean({});
+  CHECK_FALSE(none.ratio);
+  CHECK(render_geometric_mean(none) == "geomean new/base: no row timed on both sides");
+  CHECK(to_json(none)["ratio"].is_null());
+  CHECK(to_json(c)["geomean"]["rows"] == 8);
 }
 
 TEST_CASE("a row that ran in the base and failed in the new report is FAILED, a regression") {
@@ -144,7 +243,16 @@ TEST_CASE("a historical baseline can be compared only with both allowances, loud
   CHECK(c.rows.size() == 2);
   CHECK(c.only_in_base.size() == 2);
   // The base has no samples, so no known noise: the threshold is the new row's spread alone.
-  CHECK(row_for(c, 1024, true, "fa1_scalar").threshold == Approx(0.012).epsilon(0.01));
+  const RowComparison& r = row_for(c, 1024, true, "fa1_scalar");
+  CHECK(r.threshold == Approx(0.012).epsilon(0.01));
+  // Nor intervals: the row is judged on its medians alone, as before intervals, and says so.
+  CHECK(r.basis == Basis::medians);
+  CHECK_FALSE(r.samples);
+  CHECK(r.note == "medians only: base has no raw samples");
+  CHECK(r.verdict != Verdict::ambiguous);
+  CHECK(r.verdict == (r.ratio > 1 + r.threshold   ? Verdict::slower
+                      : r.ratio < 1 - r.threshold ? Verdict::faster
+                                                  : Verdict::same));
 }
 
 TEST_CASE("the comparison renders a table and a JSON document with the same verdicts") {
@@ -155,12 +263,22 @@ TEST_CASE("the comparison renders a table and a JSON document with the same verd
   const std::string text = render_comparison(c, "old.json", "new.json");
   CHECK(text.starts_with("== old.json -> new.json\n"));
   CHECK(text.find("SLOWER") != std::string::npos);
-  CHECK(text.find("7 SAME, 0 FASTER, 1 SLOWER, 0 FAILED, 1 N/A; 0 only in base, 0 only in new") !=
-        std::string::npos);
+  CHECK(text.find("7 SAME, 0 FASTER, 1 SLOWER, 0 AMBIGUOUS, 0 FAILED, 1 N/A; 0 only in base, 0 "
+                  "only in new") != std::string::npos);
+  // (1.2 * 1^7)^(1/8) = 1.0230519
+  CHECK(text.find("geomean new/base 1.0231 over 8 rows timed on both sides") != std::string::npos);
   const nlohmann::json json = to_json(c);
   CHECK(json["regression"] == true);
   CHECK(json["counts"]["SLOWER"] == 1);
+  CHECK(json["counts"]["AMBIGUOUS"] == 0);
   CHECK(json["rows"][4]["verdict"] == "SLOWER");
   CHECK(json["rows"][4]["device_model"] == "NVIDIA H200");
+  CHECK(json["rows"][4]["basis"] == "samples");
+  CHECK(json["rows"][4]["samples"]["intervals_apart"] == true);
+  CHECK(json["rows"][4]["samples"]["p_value"].get<double>() == Approx(0.0121858));
+  CHECK(json["rows"][4]["samples"]["base_count"] == 5);
   CHECK(json["rows"][8]["ratio"].is_null());
+  CHECK(json["rows"][8]["basis"].is_null());
+  CHECK(json["rows"][8]["samples"].is_null());
+  CHECK(json["geomean"]["ratio"].get<double>() == Approx(1.0230519));
 }

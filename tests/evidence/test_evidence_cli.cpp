@@ -167,7 +167,7 @@ TEST_CASE("compare: SAME on itself, the regression gate, and the refusal rules")
                                   "' --fail-on-regression --json '" + json_path + "'");
   CHECK(gated.exit_code == 1);
   const json document = json::parse(read_file(json_path));
-  CHECK(document["schema"] == "cuflash-roofline/compare/v1");
+  CHECK(document["schema"] == "cuflash-roofline/compare/v2");
   CHECK(document["regression"] == true);
   CHECK(document["pairs"][0]["counts"]["SLOWER"] == 1);
 
@@ -217,6 +217,54 @@ TEST_CASE("compare --figures shows figure-table figures base -> new; an unknown 
   CHECK(lines(unknown.err) == 1);
   CHECK(unknown.err.find("--figures: unknown figure 'speed' (known: model/flops,") !=
         std::string::npos);
+}
+
+TEST_CASE("compare: AMBIGUOUS passes --fail-on-regression, fails --fail-on-ambiguous; geomeans") {
+  const std::string base = write_report("ambiguous-base.json", measured_report());
+  Report changed = measured_report();
+  // fa1_wmma N=4096 0.5% slower: beyond --threshold 0.001, but its [min, q3] interval overlaps
+  // the base's (test_compare.cpp): AMBIGUOUS.
+  scale_row_time(changed, 6, 1.005);
+  const std::string next = write_report("ambiguous-new.json", changed);
+  const std::string json_path = temp_path("compare-ambiguous.json");
+  const std::string pair = "compare '" + base + "' '" + next + "' --threshold 0.001 ";
+  const CliResult gate = run_cli(pair + "--fail-on-regression --json '" + json_path + "'");
+  CHECK(gate.exit_code == 0);
+  CHECK(gate.out.find("AMBIGUOUS (median +0.5% beyond the 0.1% threshold") != std::string::npos);
+  CHECK(gate.out.find("REGRESSION") == std::string::npos);
+  const json document = json::parse(read_file(json_path));
+  CHECK(document["ambiguous"] == true);
+  CHECK(document["regression"] == false);
+  CHECK(document["significance"] == 0.05);
+  CHECK(document["pairs"][0]["counts"]["AMBIGUOUS"] == 1);
+  // One row x1.005 among eight timed rows: 1.005^(1/8) = 1.00062
+  CHECK(document["geomean"]["rows"] == 8);
+  CHECK(document["geomean"]["ratio"].get<double>() == Approx(1.000623));
+  CHECK(document["pairs"][0]["geomean"] == document["geomean"]);
+
+  const CliResult strict = run_cli(pair + "--fail-on-ambiguous");
+  CHECK(strict.exit_code == 1);
+  CHECK(strict.out.find("AMBIGUOUS: at least one row's medians and samples disagree") !=
+        std::string::npos);
+
+  // Two pairs: each comparison ends with its own geomean, then one over both.
+  const CliResult two = run_cli("compare '" + base + "' '" + next + "' '" + base + "' '" + base +
+                                "' --threshold 0.001");
+  CHECK(two.exit_code == 0);
+  CHECK(two.out.find("geomean new/base 1.0006 over 8 rows timed on both sides") !=
+        std::string::npos);
+  CHECK(two.out.find("geomean new/base 1.0000 over 8 rows timed on both sides") !=
+        std::string::npos);
+  // (1.005 * 1^15)^(1/16) = 1.00031
+  CHECK(two.out.find("total: geomean new/base 1.0003 over 16 rows timed on both sides") !=
+        std::string::npos);
+
+  for (const std::string level : {"0", "0.6", "nan", "-0.1"}) {
+    const CliResult refused = run_cli(pair + "--significance " + level);
+    CHECK(refused.exit_code == 2);
+    CHECK(lines(refused.err) == 1);
+    CHECK(refused.err.find("--significance") != std::string::npos);
+  }
 }
 
 TEST_CASE("compare matches two folders by file name and lists the leftovers") {

@@ -88,6 +88,8 @@ step_results() {
 step_ceilings() {
   mkdir -p results/h200
   "$tool" ceilings --json results/h200/ceilings.json 2>&1 | tail -n 20
+  # The flag `ceilings` set must survive audit's re-derivation (same function).
+  "$tool" audit results/h200/ceilings.json 2>&1 | tail -n 5
   cp results/h200/ceilings.json "$out/"
 }
 

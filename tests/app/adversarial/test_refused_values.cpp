@@ -30,6 +30,7 @@ const std::vector<Option> numeric_options{
     {{"sweep"}, "--seed"},
     {{"ceilings"}, "--device"},
     {{"compare", "a.json", "b.json"}, "--threshold"},
+    {{"compare", "a.json", "b.json"}, "--significance"},
 };
 
 // Every option that takes a list or a path, and every positional file.

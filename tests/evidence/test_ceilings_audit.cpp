@@ -1,0 +1,90 @@
+// `audit` of a ceilings report (roofline/evidence/ceilings_audit): the
+// committed results/h200/ceilings.json is consistent, and each kind of edit
+// to it is caught by name.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/evidence/ceilings_audit.hpp"
+#include "sample_reports.hpp"
+
+using namespace cfr;
+using namespace cfr::evidence;
+
+namespace {
+
+CeilingsReport committed_ceilings() {
+  std::ifstream in(source_path("results/h200/ceilings.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ceilings_from_json(nlohmann::json::parse(text.str()));
+}
+
+bool has_finding(const AuditResult& result, FindingKind kind, std::string_view where,
+                 std::string_view message_start) {
+  return std::any_of(result.findings.begin(), result.findings.end(), [&](const Finding& f) {
+    return f.kind == kind && f.where == where && f.message.starts_with(message_start);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("ceilings audit: the committed H200 ceilings are consistent") {
+  const AuditResult result = audit_ceilings(committed_ceilings());
+  CHECK(result.consistent());
+  CHECK(result.findings.empty());
+  CHECK(result.rows == 9);
+  CHECK(result.rows_are == "measurements");
+  // Nine medians, and eight fractions of the datasheet (l2_bandwidth has no datasheet figure).
+  CHECK(result.figures_checked == 17);
+}
+
+TEST_CASE("ceilings audit: an edited value or fraction is a mismatch naming the figure") {
+  CeilingsReport edited = committed_ceilings();
+  edited.figures[0].value *= 1.01;  // dram_bandwidth no longer the median of its samples
+  edited.figures[3].reported_fraction_of_datasheet = 0.9;  // fp16_tensor_cublas: 0.7769
+  edited.figures[2].reported_fraction_of_datasheet = 0.5;  // l2_bandwidth has no datasheet value
+  const AuditResult result = audit_ceilings(edited);
+  CHECK_FALSE(result.consistent());
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[0] (dram_bandwidth)",
+                    "value: report 3974.839503, recomputed 3935.484657 (the median of 10 "
+                    "samples)"));
+  // The recomputed fraction follows the edited value: 768.648 / 989.4 = 0.77688.
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[3] (fp16_tensor_cublas)",
+                    "fraction_of_datasheet: report 0.9, recomputed 0.776883"));
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[2] (l2_bandwidth)",
+                    "fraction_of_datasheet: report 0.5, recomputed absent"));
+}
+
+TEST_CASE("ceilings audit: the auditable flag is re-derived, in both directions") {
+  CeilingsReport no_samples = committed_ceilings();
+  no_samples.figures[1].samples.clear();
+  const AuditResult unbacked = audit_ceilings(no_samples);
+  CHECK(has_finding(unbacked, FindingKind::unverifiable, "figures[1] (dram_bandwidth_memcpy)",
+                    "samples: none"));
+  CHECK(has_finding(unbacked, FindingKind::auditability, "report",
+                    "provenance.auditable is true, but figures[1] (dram_bandwidth_memcpy) has no "
+                    "raw samples"));
+
+  CeilingsReport dirty = committed_ceilings();
+  dirty.tool.git_dirty = true;
+  dirty.device.pci_bus_id.clear();
+  const AuditResult flagged = audit_ceilings(dirty);
+  CHECK(has_finding(flagged, FindingKind::auditability, "report",
+                    "provenance.auditable is true, but built from a dirty tree"));
+  CHECK(has_finding(flagged, FindingKind::auditability, "report",
+                    "provenance.auditable is true, but device 0 record is incomplete"));
+
+  // Flipped the other way: false with no reason, while every condition holds.
+  CeilingsReport modest = committed_ceilings();
+  modest.provenance.auditable = false;
+  CHECK(has_finding(audit_ceilings(modest), FindingKind::auditability, "report",
+                    "provenance.auditable is false and gives no reason"));
+  // False with its reason is honest: a note.
+  modest.provenance.reasons = {"built from a dirty tree"};
+  CHECK(audit_ceilings(modest).consistent());
+}
