@@ -9,6 +9,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
+#include "plugin_options.hpp"
 #include "report_file.hpp"
 #include "roofline/evidence/audit.hpp"
 
@@ -19,16 +20,19 @@ namespace {
 struct AuditOptions {
   std::vector<std::string> files;
   std::string json_path;
+  std::vector<std::string> plugins;  // to count `plugin` rows' bytes again
 };
 
 int run(const AuditOptions& options) {
   const OutputFiles outputs = evidence_outputs(options.files, {{"--json", options.json_path}});
   const std::vector<Report> reports = read_reports(options.files);
+  const std::vector<evidence::PluginByteSource> plugins =
+      plugin_byte_sources(options.plugins, reports, options.files);
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json files = nlohmann::json::array();
   bool all_consistent = true;
   for (std::size_t i = 0; i < reports.size(); ++i) {
-    const evidence::AuditResult result = evidence::audit_report(reports[i]);
+    const evidence::AuditResult result = evidence::audit_report(reports[i], {}, plugins);
     screen << evidence::render_audit(result, options.files[i]);
     all_consistent = all_consistent && result.consistent();
     nlohmann::json entry = evidence::to_json(result);
@@ -54,6 +58,9 @@ void add_audit_command(CLI::App& app, CommandStatus& status) {
       "consistent, 1: findings, 2: unusable file)");
   add_input_option(*command, "reports", options->files, "report JSON files")->required();
   add_output_option(*command, "--json", options->json_path, "also write the findings as JSON");
+  add_plugin_option(*command, options->plugins,
+                    "the plugin whose kernels counted the bytes of `plugin` rows: count them "
+                    "again (repeatable; its SHA-256 must be the report's; docs/plugins.md)");
   add_version_flag(*command);
   command->callback([options, &status] { status.exit_status = run(*options); });
 }
