@@ -34,7 +34,7 @@ struct CommandStatus {
 void add_version_flag(CLI::App& command);
 
 void add_gpus_command(CLI::App& app);
-void add_model_command(CLI::App& app);
+void add_model_command(CLI::App& app, CommandStatus& status);
 void add_sweep_command(CLI::App& app, CommandStatus& status);
 void add_ceilings_command(CLI::App& app);
 void add_table_command(CLI::App& app);

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cfr::app::CommandStatus status;
   cfr::app::add_gpus_command(app);
-  cfr::app::add_model_command(app);
+  cfr::app::add_model_command(app, status);
   cfr::app::add_sweep_command(app, status);
   cfr::app::add_ceilings_command(app);
   cfr::app::add_table_command(app);

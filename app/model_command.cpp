@@ -12,7 +12,7 @@
 
 namespace cfr::app {
 
-void add_model_command(CLI::App& app) {
+void add_model_command(CLI::App& app, CommandStatus& status) {
   auto options = std::make_shared<SweepOptions>();
   auto plugins = std::make_shared<PluginOptions>();
   options->gpu = model_default_gpu;
@@ -21,14 +21,19 @@ void add_model_command(CLI::App& app) {
   add_version_flag(*command);
   add_sweep_options(*command, *options);
   add_plugin_options(*command, *plugins);
-  command->callback([options, plugins] {
+  command->callback([options, plugins, &status] {
     const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
     if (!planned) return;  // --list
     const SweepPlan& plan = *planned;
     const OutputFiles outputs = report_outputs(*options);
     const GpuTable table = load_gpu_table(options->gpu_table);
     const GpuSpec& gpu = choose_gpu(table, options->gpu, std::nullopt);
-    emit_report(model_report(plan, datasheet_ceiling(gpu, table.origin), gpu), outputs);
+    const Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu);
+    emit_report(report, outputs);
+    // A row fails here only when a plugin kernel gives no usable byte count.
+    for (const ResultRow& row : report.results) {
+      if (row.status == RowStatus::failed) status.exit_status = exit_code::verdict;
+    }
   });
 }
 

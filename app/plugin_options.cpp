@@ -5,14 +5,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli_checks.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/plugin/plugin_loader.hpp"
 
 namespace cfr::app {
 
+CLI::Option* add_plugin_option(CLI::App& command, std::vector<std::string>& paths,
+                               const std::string& what) {
+  return add_input_option(command, "--plugin", paths, what);
+}
+
 void add_plugin_options(CLI::App& command, PluginOptions& options) {
-  command.add_option("--plugin", options.paths,
-                     "load the kernels of a plugin shared library (repeatable; docs/plugins.md)");
+  add_plugin_option(command, options.paths,
+                    "load the kernels of a plugin shared library (repeatable; docs/plugins.md)");
   command.add_flag("--list", options.list,
                    "list the kernels (built in and from --plugin) with their origin, and exit");
 }
@@ -24,6 +30,53 @@ std::vector<PluginKernelRecord> load_plugins(const PluginOptions& options) {
     records.insert(records.end(), loaded.kernels.begin(), loaded.kernels.end());
   }
   return records;
+}
+
+namespace {
+
+// The first plugin `reports` record, for the message of a SHA-256 that
+// matches none: what the user may have meant.
+std::string recorded_plugins(const std::vector<Report>& reports,
+                             const std::vector<std::string>& report_files) {
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    for (const PluginKernelRecord& plugin : reports[i].provenance.plugins) {
+      return fmt::format("{} records {} for {}", report_files[i], plugin.sha256, plugin.file);
+    }
+  }
+  return "no report records a plugin";
+}
+
+bool recorded(const std::vector<Report>& reports, const std::string& sha256) {
+  for (const Report& report : reports) {
+    for (const PluginKernelRecord& plugin : report.provenance.plugins) {
+      if (plugin.sha256 == sha256) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<evidence::PluginByteSource> plugin_byte_sources(
+    const std::vector<std::string>& paths, const std::vector<Report>& reports,
+    const std::vector<std::string>& report_files) {
+  kernels::KernelRegistry scratch = kernels::KernelRegistry::with_builtin_kernels();
+  std::vector<evidence::PluginByteSource> sources;
+  for (const std::string& path : paths) {
+    const kernels::LoadedPlugin loaded = kernels::load_plugin(path, scratch);
+    if (!recorded(reports, loaded.sha256)) {
+      throw std::invalid_argument(
+          fmt::format("--plugin {}: its SHA-256 {} is no plugin's in the reports' "
+                      "provenance.plugins ({})",
+                      path, loaded.sha256, recorded_plugins(reports, report_files)));
+    }
+    for (const PluginKernelRecord& kernel : loaded.kernels) {
+      // The count outlives `scratch`: the loader keeps it for the process.
+      const OwnByteCount* count = scratch.find(kernel.kernel)->description.own_bytes;
+      if (count != nullptr) sources.push_back({kernel.kernel, loaded.sha256, count});
+    }
+  }
+  return sources;
 }
 
 void print_kernel_list(std::ostream& out) {

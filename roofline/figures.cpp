@@ -167,6 +167,10 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/bytes/l2_aware", .json = "traffic.by_model.l2_aware",
      .label = "L2-aware GB",
      .description = "DRAM bytes of the L2-aware model: the kernel's launches through an LRU L2"}),
+    model_bytes<TrafficModelKind::plugin>(
+    {.tag = "model/bytes/plugin", .json = "traffic.by_model.plugin",
+     .label = "plugin GB",
+     .description = "the kernel's own HBM byte count, from its plugin's hbm_bytes callback"}),
     {.tag = "model/dram_model", .json = "traffic.dram_model", .label = "DRAM model",
      .description = "the traffic model whose bytes AI, the roof, regime, % roof and GB/s use",
      .source = FigureSource::model, .group = FigureGroup::model, .default_column = true,

@@ -20,6 +20,8 @@
 
 namespace cfr {
 
+class OwnByteCount;  // own_byte_count.hpp
+
 enum class Direction { forward, backward };
 
 constexpr std::string_view to_string(Direction direction) {
@@ -29,7 +31,10 @@ constexpr std::string_view to_string(Direction direction) {
 // Which byte model describes the kernel's HBM traffic (see docs/model.md).
 // l2_aware is never a kernel's own: it simulates the L2 over the kernel's
 // launches (l2_aware_model.hpp) and predicts the DRAM bytes where it applies.
-enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward, l2_aware };
+// plugin is the kernel's own count per problem, through its own_bytes
+// (own_byte_count.hpp): a total with no per-tensor breakdown, of either
+// direction.
+enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward, l2_aware, plugin };
 
 constexpr std::string_view to_string(TrafficModelKind kind) {
   switch (kind) {
@@ -38,6 +43,7 @@ constexpr std::string_view to_string(TrafficModelKind kind) {
     case TrafficModelKind::kv_reload: return "kv_reload";
     case TrafficModelKind::fa1_backward: return "fa1_backward";
     case TrafficModelKind::l2_aware: return "l2_aware";
+    case TrafficModelKind::plugin: return "plugin";
   }
   return "?";
 }
@@ -155,6 +161,9 @@ struct KernelDescription {
   // A backward kernel: the forward kernel whose O and LSE it is given.
   std::string_view forward_partner{};
   std::string_view summary{};
+  // Its own HBM byte count, with traffic `plugin` and only then; it outlives
+  // the description (a plugin's, kept for the process: plugin_loader.cpp).
+  const OwnByteCount* own_bytes = nullptr;
 
   constexpr bool supports_head_dim(int head_dim) const {
     for (int supported : head_dims) {
@@ -301,8 +310,12 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
   if (kernel.traffic == TrafficModelKind::l2_aware) {
     return error("l2_aware is derived from the kernel's launches, not a kernel's own model");
   }
+  const bool own_count = kernel.traffic == TrafficModelKind::plugin;
+  if (own_count != (kernel.own_bytes != nullptr)) {
+    return error("gives its own byte count without the plugin traffic model, or the reverse");
+  }
   const bool backward = kernel.direction == Direction::backward;
-  if ((kernel.traffic == TrafficModelKind::fa1_backward) != backward) {
+  if (!own_count && (kernel.traffic == TrafficModelKind::fa1_backward) != backward) {
     return error("traffic model is of the other direction");
   }
   if (backward && kernel.forward_partner.empty()) {

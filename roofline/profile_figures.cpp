@@ -154,7 +154,8 @@ ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceilin
   flop_figures(row, cc, out);
   limiter_figures(row, ceiling, out);
   if (dram && *dram > 0) out.dram_model_error = model_error(model.dram_bytes(), *dram);
-  if (out.l2.bytes && *out.l2.bytes > 0) {
+  // A plugin's own count is of HBM bytes, not of what the SMs load from L2.
+  if (out.l2.bytes && *out.l2.bytes > 0 && model.traffic.model != TrafficModelKind::plugin) {
     out.l2_model_error = model_error(model.traffic.bytes, *out.l2.bytes);
   }
   const auto ncu_ns = profile.value(duration);

@@ -1,9 +1,11 @@
 #include "row_model.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "own_byte_count.hpp"
 #include "problem_limits.hpp"
 
 namespace cfr {
@@ -35,15 +37,23 @@ L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
 
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc) {
-  return {kernel.direction, kernel.traffic,
+  return {kernel.direction,
+          kernel.traffic,
           kernel.tile_for(static_cast<int>(problem.head_dim),
                           gpu_cc.value_or(kernel.min_compute_capability)),
-          kernel.compute_unit_for(problem.dtype), find_kernel(kernel.name)};
+          kernel.compute_unit_for(problem.dtype),
+          find_kernel(kernel.name),
+          std::nullopt};
 }
 
 KernelRecord kernel_record(const ResultRow& row) {
-  return {row.direction, row.model->traffic.model, row.tile, row.compute_unit,
-          find_kernel(row.kernel)};
+  const TrafficEstimate& traffic = row.model->traffic;
+  return {row.direction,
+          traffic.model,
+          row.tile,
+          row.compute_unit,
+          find_kernel(row.kernel),
+          traffic.model == TrafficModelKind::plugin ? std::optional(traffic.bytes) : std::nullopt};
 }
 
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
@@ -51,7 +61,14 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
                            const std::optional<L2ModelInputs>& l2) {
   ModelFigures model;
   model.flops = attention_flops(problem, kernel.direction, convention);
-  model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
+  if (kernel.traffic == TrafficModelKind::plugin) {
+    if (!kernel.own_bytes) {
+      throw std::invalid_argument("traffic model 'plugin' needs the kernel's own byte count");
+    }
+    model.traffic = own_count_traffic(problem, kernel.direction, *kernel.own_bytes);
+  } else {
+    model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
+  }
   for (TrafficModelKind other : traffic_models_for(kernel.traffic)) {
     const double bytes =
         other == kernel.traffic
@@ -90,7 +107,7 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
     row.reason = *why;
     return row;
   }
-  const KernelRecord record = kernel_record(kernel, problem, gpu_cc);
+  KernelRecord record = kernel_record(kernel, problem, gpu_cc);
   row.tile = record.tile;
 
   if (!kernel.dtypes.contains(problem.dtype)) {
@@ -109,6 +126,15 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
       row.reason = std::move(*reason);
       return row;
     }
+  }
+  if (kernel.own_bytes != nullptr) {
+    const ByteCount count = checked_byte_count(*kernel.own_bytes, kernel.name, problem);
+    if (const std::string* why = std::get_if<std::string>(&count)) {
+      row.status = RowStatus::failed;
+      row.reason = *why;
+      return row;
+    }
+    record.own_bytes = std::get<double>(count);
   }
   row.model = model_figures(record, problem, ceiling, convention, l2);
   if (!row.model->roofline) {

@@ -30,6 +30,8 @@ struct KernelRecord {
   // The built-in entry whose launches the L2-aware model reads; null for a
   // kernel the catalog does not know (a peer, a plugin).
   const KernelDescription* layout = nullptr;
+  // Traffic `plugin`: the kernel's own HBM bytes for the problem (checked).
+  std::optional<double> own_bytes{};
 
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
@@ -40,22 +42,26 @@ struct KernelRecord {
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc = std::nullopt);
 // The record a row carries; the traffic model comes from row.model, which
-// must be present.
+// must be present. A `plugin` row's own bytes are its traffic.bytes, as
+// recorded: only the plugin can count them again.
 KernelRecord kernel_record(const ResultRow& row);
 
 // FLOPs, bytes of every traffic model that applies, AI and, when the ceiling
 // has a peak for the kernel's compute unit, the roofline. With `l2` and a
 // kernel layout the L2-aware model applies and is the DRAM model (AI, roof,
-// achieved bandwidth); otherwise the kernel's own model is. Pure. Throws
-// std::invalid_argument when the traffic model cannot describe the problem
-// (estimate_traffic).
+// achieved bandwidth); otherwise the kernel's own model is (for `plugin`, its
+// own_bytes: a plugin kernel has no layout, so the L2-aware model never
+// applies). Pure. Throws std::invalid_argument when the traffic model cannot
+// describe the problem (estimate_traffic), or for `plugin` without own_bytes.
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
                            const CeilingRecord& ceiling, FlopConvention convention,
                            const std::optional<L2ModelInputs>& l2 = std::nullopt);
 
 // Status is `skipped` with a reason when the kernel lacks the dtype or head
 // dim, the GPU is older than the kernel's minimum compute capability, or the
-// ceiling has no peak for the kernel's compute unit. gpu_cc is the compute
+// ceiling has no peak for the kernel's compute unit; `failed` with the
+// kernel's reason when it counts its own bytes (traffic `plugin`) and gives
+// no count, or one that is not finite and positive (checked_byte_count). gpu_cc is the compute
 // capability of the GPU the row is for (the device's in a sweep, the GPU
 // table's in `model`); without it (a historical row) nothing is checked
 // against the minimum and the tile is the one of the kernel's oldest

@@ -110,6 +110,9 @@ TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction dire
   if (problem.batch <= 0 || problem.heads <= 0 || problem.seq_len <= 0 || problem.head_dim <= 0) {
     throw std::invalid_argument("attention problem dimensions must be positive");
   }
+  if (model == TrafficModelKind::plugin) {
+    throw std::invalid_argument("traffic model 'plugin' is the kernel's own count");
+  }
   const double n = static_cast<double>(problem.seq_len);
   const double row = static_cast<double>(problem.head_dim * element_bytes(problem.dtype));
   const double matrix = n * row;  // one [N, d] tensor of one head
@@ -188,8 +191,19 @@ TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction dire
     case TrafficModelKind::l2_aware:
       throw std::invalid_argument(
           "traffic model 'l2_aware' has no per-tensor breakdown (l2_aware_dram)");
+    case TrafficModelKind::plugin: break;  // refused above
   }
   return out.finish(floor);
+}
+
+TrafficEstimate own_count_traffic(const AttentionProblem& problem, Direction direction,
+                                  double bytes) {
+  TrafficEstimate estimate;
+  estimate.model = TrafficModelKind::plugin;
+  estimate.bytes = bytes;
+  estimate.compulsory_bytes =
+      estimate_traffic(problem, direction, TrafficModelKind::compulsory, {}).bytes;
+  return estimate;
 }
 
 }  // namespace cfr

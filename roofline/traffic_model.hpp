@@ -24,9 +24,16 @@ struct TrafficEstimate {
 };
 
 // Throws std::invalid_argument for a tiled model given an untiled TileShape,
-// or for a problem with a non-positive dimension.
+// for a problem with a non-positive dimension, or for `plugin`, which only the
+// kernel can count (own_count_traffic).
 TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
                                  TrafficModelKind model, TileShape tile);
+
+// A kernel's own count (TrafficModelKind::plugin): `bytes` as the total, no
+// per-tensor breakdown, and the compulsory floor of the direction beside it.
+// `bytes` was checked (byte_count_problem) by the caller.
+TrafficEstimate own_count_traffic(const AttentionProblem& problem, Direction direction,
+                                  double bytes);
 
 // The byte models that apply to a kernel whose own model is `own`: the
 // compulsory floor of its direction, then its own model (once). The rows'

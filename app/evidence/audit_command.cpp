@@ -13,6 +13,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
+#include "plugin_options.hpp"
 #include "report_file.hpp"
 #include "roofline/evidence/audit.hpp"
 #include "roofline/evidence/ceilings_audit.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct AuditOptions {
   std::vector<std::string> files;
   std::string json_path;
+  std::vector<std::string> plugins;  // to count `plugin` rows' bytes again
 };
 
 // Every file read and checked before the first is audited, so that a bad
@@ -39,13 +41,23 @@ std::vector<std::variant<Report, CeilingsReport>> read_documents(
 int run(const AuditOptions& options) {
   const OutputFiles outputs = evidence_outputs(options.files, {{"--json", options.json_path}});
   const auto documents = read_documents(options.files);
+  std::vector<Report> reports;
+  std::vector<std::string> report_files;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    if (const Report* report = std::get_if<Report>(&documents[i])) {
+      reports.push_back(*report);
+      report_files.push_back(options.files[i]);
+    }
+  }
+  const std::vector<evidence::PluginByteSource> plugins =
+      plugin_byte_sources(options.plugins, reports, report_files);
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   nlohmann::json files = nlohmann::json::array();
   bool all_consistent = true;
   for (std::size_t i = 0; i < documents.size(); ++i) {
     const Report* report = std::get_if<Report>(&documents[i]);
     const evidence::AuditResult result =
-        report ? evidence::audit_report(*report)
+        report ? evidence::audit_report(*report, {}, plugins)
                : evidence::audit_ceilings(std::get<CeilingsReport>(documents[i]));
     screen << evidence::render_audit(result, options.files[i]);
     all_consistent = all_consistent && result.consistent();
@@ -75,6 +87,9 @@ void add_audit_command(CLI::App& app, CommandStatus& status) {
                    "report JSON files (sweep, model, historical or ceilings reports)")
       ->required();
   add_output_option(*command, "--json", options->json_path, "also write the findings as JSON");
+  add_plugin_option(*command, options->plugins,
+                    "the plugin whose kernels counted the bytes of `plugin` rows: count them "
+                    "again (repeatable; its SHA-256 must be the report's; docs/plugins.md)");
   add_version_flag(*command);
   command->callback([options, &status] { status.exit_status = run(*options); });
 }

@@ -18,8 +18,11 @@
  * dtype; LSE is fp32 [batch, heads, seq_len], the natural-log logsumexp of the
  * scaled scores of each query row.
  *
- * A change to any type below raises CFR_PLUGIN_ABI_VERSION; the tool refuses
- * a plugin built against another version. */
+ * A change to any type below raises CFR_PLUGIN_ABI_VERSION. Version 2 appended
+ * `hbm_bytes` to cfr_kernel_description and nothing else, so a version-1
+ * description is a version-2 one without its last field: the tool reads
+ * plugins of version 1 (as if hbm_bytes were NULL) and 2, and refuses any
+ * other. */
 #ifndef CUFLASH_ROOFLINE_PLUGIN_H
 #define CUFLASH_ROOFLINE_PLUGIN_H
 
@@ -29,7 +32,7 @@
 extern "C" {
 #endif
 
-#define CFR_PLUGIN_ABI_VERSION 1
+#define CFR_PLUGIN_ABI_VERSION 2
 #define CFR_PLUGIN_ENTRY_POINT "cfr_plugin_kernels"
 
 /* Element types: a kernel's `dtypes` is a bit set of these, a shape's `dtype` one of them. */
@@ -101,6 +104,18 @@ typedef int (*cfr_forward_launch_fn)(const cfr_shape* shape, const cfr_forward_a
 typedef int (*cfr_backward_launch_fn)(const cfr_shape* shape, const cfr_backward_args* args,
                                       char* message, size_t message_capacity);
 
+/* The traffic model of a kernel that counts its own HBM bytes (version 2):
+ * its description gives hbm_bytes. */
+#define CFR_TRAFFIC_PLUGIN "plugin"
+
+/* The bytes the kernel moves between HBM and the chip for this shape, read
+ * plus written, with a cold L2: write them into *bytes and return CFR_OK, or
+ * return CFR_ERROR with one line in `message` saying why there is no count
+ * for this shape. A count that is not finite and positive, or an error, fails
+ * that row (the run goes on). Called on the host, with no device work. */
+typedef int (*cfr_hbm_bytes_fn)(const cfr_shape* shape, double* bytes, char* message,
+                                size_t message_capacity);
+
 /* The tile a kernel runs with at one head dim: br query rows per CTA, bc
  * key/value rows per inner step. The traffic models read it. */
 typedef struct cfr_tile {
@@ -122,7 +137,8 @@ typedef struct cfr_kernel_description {
   int compute_unit; /* CFR_COMPUTE_* */
   /* Which of the tool's HBM byte models describes it (docs/model.md):
    * "compulsory", "kv_reload" or "materialized" for a forward kernel,
-   * "fa1_backward" for a backward one. */
+   * "fa1_backward" for a backward one; or CFR_TRAFFIC_PLUGIN ("plugin") for
+   * either, with its own count in hbm_bytes. */
   const char* traffic_model;
   /* The oldest GPU its code runs on: rows on older GPUs are skipped. */
   int min_cc_major;
@@ -136,6 +152,9 @@ typedef struct cfr_kernel_description {
    * before it) whose O and LSE it is given. NULL for a forward kernel. */
   const char* forward_partner;
   const char* summary; /* one line for listings; may be NULL */
+  /* Version 2. Its own HBM byte count per shape, with traffic_model
+   * CFR_TRAFFIC_PLUGIN; NULL with any other traffic model. */
+  cfr_hbm_bytes_fn hbm_bytes;
 } cfr_kernel_description;
 
 typedef struct cfr_plugin {

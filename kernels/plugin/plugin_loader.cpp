@@ -3,13 +3,19 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "kernels/plugin/cuflash_roofline_plugin.h"
+#include "roofline/own_byte_count.hpp"
 #include "roofline/sha256.hpp"
 
 namespace cfr::kernels {
@@ -64,6 +70,38 @@ cudaError_t call_plugin(LaunchFn launch, const AttentionShape& shape, const Args
         message[0] != '\0' ? message : "the plugin's launch returned an error and no message";
   }
   return cudaErrorUnknown;
+}
+
+// A plugin's hbm_bytes callback as the models ask for it: per problem, the
+// count or the plugin's one line.
+class PluginByteCount final : public OwnByteCount {
+ public:
+  explicit PluginByteCount(cfr_hbm_bytes_fn count) : count_(count) {}
+
+  ByteCount hbm_bytes(const AttentionProblem& problem) const override {
+    constexpr std::int64_t widest = std::numeric_limits<int>::max();
+    if (problem.batch > widest || problem.heads > widest || problem.seq_len > widest ||
+        problem.head_dim > widest) {
+      return std::string("a dimension beyond the plugin ABI's int shape");
+    }
+    const cfr_shape c = c_shape(shape_of(problem));
+    double bytes = std::numeric_limits<double>::quiet_NaN();
+    char message[message_capacity] = {};
+    if (count_(&c, &bytes, message, message_capacity) == CFR_OK) return bytes;
+    message[message_capacity - 1] = '\0';
+    return std::string(message[0] != '\0' ? message : "hbm_bytes returned an error and no message");
+  }
+
+ private:
+  cfr_hbm_bytes_fn count_;
+};
+
+// The byte counts of every plugin loaded, for the life of the process: the
+// registry's descriptions point at them, as its launchers call into the
+// library, which is never unloaded either.
+std::deque<PluginByteCount>& byte_counts() {
+  static std::deque<PluginByteCount> counts;
+  return counts;
 }
 
 KernelLauncher launcher_of(const cfr_kernel_description& kernel) {
@@ -177,11 +215,24 @@ Translated translate(const cfr_kernel_description& kernel, int index) {
                                                          : ArithmeticPath::tensor_for_dtype;
   const auto traffic = parse_traffic_model(c_string(kernel.traffic_model));
   if (!traffic) {
-    throw std::invalid_argument(fmt::format(
-        "{}: unknown traffic model '{}' (compulsory, materialized, kv_reload, fa1_backward)", where,
-        c_string(kernel.traffic_model)));
+    throw std::invalid_argument(
+        fmt::format("{}: unknown traffic model '{}' (compulsory, materialized, kv_reload, "
+                    "fa1_backward, " CFR_TRAFFIC_PLUGIN ")",
+                    where, c_string(kernel.traffic_model)));
   }
   d.traffic = *traffic;
+  const bool own_count = d.traffic == TrafficModelKind::plugin;
+  if (own_count && kernel.hbm_bytes == nullptr) {
+    throw std::invalid_argument(fmt::format(
+        "{}: traffic model '" CFR_TRAFFIC_PLUGIN "' needs an hbm_bytes callback", where));
+  }
+  if (!own_count && kernel.hbm_bytes != nullptr) {
+    throw std::invalid_argument(
+        fmt::format("{}: has an hbm_bytes callback, which only traffic model '" CFR_TRAFFIC_PLUGIN
+                    "' reads (it declares '{}')",
+                    where, to_string(d.traffic)));
+  }
+  if (own_count) d.own_bytes = &byte_counts().emplace_back(kernel.hbm_bytes);
   d.min_compute_capability = {kernel.min_cc_major, kernel.min_cc_minor};
   const bool forward = d.direction == Direction::forward;
   if ((forward ? kernel.forward == nullptr : kernel.backward == nullptr) ||
@@ -191,6 +242,27 @@ Translated translate(const cfr_kernel_description& kernel, int index) {
   }
   d.forward_partner = c_string(kernel.forward_partner);
   d.summary = c_string(kernel.summary);
+  return out;
+}
+
+// Version 2 appended hbm_bytes to the description and nothing else, so a
+// version-1 array is one of version-2 descriptions cut after `summary`.
+constexpr std::size_t v1_description_bytes = offsetof(cfr_kernel_description, hbm_bytes);
+static_assert(v1_description_bytes ==
+                  offsetof(cfr_kernel_description, summary) + sizeof(const char*),
+              "a version-1 description ends where hbm_bytes begins");
+
+// The plugin's descriptions in this version's layout.
+std::vector<cfr_kernel_description> descriptions_of(const cfr_plugin& plugin) {
+  std::vector<cfr_kernel_description> out(static_cast<std::size_t>(plugin.kernel_count));
+  const auto* bytes = reinterpret_cast<const unsigned char*>(plugin.kernels);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (plugin.abi_version == CFR_PLUGIN_ABI_VERSION) {
+      out[i] = plugin.kernels[i];
+    } else {
+      std::memcpy(&out[i], bytes + i * v1_description_bytes, v1_description_bytes);
+    }
+  }
   return out;
 }
 
@@ -212,19 +284,20 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   if (entry == nullptr) refuse(path, "has no " CFR_PLUGIN_ENTRY_POINT "() entry point");
   const cfr_plugin* plugin = reinterpret_cast<cfr_plugin_kernels_fn>(entry)();
   if (plugin == nullptr) refuse(path, CFR_PLUGIN_ENTRY_POINT "() returned null");
-  if (plugin->abi_version != CFR_PLUGIN_ABI_VERSION) {
-    refuse(path, fmt::format("built for plugin ABI version {}, this tool reads version {}",
+  if (plugin->abi_version != 1 && plugin->abi_version != CFR_PLUGIN_ABI_VERSION) {
+    refuse(path, fmt::format("built for plugin ABI version {}, this tool reads versions 1 and {}",
                              plugin->abi_version, CFR_PLUGIN_ABI_VERSION));
   }
   if (plugin->kernels == nullptr || plugin->kernel_count <= 0) refuse(path, "describes no kernel");
+  const std::vector<cfr_kernel_description> descriptions = descriptions_of(*plugin);
 
   // Every description is checked before any is registered, in a scratch
   // registry that holds what is registered already plus this plugin's
   // kernels: the same rules as add(), and nothing of a refused plugin stays.
   std::vector<Translated> translated;
   try {
-    for (int i = 0; i < plugin->kernel_count; ++i)
-      translated.push_back(translate(plugin->kernels[i], i));
+    for (std::size_t i = 0; i < descriptions.size(); ++i)
+      translated.push_back(translate(descriptions[i], static_cast<int>(i)));
   } catch (const std::invalid_argument& error) {
     refuse(path, error.what());
   }
@@ -236,13 +309,13 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   }
   for (std::size_t i = 0; i < translated.size(); ++i) {
     try {
-      scratch.add(translated[i].description, launcher_of(plugin->kernels[i]), {}, origin);
+      scratch.add(translated[i].description, launcher_of(descriptions[i]), {}, origin);
     } catch (const std::invalid_argument& error) {
       refuse(path, error.what());
     }
   }
   for (std::size_t i = 0; i < translated.size(); ++i) {
-    registry.add(translated[i].description, launcher_of(plugin->kernels[i]), {}, origin);
+    registry.add(translated[i].description, launcher_of(descriptions[i]), {}, origin);
     loaded.kernels.push_back(
         {std::string(translated[i].description.name), translated[i].version, path, loaded.sha256});
   }

@@ -18,6 +18,7 @@
 #include "claimed_figures_check.hpp"
 #include "roofline/auditability.hpp"
 #include "roofline/figures.hpp"
+#include "roofline/own_byte_count.hpp"
 #include "roofline/profile_figures.hpp"
 #include "roofline/row_model.hpp"
 #include "roofline/statistics.hpp"
@@ -64,14 +65,51 @@ std::string text_of(const FigureValue& value) {
   return "absent";
 }
 
+// How the `plugin` rows' byte counts were checked, per kernel: counted again
+// by its plugin, or taken as recorded.
+struct OwnCountTally {
+  std::map<std::string, std::size_t> counted_again;
+  std::map<std::string, std::size_t> as_recorded;
+};
+
+const PluginKernelRecord* plugin_of(const Report& report, std::string_view kernel) {
+  for (const PluginKernelRecord& record : report.provenance.plugins) {
+    if (record.kernel == kernel) return &record;
+  }
+  return nullptr;
+}
+
+// One note per kernel: how its rows' traffic.bytes were checked.
+void add_own_count_notes(const Report& report, const OwnCountTally& tally, AuditResult& out) {
+  for (const auto& [kernel, rows] : tally.counted_again) {
+    const PluginKernelRecord& plugin = *plugin_of(report, kernel);
+    out.findings.push_back(
+        {FindingKind::note, "report",
+         fmt::format("{}: traffic.bytes of {} row(s) counted again by the plugin's hbm_bytes "
+                     "(sha256 {})",
+                     kernel, rows, plugin.sha256)});
+  }
+  for (const auto& [kernel, rows] : tally.as_recorded) {
+    const PluginKernelRecord& plugin = *plugin_of(report, kernel);
+    out.findings.push_back(
+        {FindingKind::note, "report",
+         fmt::format("{}: traffic.bytes of {} row(s) is the kernel's own count (hbm_bytes of "
+                     "plugin {}, sha256 {}), taken as recorded and not counted again; `audit "
+                     "--plugin {}` counts it again",
+                     kernel, rows, plugin.file, plugin.sha256, plugin.file)});
+  }
+}
+
 class RowAudit {
  public:
   RowAudit(const Report& report, std::size_t index, const AuditTolerance& tolerance,
-           AuditResult& out)
+           std::span<const PluginByteSource> plugins, OwnCountTally& tally, AuditResult& out)
       : report_(report),
         row_(report.results[index]),
         where_(row_location(index, row_)),
         tolerance_(tolerance),
+        plugins_(plugins),
+        tally_(tally),
         out_(out) {}
 
   // Recomputes the row through the sweep's own functions, then compares
@@ -206,8 +244,10 @@ class RowAudit {
       add(FindingKind::unverifiable, *why);
       return false;
     }
+    KernelRecord record = kernel_record(row_);
+    if (record.traffic == TrafficModelKind::plugin) count_own_bytes_again(record);
     try {
-      recomputed.model = model_figures(kernel_record(row_), row_.problem, report_.ceiling,
+      recomputed.model = model_figures(record, row_.problem, report_.ceiling,
                                        row_.model->flops.convention, row_.model->l2_inputs);
     } catch (const std::exception& error) {
       add(FindingKind::unverifiable,
@@ -223,6 +263,36 @@ class RowAudit {
     check_breakdown(recomputed.model->traffic);
     check_l2_inputs();
     return true;
+  }
+
+  // A `plugin` row's bytes from the plugin that provenance names for its
+  // kernel, where audit was given that file (same SHA-256); otherwise they
+  // stay as recorded and the tally says so.
+  void count_own_bytes_again(KernelRecord& record) {
+    const PluginKernelRecord* plugin = plugin_of(report_, row_.kernel);
+    if (plugin == nullptr) {
+      add(FindingKind::mismatch,
+          fmt::format("traffic.model: plugin, but provenance.plugins names no plugin that "
+                      "brought {}",
+                      row_.kernel));
+      return;
+    }
+    const auto source = std::find_if(plugins_.begin(), plugins_.end(), [&](const auto& s) {
+      return s.kernel == row_.kernel && s.sha256 == plugin->sha256 && s.count != nullptr;
+    });
+    if (source == plugins_.end()) {
+      ++tally_.as_recorded[row_.kernel];
+      return;
+    }
+    ++tally_.counted_again[row_.kernel];
+    const ByteCount count = checked_byte_count(*source->count, row_.kernel, row_.problem);
+    if (const std::string* why = std::get_if<std::string>(&count)) {
+      ++out_.figures_checked;
+      add(FindingKind::mismatch, fmt::format("traffic.bytes: report {}, recomputed none: {}",
+                                             number(*record.own_bytes), *why));
+      return;
+    }
+    record.own_bytes = std::get<double>(count);  // traffic.bytes is compared with it
   }
 
   // The L2-aware model's GPU figures are the row's device's, where the
@@ -324,6 +394,8 @@ class RowAudit {
   const ResultRow& row_;
   std::string where_;
   const AuditTolerance& tolerance_;
+  std::span<const PluginByteSource> plugins_;
+  OwnCountTally& tally_;
   AuditResult& out_;
 };
 
@@ -359,16 +431,19 @@ std::size_t AuditResult::failing() const {
       std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.fails(); }));
 }
 
-AuditResult audit_report(const Report& report, const AuditTolerance& tolerance) {
+AuditResult audit_report(const Report& report, const AuditTolerance& tolerance,
+                         std::span<const PluginByteSource> plugins) {
   AuditResult result;
   result.rows = report.results.size();
   check_auditable_flag(report.provenance, auditability_failures(report), result);
   if (report.results.empty()) {
     result.findings.push_back({FindingKind::note, "report", "no result rows"});
   }
+  OwnCountTally tally;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
-    RowAudit(report, i, tolerance, result).run();
+    RowAudit(report, i, tolerance, plugins, tally, result).run();
   }
+  add_own_count_notes(report, tally, result);
   return result;
 }
 

@@ -8,6 +8,7 @@
 // figures are checked against each other. Pure: the caller reads the file.
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "finding.hpp"
+#include "roofline/own_byte_count.hpp"
 #include "roofline/report.hpp"
 
 namespace cfr::evidence {
@@ -38,10 +40,25 @@ struct AuditResult {
   bool consistent() const { return failing() == 0; }
 };
 
+// A plugin kernel's own byte count (traffic model `plugin`) that audit can
+// ask again: `audit --plugin FILE` loads the plugin and gives one per kernel
+// that counts its own bytes.
+struct PluginByteSource {
+  std::string kernel;
+  std::string sha256;  // of the plugin file it was loaded from
+  const OwnByteCount* count = nullptr;
+};
+
 // Never throws on a report that report_from_json accepted: a row whose
 // figures cannot be recomputed (a shape too large to model, a traffic model
 // the direction has not) is a finding.
-AuditResult audit_report(const Report& report, const AuditTolerance& tolerance = {});
+// A `plugin` row's traffic.bytes is counted again by the source of its
+// kernel whose SHA-256 is the one provenance.plugins records for it; without
+// such a source it is taken as recorded (every other figure is still
+// recomputed from it) and a note per kernel says so. A `plugin` row whose
+// kernel provenance.plugins does not name is a mismatch.
+AuditResult audit_report(const Report& report, const AuditTolerance& tolerance = {},
+                         std::span<const PluginByteSource> plugins = {});
 
 // What the audits of sweep and ceilings reports share: whether a reported
 // figure and its recomputation agree, and the auditable flag against the

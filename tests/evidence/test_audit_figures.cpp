@@ -5,13 +5,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "roofline/evidence/audit.hpp"
 #include "roofline/figures.hpp"
+#include "roofline/own_byte_count.hpp"
 #include "roofline/report_json.hpp"
 #include "roofline/row_model.hpp"
 #include "roofline/statistics.hpp"
@@ -96,11 +99,40 @@ ResultRow peer_row(const CeilingRecord& ceiling) {
   return row;
 }
 
+// A plugin kernel's own byte count that answers 3e7 B for every shape.
+class FixedCount final : public OwnByteCount {
+ public:
+  ByteCount hbm_bytes(const AttentionProblem&) const override { return 3e7; }
+};
+const FixedCount own_count;
+const std::string own_count_sha256(64, 'a');
+
+// every_kernel_report plus a row of a plugin kernel that counts its own
+// bytes (traffic `plugin`, 3e7 B) on fa1_scalar's shape and tile, named in
+// provenance.plugins.
+Report with_own_count_row(Report report) {
+  ResultRow row = report.results[1];  // fa1_scalar
+  row.kernel = "own_count";
+  row.profile.reset();
+  const KernelRecord record{
+      row.direction, TrafficModelKind::plugin, row.tile, row.compute_unit, nullptr, 3e7};
+  row.model = model_figures(record, row.problem, report.ceiling, FlopConvention::exact);
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, report.ceiling);
+  report.results.push_back(row);
+  report.provenance.plugins.push_back({"own_count", "1.0", "libown.so", own_count_sha256});
+  return report;
+}
+
+// What `audit --plugin libown.so` gives audit for that row's kernel.
+const std::vector<PluginByteSource> own_count_source{{"own_count", own_count_sha256, &own_count}};
+
 }  // namespace
 
+// With the plugin's count (audit --plugin) a plugin row's traffic.bytes is
+// recomputed like every other figure.
 TEST_CASE("audit catches an edit to every stored model, measured, derived and ceiling figure") {
-  const Report clean = every_kernel_report();
-  REQUIRE(audit_report(clean).consistent());
+  const Report clean = with_own_count_row(every_kernel_report());
+  REQUIRE(audit_report(clean, {}, own_count_source).consistent());
   const json document = to_json(clean);
   for (const Figure& f : row_figures()) {
     if (f.view() || f.source == FigureSource::historical) continue;
@@ -111,7 +143,7 @@ TEST_CASE("audit catches an edit to every stored model, measured, derived and ce
       json* value = at_path(edited["results"][i], f.json);
       if (value == nullptr) continue;  // not in this row (a model that does not apply)
       *value = tampered(f, *value);
-      const AuditResult result = audit_report(report_from_json(edited));
+      const AuditResult result = audit_report(report_from_json(edited), {}, own_count_source);
       CHECK(caught(result, i, f));
       ++edits;
     }
@@ -154,6 +186,39 @@ TEST_CASE("a peer row outside the catalog is re-derived from what it records") {
   Report tiled = report;  // kv_reload needs a tile the peer row does not record
   tiled.results.back().model->traffic.model = TrafficModelKind::kv_reload;
   CHECK(count_of(audit_report(tiled), FindingKind::unverifiable) == 1);
+}
+
+// Without the plugin, a plugin row's traffic.bytes is an input (named by the
+// plugin's SHA-256): every figure derived from it is still recomputed, so an
+// edit of it alone shows in them; a note says the count was not counted again.
+TEST_CASE("without its plugin, a plugin row's byte count is an input, noted as such") {
+  const Report clean = with_own_count_row(every_kernel_report());
+  const std::size_t row = clean.results.size() - 1;
+  const AuditResult alone = audit_report(clean);
+  CHECK(alone.consistent());
+  CHECK(std::any_of(alone.findings.begin(), alone.findings.end(), [](const Finding& f) {
+    return f.kind == FindingKind::note &&
+           f.message.starts_with(
+               "own_count: traffic.bytes of 1 row(s) is the kernel's own count "
+               "(hbm_bytes of plugin libown.so, sha256 aaaa");
+  }));
+
+  Report edited = clean;
+  edited.results[row].model->traffic.bytes *= 0.5;
+  const AuditResult result = audit_report(edited);
+  CHECK(caught(result, row, figure("model/ai")));
+  CHECK(caught(result, row, figure("model/bytes/plugin")));
+  // With the plugin the edit is caught where it was made.
+  CHECK(caught(audit_report(edited, {}, own_count_source), row, figure("model/bytes")));
+
+  // Another plugin file than the one provenance names: not asked.
+  const std::vector<PluginByteSource> other{{"own_count", std::string(64, 'b'), &own_count}};
+  CHECK(audit_report(edited, {}, other).consistent() == audit_report(edited).consistent());
+  CHECK_FALSE(caught(audit_report(edited, {}, other), row, figure("model/bytes")));
+
+  Report orphan = clean;
+  orphan.provenance.plugins.clear();
+  CHECK(count_of(audit_report(orphan), FindingKind::mismatch) == 1);
 }
 
 TEST_CASE("audit re-derives a profiled row from its counters: a tampered counter is caught") {

@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, smoke, devices, cli, results, ceilings, cublas,
 # fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, peer_compare, plugins, profile, profile_fa2big, profile_big. Logs go to $OUT (or
+# peers_sweep, peer_compare, plugins, plugin_bytes, profile, profile_fa2big, profile_big. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -360,6 +360,35 @@ step_plugins() {
   echo "launch-error sweep: exit $rc (1 expected: tiny_fwd's rows fail, example_simt's run)"
   grep -E "failed|median" "$out/plugin-launch-error.log" | head -n 4
   [[ $rc -eq 1 ]] || status=1
+}
+
+# A plugin kernel that counts its own HBM bytes (ABI version 2, traffic model
+# "plugin", docs/plugins.md): example_own_bytes is example_simt's kernel with
+# an hbm_bytes callback, so beside example_simt (kv_reload, tile 64x32) its
+# rows must pass the correctness check, carry the same traffic.bytes, and
+# time like it. Kept as results/h200/plugins/plugin-own-bytes.*; audited
+# without the plugin (its count taken as recorded, a note) and with it
+# (counted again); both must exit 0.
+step_plugin_bytes() {
+  local example=$build/kernels/plugin/example/libcfr_example_plugin.so
+  local bytes=$build/kernels/plugin/example/libcfr_example_bytes_plugin.so
+  local report=results/h200/plugins/plugin-own-bytes
+  mkdir -p results/h200/plugins
+  "$tool" sweep --plugin "$example" --plugin "$bytes" --kernels example_simt,example_own_bytes \
+    --seq-lens 1024:4096:x2 --head-dims 64,128 --both --json "$report.json" --md "$report.md" \
+    2>"$report.log" | tail -n 30
+  local rc=${PIPESTATUS[0]}
+  echo "own-bytes sweep: exit $rc"
+  [[ $rc -eq 0 ]] || status=1
+  "$tool" audit "$report.json" | tail -n 3
+  rc=${PIPESTATUS[0]}
+  echo "own-bytes audit without the plugin: exit $rc"
+  [[ $rc -eq 0 ]] || status=1
+  "$tool" audit --plugin "$bytes" "$report.json" | tail -n 3
+  rc=${PIPESTATUS[0]}
+  echo "own-bytes audit --plugin: exit $rc"
+  [[ $rc -eq 0 ]] || status=1
+  cp "$report.json" "$report.md" "$report.log" "$out/"
 }
 
 # sweep --profile (issue 10): every row timed, then profiled by one ncu

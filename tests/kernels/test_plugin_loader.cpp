@@ -11,6 +11,7 @@
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/plugin/plugin_loader.hpp"
+#include "roofline/own_byte_count.hpp"
 #include "roofline/sha256.hpp"
 
 using namespace cfr;
@@ -106,7 +107,7 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
   // words its refusal must hold.
   const std::pair<const char*, const char*> defects[] = {
       {"no_entry_point", "has no cfr_plugin_kernels() entry point"},
-      {"abi_version", "built for plugin ABI version 99, this tool reads version 1"},
+      {"abi_version", "built for plugin ABI version 100, this tool reads versions 1 and 2"},
       {"null_name", "kernel #0: has a null or empty name"},
       {"empty_name", "kernel #0: has a null or empty name"},
       {"builtin_name", "kernel 'fa2_mma': the name is taken (built in)"},
@@ -114,6 +115,13 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
       {"unknown_model", "kernel 'tiny_fwd': unknown traffic model 'l2_magic'"},
       {"bad_head_dim", "kernel 'tiny_fwd': head dim 64 cannot be"},
       {"bad_tile", "kernel 'tiny_fwd': tile 64x0 at head dim 64 cannot be"},
+      // bytes_plugin.c's defects: the hbm_bytes callback and the model that reads it.
+      {"bytes_no_callback",
+       "kernel 'tiny_bytes': traffic model 'plugin' needs an hbm_bytes "
+       "callback"},
+      {"bytes_callback_other_model",
+       "kernel 'tiny_bytes': has an hbm_bytes callback, which only traffic model 'plugin' reads "
+       "(it declares 'kv_reload')"},
   };
   for (const auto& [defect, words] : defects) {
     INFO(defect);
@@ -145,4 +153,65 @@ TEST_CASE("a file that is not a shared library, or no file, is refused", "[plugi
   std::remove(text.c_str());
   CHECK(refusal("/tmp/cfr-plugin-test-nothing-here.so", registry) ==
         "plugin /tmp/cfr-plugin-test-nothing-here.so: no such file, or it cannot be read");
+}
+
+// ABI version 2 appended hbm_bytes to the description: test_plugin.c built
+// against the version-1 header (tests/kernels/plugins/cuflash_roofline_plugin_v1.h)
+// loads with what it declares, and counts no bytes of its own.
+TEST_CASE("a plugin of ABI version 1 still loads, as it declares", "[plugin]") {
+  KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+  const LoadedPlugin loaded = load_plugin(test_plugin("abi_v1"), registry);
+  REQUIRE(loaded.kernels.size() == 2);
+  CHECK(loaded.kernels[1].kernel == "tiny_bwd");  // the second description, at v1's stride
+  const KernelEntry* forward = registry.find("tiny_fwd");
+  REQUIRE(forward != nullptr);
+  CHECK(forward->description.traffic == TrafficModelKind::kv_reload);
+  CHECK(forward->description.own_bytes == nullptr);
+  CHECK(forward->description.tile_for(128, {9, 0}) == TileShape{64, 32});
+  const KernelEntry* backward = registry.find("tiny_bwd");
+  REQUIRE(backward != nullptr);
+  CHECK(backward->description.traffic == TrafficModelKind::fa1_backward);
+  CHECK(registry.forward_partner(*backward) == forward);
+}
+
+// bytes_plugin.c: tiny_bytes counts 6 · B · H · N · d · element bytes, and
+// answers wrongly on purpose for N = 100 ... 600.
+TEST_CASE("a kernel's hbm_bytes callback answers per problem, checked per problem", "[plugin]") {
+  KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+  load_plugin(test_plugin("bytes"), registry);
+  const KernelEntry* forward = registry.find("tiny_bytes");
+  REQUIRE(forward != nullptr);
+  CHECK(forward->description.traffic == TrafficModelKind::plugin);
+  REQUIRE(forward->description.own_bytes != nullptr);
+  const OwnByteCount& count = *forward->description.own_bytes;
+  AttentionProblem problem{2, 8, 1024, 64, false, DType::fp32};
+  CHECK(std::get<double>(count.hbm_bytes(problem)) == 6.0 * 2 * 8 * 1024 * 64 * 4);
+  const KernelEntry* backward = registry.find("tiny_bytes_bwd");
+  REQUIRE(backward != nullptr);
+  CHECK(backward->description.traffic == TrafficModelKind::plugin);
+  problem.dtype = DType::fp16;
+  CHECK(std::get<double>(backward->description.own_bytes->hbm_bytes(problem)) ==
+        10.0 * 2 * 8 * 1024 * 64 * 2);
+
+  const std::pair<std::int64_t, const char*> wrong[] = {
+      {100, "tiny_bytes: its HBM byte count for this shape, nan B is not a byte count"},
+      {200, "tiny_bytes: its HBM byte count for this shape, -4096 B is not a byte count"},
+      {300, "tiny_bytes: its HBM byte count for this shape, 0 B is not a byte count"},
+      {600, "tiny_bytes: its HBM byte count for this shape, inf B is not a byte count"},
+      {400, "tiny_bytes: no HBM byte count for this shape: tiny_bytes counts no N=400"},
+      {500,
+       "tiny_bytes: no HBM byte count for this shape: hbm_bytes returned an error and no "
+       "message"},
+  };
+  for (const auto& [seq_len, words] : wrong) {
+    INFO(seq_len);
+    problem.seq_len = seq_len;
+    const ByteCount checked = checked_byte_count(count, "tiny_bytes", problem);
+    REQUIRE(std::holds_alternative<std::string>(checked));
+    CHECK(std::get<std::string>(checked).find(words) == 0);
+  }
+  // The ABI's shape holds ints: a larger dimension is not handed to the plugin.
+  problem.seq_len = std::int64_t{1} << 31;
+  CHECK(std::get<std::string>(count.hbm_bytes(problem)) ==
+        "a dimension beyond the plugin ABI's int shape");
 }

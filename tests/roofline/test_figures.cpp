@@ -41,6 +41,14 @@ Report every_figure_report() {
     row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
     r.results.push_back(row);
   }
+  // A plugin kernel that counts its own bytes (traffic `plugin`): 5e7 B.
+  ResultRow own = r.results[1];
+  own.kernel = "own_count";
+  const KernelRecord record{
+      own.direction, TrafficModelKind::plugin, own.tile, own.compute_unit, nullptr, 5e7};
+  own.model = model_figures(record, problem, r.ceiling, FlopConvention::exact);
+  own.achieved = achieved_figures(*own.model, own.timing->summary.median, r.ceiling);
+  r.results.push_back(own);
   ResultRow claimed = r.results.front();
   claimed.claimed =
       ClaimedFigures{"a document", 0.5, 1.1, 2.2, 0.07, 140, 3, 15, "memory-bound", 13.6};

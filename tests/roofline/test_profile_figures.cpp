@@ -4,6 +4,7 @@
 #include "profiled_row.hpp"
 #include "roofline/ncu_query.hpp"
 #include "roofline/profile_figures.hpp"
+#include "roofline/row_model.hpp"
 #include "roofline/sample_validity.hpp"
 
 // A profiled row's figures from its counters (profile_figures), the counters
@@ -44,6 +45,22 @@ TEST_CASE("profile figures of the hand-made row: levels, limiter and checks") {
   CHECK(*d.dram_model_error == Approx(*row.model->bytes_of(TrafficModelKind::l2_aware) / 8e6 - 1));
   // Median 0.0505 ms over ncu's 0.050 ms.
   CHECK(*d.timing_ratio == Approx(1.01));
+}
+
+// A plugin kernel's own count (traffic `plugin`) is of HBM bytes: it is
+// checked against the DRAM counters, never against the L2's.
+TEST_CASE("a kernel's own byte count is checked against DRAM, not L2") {
+  const CeilingRecord ceiling = test::h200_profile_ceiling();
+  ResultRow row = test::profiled_row(ceiling);
+  KernelRecord record = kernel_record(fa1_wmma_kernel, row.problem, h200_cc);
+  record.traffic = TrafficModelKind::plugin;
+  record.layout = nullptr;  // a plugin's: no launches for the L2-aware model
+  record.own_bytes = 12e6;
+  row.model = model_figures(record, row.problem, ceiling, FlopConvention::exact);
+  const ProfileDerived d = profile_figures(row, ceiling, h200_cc);
+  // The hand profile's DRAM bytes: 6e6 read + 2e6 written.
+  CHECK(*d.dram_model_error == Approx(12e6 / 8e6 - 1));
+  CHECK_FALSE(d.l2_model_error.has_value());
 }
 
 TEST_CASE("an unavailable counter leaves its figures out, never guesses them") {

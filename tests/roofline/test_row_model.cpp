@@ -2,23 +2,13 @@
 
 #include <stdexcept>
 
+#include "a100_ceiling.hpp"
 #include "roofline/l2_traffic_model.hpp"
 #include "roofline/row_model.hpp"
 #include "roofline/statistics.hpp"
 #include "seed_shape.hpp"
 
 using namespace cfr;
-
-namespace {
-CeilingRecord a100_ceiling() {
-  CeilingRecord c;
-  c.gpu = "a100";
-  c.source = "datasheet";
-  c.bandwidth_GBps = 2039;
-  c.peak_TFLOPs = {19.5, 78, 312, 312};
-  return c;
-}
-}  // namespace
 
 TEST_CASE("a row takes Br, Bc and the compute unit from the kernel's own description") {
   const ResultRow scalar =

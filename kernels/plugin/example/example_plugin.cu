@@ -12,6 +12,13 @@
 // Built with -DCFR_EXAMPLE_WRONG_SCALE it becomes `example_wrong_scale`, which
 // applies half the softmax scale: the tests' proof that the tool's
 // correctness check fails a plugin kernel that is wrong.
+//
+// Built with -DCFR_EXAMPLE_OWN_BYTES it becomes `example_own_bytes`
+// (libcfr_example_bytes_plugin.so): the same kernel, which counts its own HBM
+// bytes through hbm_bytes (traffic model "plugin", ABI version 2) instead of
+// naming kv_reload. It counts what the loop below loads, block by block, so
+// its rows must carry the bytes kv_reload gives for tile 64 x 32: the tests'
+// check that the tool uses a kernel's own count.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -147,11 +154,45 @@ int example_launch(const cfr_shape* shape, const cfr_forward_args* args, char* m
   return CFR_OK;
 }
 
+#ifdef CFR_EXAMPLE_OWN_BYTES
+// What example_forward moves for one shape: each head reads its Q rows and
+// writes its O rows and LSE once, and each Q block reads the K and V rows of
+// the key blocks it visits (all of them, or up to its last row when causal;
+// never a row past seq_len).
+int example_hbm_bytes(const cfr_shape* shape, double* bytes, char* message,
+                      size_t message_capacity) {
+  if (shape->seq_len <= 0 || shape->head_dim <= 0) {
+    std::snprintf(message, message_capacity, "seq_len %d, head dim %d: no such shape",
+                  shape->seq_len, shape->head_dim);
+    return CFR_ERROR;
+  }
+  const double element = shape->dtype == CFR_DTYPE_FP32 ? 4.0 : 2.0;
+  const double row = element * shape->head_dim;
+  double kv_rows = 0;  // K (and V) rows one head reads, over its Q blocks
+  for (int first_row = 0; first_row < shape->seq_len; first_row += block_rows) {
+    const int last_row =
+        first_row + block_rows < shape->seq_len ? first_row + block_rows - 1 : shape->seq_len - 1;
+    const int keys = shape->causal ? last_row + 1 : shape->seq_len;
+    const int steps = (keys + block_keys - 1) / block_keys;
+    const int loaded = steps * block_keys;
+    kv_rows += loaded < shape->seq_len ? loaded : shape->seq_len;
+  }
+  const double per_head = 2.0 * shape->seq_len * row  // Q read, O written
+                          + 2.0 * kv_rows * row       // K and V read
+                          + 4.0 * shape->seq_len;     // LSE written (fp32)
+  *bytes = per_head * shape->batch * shape->heads;
+  return CFR_OK;
+}
+#endif
+
 constexpr cfr_tile tiles[] = {{64, block_rows, block_keys}, {128, block_rows, block_keys}};
 
-#ifdef CFR_EXAMPLE_WRONG_SCALE
+#if defined(CFR_EXAMPLE_WRONG_SCALE)
 constexpr const char* kernel_name = "example_wrong_scale";
 constexpr const char* kernel_summary = "example_simt with half the softmax scale (a test)";
+#elif defined(CFR_EXAMPLE_OWN_BYTES)
+constexpr const char* kernel_name = "example_own_bytes";
+constexpr const char* kernel_summary = "example_simt counting its own HBM bytes (hbm_bytes)";
 #else
 constexpr const char* kernel_name = "example_simt";
 constexpr const char* kernel_summary =
@@ -166,7 +207,11 @@ const cfr_kernel_description descriptions[] = {{
     .tiles = tiles,
     .tile_count = 2,
     .compute_unit = CFR_COMPUTE_SIMT,
+#ifdef CFR_EXAMPLE_OWN_BYTES
+    .traffic_model = CFR_TRAFFIC_PLUGIN,
+#else
     .traffic_model = "kv_reload",
+#endif
     .min_cc_major = 7,
     .min_cc_minor = 0,
     .workspace_bytes = nullptr,
@@ -174,6 +219,11 @@ const cfr_kernel_description descriptions[] = {{
     .backward = nullptr,
     .forward_partner = nullptr,
     .summary = kernel_summary,
+#ifdef CFR_EXAMPLE_OWN_BYTES
+    .hbm_bytes = example_hbm_bytes,
+#else
+    .hbm_bytes = nullptr,
+#endif
 }};
 
 const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION, descriptions, 1};

@@ -1,10 +1,15 @@
 /* A plugin for the CPU tests (tests/kernels/test_plugin_loader.cpp): two
  * kernels that launch nothing, in plain C with no CUDA, so it loads on any
- * machine. Built once as it is (a valid plugin) and once per -DCFR_DEFECT_*
- * below, each a plugin the tool must refuse with one line. */
+ * machine. Built once as it is (a valid plugin), once against ABI version 1
+ * (-DCFR_TEST_ABI_V1, a plugin the tool still loads) and once per
+ * -DCFR_DEFECT_* below, each a plugin the tool must refuse with one line. */
 #include <stdio.h>
 
+#ifdef CFR_TEST_ABI_V1 /* the same plugin built against ABI version 1 */
+#include "cuflash_roofline_plugin_v1.h"
+#else
 #include "kernels/plugin/cuflash_roofline_plugin.h"
+#endif
 
 static int refuse_forward(const cfr_shape* shape, const cfr_forward_args* args, char* message,
                           size_t capacity) {
