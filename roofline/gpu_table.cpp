@@ -197,13 +197,23 @@ GpuTable parse_gpu_table(const json& document, std::string_view origin) {
 nlohmann::json to_json(const GpuSpec& gpu) {
   json peaks = json::object();
   json ridges = json::object();
+  json peak_sources = json::object();
   for (ComputeUnit unit : all_compute_units) {
     const std::string key(to_string(unit));
     const auto peak = gpu.peak(unit);
     peaks[key] = peak ? json(*peak) : json(nullptr);
     const auto ridge = gpu.ridge(unit);
     ridges[key] = ridge ? json(*ridge) : json(nullptr);
+    const auto& figure = gpu.peak_TFLOPs[static_cast<std::size_t>(unit)];
+    peak_sources[key] = figure ? json(figure->source) : json(nullptr);
   }
+  // Where every figure came from; a ridge is computed from the two it divides.
+  const json sources{{"compute_capability", gpu.compute_capability_source},
+                     {"sm_count", gpu.sm_count.source},
+                     {"l2_bytes", gpu.l2_bytes.source},
+                     {"shared_memory_per_sm_bytes", gpu.shared_memory_per_sm_bytes.source},
+                     {"bandwidth_GBps", gpu.memory_bandwidth_GBps.source},
+                     {"peak_TFLOPs", peak_sources}};
   return json{{"id", gpu.id},
               {"name", gpu.name},
               {"compute_capability", gpu.compute_capability},
@@ -213,7 +223,8 @@ nlohmann::json to_json(const GpuSpec& gpu) {
               {"bandwidth_GBps", gpu.memory_bandwidth_GBps.value},
               {"bandwidth_source", gpu.memory_bandwidth_GBps.source},
               {"peak_TFLOPs", peaks},
-              {"ridge_FLOP_per_byte", ridges}};
+              {"ridge_FLOP_per_byte", ridges},
+              {"sources", sources}};
 }
 
 }  // namespace cfr

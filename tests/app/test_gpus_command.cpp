@@ -39,6 +39,23 @@ TEST_CASE("cli: gpus --json - is machine-readable with ridges and sources") {
   CHECK(doc["gpus"][1]["ridge_FLOP_per_byte"]["fp16_tensor"].get<double>() ==
         Approx(153.0).margin(0.05));
   CHECK(doc["gpus"][0]["peak_TFLOPs"]["bf16_tensor"].is_null());
+  // docs/model.md §5: every figure's source, not the bandwidth's alone (issue 12); a unit the
+  // GPU lacks (V100 bf16) has no figure and no source.
+  for (const auto& gpu : doc["gpus"]) {
+    INFO(gpu["id"].get<std::string>());
+    const auto& sources = gpu["sources"];
+    for (const char* figure : {"compute_capability", "sm_count", "l2_bytes",
+                               "shared_memory_per_sm_bytes", "bandwidth_GBps"}) {
+      INFO(figure);
+      CHECK_FALSE(sources[figure].get<std::string>().empty());
+    }
+    for (const auto& [unit, peak] : gpu["peak_TFLOPs"].items()) {
+      INFO(unit);
+      CHECK(sources["peak_TFLOPs"][unit].is_null() == peak.is_null());
+    }
+  }
+  CHECK(doc["gpus"][2]["sources"]["peak_TFLOPs"]["fp16_tensor"].get<std::string>().find("H100") !=
+        std::string::npos);
 }
 
 TEST_CASE("cli: --gpu-table errors name the file, the GPU and the field") {

@@ -80,7 +80,8 @@ Report report_of_recorded_rows() {
 TEST_CASE("profile: every ok row gets its recorded counters and figures, or why not") {
   const FakeNcu ncu(recording_ncu);
   Report report = report_of_recorded_rows();
-  const std::string line = profile_report(report, {true, ncu.path()}, 7);
+  const std::string line =
+      profile_report(report, {.enabled = true, .ncu = ncu.path(), .plugins = {}}, 7);
   INFO(line);
   CHECK(line.starts_with("profile: 2 of 3 rows profiled by Version 2025.3.1.0 (stand-in)"));
   for (std::size_t i : {0u, 64u}) {
@@ -101,7 +102,8 @@ TEST_CASE("profile: every ok row gets its recorded counters and figures, or why 
 
 TEST_CASE("profile: without ncu, or without permission for the counters, rows say so") {
   Report report = report_of_recorded_rows();
-  const std::string line = profile_report(report, {true, "/nonexistent/ncu"}, 7);
+  const std::string line =
+      profile_report(report, {.enabled = true, .ncu = "/nonexistent/ncu", .plugins = {}}, 7);
   CHECK(line ==
         "profile: ncu not found: '/nonexistent/ncu' is not an executable (--ncu PATH names it)");
   CHECK(report.results[0].profile->unavailable == line.substr(9));
@@ -112,7 +114,7 @@ TEST_CASE("profile: without ncu, or without permission for the counters, rows sa
       "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
       "GPU Performance Counters on the target device 0.'\nexit 1\n");
   Report refused_report = report_of_recorded_rows();
-  profile_report(refused_report, {true, refused.path()}, 7);
+  profile_report(refused_report, {.enabled = true, .ncu = refused.path(), .plugins = {}}, 7);
   CHECK(refused_report.results[0].profile->unavailable.starts_with(
       "no permission to read the GPU's performance counters (ncu: ERR_NVGPUCTRPERM"));
 }

@@ -109,8 +109,8 @@ TEST_CASE(
     check_one_line_error(run_cli("plot '" + file.path + "' --out '" + temp_path("bad.svg") + "'"),
                          file);
   }
-  // Each process start costs ~0.1 s (the binary maps cuBLAS), so the other positions get one
-  // kind each: the schema error, the one that needs the key path.
+  // The other positions get one kind each (the schema error, the one that needs the key path):
+  // the reader is the same, only its caller differs.
   check_one_line_error(run_cli("compare '" + good + "' '" + bad[3].path + "'"), bad[3]);
   check_one_line_error(run_cli("compare --roofline '" + bad[3].path + "'"), bad[3]);
 }

@@ -177,3 +177,32 @@ TEST_CASE("audit lists the seed table's inconsistencies row by row") {
   // Utilization = bandwidth / datasheet bandwidth holds in every row (548 / 900 = 61%).
   CHECK(claims_of(v100, "results", "bandwidth_utilization_percent").empty());
 }
+
+TEST_CASE(
+    "two of the seed's twelve TFLOPS figures are FLOPs / 2 / time, as docs/model.md §6 says") {
+  // The seed's v0.4.0 table, every GPU: audit's TFLOPs claims that end "matches it" are the rows
+  // whose printed TFLOPS equals FLOPs / 2 / time within the printed rounding.
+  std::vector<std::string> matching;
+  int rows = 0;
+  for (const char* gpu : {"V100", "A100", "H100"}) {
+    const AuditResult result = audit_report(seed_report(gpu));
+    for (int row = 0; row < 4; ++row, ++rows) {
+      const std::string where = "results[" + std::to_string(row) + "]";
+      for (const std::string& claim : claims_of(result, where, "TFLOPs")) {
+        if (claim.ends_with("matches it")) matching.push_back(std::string(gpu) + " " + where);
+      }
+    }
+  }
+  CHECK(rows == 12);
+  CHECK(matching == std::vector<std::string>{"V100 results[2]", "V100 results[3]"});
+  // The two documents that state the count say the same.
+  for (const char* doc : {"/docs/model.md", "/docs/evidence-tools.md"}) {
+    INFO(doc);
+    std::ifstream in(std::string(CFR_SOURCE_ROOT) + doc);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const bool says_two =
+        text.find("FLOPs/2/time in two of twelve") != std::string::npos ||
+        text.find("FLOPs/2 ÷ time only for V100 at\n  N = 8192 and 16384") != std::string::npos;
+    CHECK(says_two);
+  }
+}
