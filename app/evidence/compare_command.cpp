@@ -37,6 +37,7 @@ struct CompareOptions {
   bool allow_unauditable = false;
   bool allow_cross_device = false;
   std::vector<std::string> kernel_aliases;
+  std::string by = "kernel";  // --by: how rows pair (kernel or shape)
   bool roofline = false;
   std::vector<std::string> figures;
   std::string json_path;
@@ -218,6 +219,13 @@ evidence::CompareOptions comparison_settings(const CompareOptions& options) {
   settings.allow_unauditable = options.allow_unauditable;
   settings.allow_cross_device = options.allow_cross_device;
   settings.kernel_aliases = parse_aliases(options.kernel_aliases);
+  settings.by_shape = options.by == "shape";
+  // --by shape pairs every kernel of a shape already; a rename on top would mean nothing.
+  if (settings.by_shape && !settings.kernel_aliases.empty()) {
+    throw std::runtime_error(
+        fmt::format("--match-kernel {}: not with --by shape, which pairs every kernel of a shape",
+                    options.kernel_aliases.front()));
+  }
   settings.figures = chosen_figures(options.figures);
   return settings;
 }
@@ -352,6 +360,13 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->add_option("--match-kernel", options->kernel_aliases,
                    "BASE_KERNEL=NEW_KERNEL: treat a renamed kernel as the same one")
       ->type_name("OLD=NEW");
+  command
+      ->add_option("--by", options->by,
+                   "how rows pair: kernel (the same kernel name, default) or shape (every "
+                   "base row against every new row of its shape, whatever the kernels: ours "
+                   "over a peer's)")
+      ->type_name("KEY")
+      ->check(CLI::IsMember({"kernel", "shape"}).description(""));
   command
       ->add_option("--figures", options->figures,
                    "figure tags (docs/report-schema.md#figures) to show base -> new under each "

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 #include <span>
+#include <tuple>
+#include <utility>
 #include <variant>
 
 #include <fmt/format.h>
@@ -213,6 +215,14 @@ nlohmann::json value_json(const FigureValue& value) {
   return nullptr;
 }
 
+// The new report's name for a base kernel: its --match-kernel target, or itself.
+std::string aliased(const std::string& base_kernel, const CompareOptions& options) {
+  for (const auto& [from, to] : options.kernel_aliases) {
+    if (base_kernel == from) return to;
+  }
+  return base_kernel;
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict verdict) {
@@ -266,17 +276,49 @@ bool Comparison::regressed() const {
   return count(Verdict::slower) > 0 || count(Verdict::failed) > 0;
 }
 
+namespace {
+
+// Adds a timed row's log ratio to a running mean; rows without a time on both
+// sides have no ratio.
+void add_ratio(const RowComparison& r, double& log_sum, GeometricMean& mean) {
+  if (!r.base_ms || !r.new_ms) return;
+  log_sum += std::log(r.ratio);
+  ++mean.rows;
+}
+
+void finish_mean(double log_sum, GeometricMean& mean) {
+  if (mean.rows > 0) mean.ratio = std::exp(log_sum / static_cast<double>(mean.rows));
+}
+
+}  // namespace
+
 GeometricMean geometric_mean(const std::vector<Comparison>& comparisons) {
   GeometricMean out;
   double log_sum = 0;
   for (const Comparison& c : comparisons) {
-    for (const RowComparison& r : c.rows) {
-      if (!r.base_ms || !r.new_ms) continue;
-      log_sum += std::log(r.ratio);
-      ++out.rows;
-    }
+    for (const RowComparison& r : c.rows) add_ratio(r, log_sum, out);
   }
-  if (out.rows > 0) out.ratio = std::exp(log_sum / static_cast<double>(out.rows));
+  finish_mean(log_sum, out);
+  return out;
+}
+
+std::vector<PairingMean> geometric_means_by_pairing(const Comparison& comparison) {
+  const bool across_kernels =
+      std::any_of(comparison.rows.begin(), comparison.rows.end(),
+                  [](const RowComparison& r) { return !r.base_kernel.empty(); });
+  if (!across_kernels) return {};
+  std::map<std::pair<std::string, std::string>, std::pair<double, GeometricMean>> means;
+  for (const RowComparison& r : comparison.rows) {
+    auto& [log_sum, mean] =
+        means[{r.key.kernel, r.base_kernel.empty() ? r.key.kernel : r.base_kernel}];
+    add_ratio(r, log_sum, mean);
+  }
+  std::vector<PairingMean> out;
+  for (auto& [kernels, sum_and_mean] : means) {
+    auto& [log_sum, mean] = sum_and_mean;
+    finish_mean(log_sum, mean);
+    out.push_back({kernels.first, kernels.second, mean});
+  }
   return out;
 }
 
@@ -287,29 +329,45 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
   // Across devices the device is dropped from the key, or nothing would match.
   const bool with_device = !cross_device;
 
-  std::map<RowKey, std::vector<std::size_t>> unmatched_new;
+  // New rows by shape (the key without its kernel), then by kernel, in report order.
+  std::map<RowKey, std::map<std::string, std::vector<std::size_t>>> new_rows;
   for (std::size_t i = 0; i < next.results.size(); ++i) {
-    unmatched_new[key_of(next, next.results[i], with_device)].push_back(i);
+    RowKey shape = key_of(next, next.results[i], with_device);
+    const std::string kernel = std::move(shape.kernel);
+    shape.kernel.clear();
+    new_rows[shape][kernel].push_back(i);
   }
+  // Repeated keys (several devices of one model) pair up in report order: each
+  // base kernel takes the next new row of a (shape, new kernel) it has not taken.
+  std::map<std::tuple<RowKey, std::string, std::string>, std::size_t> taken;
+  std::vector<bool> paired(next.results.size(), false);
   for (const ResultRow& base_row : base.results) {
-    RowKey key = key_of(base, base_row, with_device);
-    for (const auto& [from, to] : options.kernel_aliases) {
-      if (key.kernel == from) key.kernel = to;
+    RowKey shape = key_of(base, base_row, with_device);
+    const std::string base_kernel = std::exchange(shape.kernel, {});
+    const std::string wanted = options.by_shape ? "" : aliased(base_kernel, options);
+    bool matched = false;
+    if (const auto shape_rows = new_rows.find(shape); shape_rows != new_rows.end()) {
+      for (const auto& [kernel, rows] : shape_rows->second) {
+        if (!options.by_shape && kernel != wanted) continue;
+        std::size_t& used = taken[{shape, kernel, base_kernel}];
+        if (used == rows.size()) continue;
+        const std::size_t index = rows[used++];
+        paired[index] = true;
+        matched = true;
+        RowKey key = shape;
+        key.kernel = kernel;
+        RowComparison row = compare_rows(key, base_row, next.results[index], options);
+        if (kernel != base_kernel) row.base_kernel = base_kernel;
+        out.rows.push_back(std::move(row));
+      }
     }
-    auto it = unmatched_new.find(key);
-    if (it == unmatched_new.end() || it->second.empty()) {
-      out.only_in_base.push_back(key);
-      continue;
+    if (!matched) {
+      shape.kernel = base_kernel;
+      out.only_in_base.push_back(std::move(shape));
     }
-    // Repeated keys (several devices of one model) pair up in report order.
-    const std::size_t index = it->second.front();
-    it->second.erase(it->second.begin());
-    out.rows.push_back(compare_rows(key, base_row, next.results[index], options));
   }
   for (std::size_t i = 0; i < next.results.size(); ++i) {
-    const RowKey key = key_of(next, next.results[i], with_device);
-    const std::vector<std::size_t>& left = unmatched_new[key];
-    if (std::find(left.begin(), left.end(), i) != left.end()) out.only_in_new.push_back(key);
+    if (!paired[i]) out.only_in_new.push_back(key_of(next, next.results[i], with_device));
   }
   return out;
 }
@@ -329,16 +387,21 @@ std::string p_value_text(const RowComparison& r) {
   return r.samples->test.p_value < 1e-9 ? "<1e-9" : fmt::format("{:.2g}", r.samples->test.p_value);
 }
 
-std::string render_row(const RowComparison& r) {
+// "fa2_mma" or, where the base row is another kernel's, "fa2_mma vs torch_sdpa_flash".
+std::string kernel_label(const RowComparison& r) {
+  return r.base_kernel.empty() ? r.key.kernel : r.key.kernel + " vs " + r.base_kernel;
+}
+
+std::string render_row(const RowComparison& r, std::size_t kernel_width) {
   const bool timed = r.base_ms && r.new_ms;
   auto ms = [](const std::optional<double>& x) {
     return x ? fmt::format("{:.4f}", *x) : std::string("-");
   };
   std::string out = fmt::format(
-      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
       "{:>8}  {}{}\n",
-      r.key.kernel, to_string(r.key.direction), to_string(r.key.problem.dtype), r.key.problem.batch,
-      r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
+      kernel_label(r), kernel_width, to_string(r.key.direction), to_string(r.key.problem.dtype),
+      r.key.problem.batch, r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
       r.key.problem.causal ? "yes" : "no",
       r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
       timed ? fmt::format("{:.3f}", r.ratio) : "-",
@@ -353,15 +416,22 @@ std::string render_comparison(const Comparison& c, std::string_view base_name,
                               std::string_view new_name) {
   std::string out = fmt::format("== {} -> {}\n", base_name, new_name);
   for (const std::string& label : c.labels) out += fmt::format("!! {}\n", label);
+  std::size_t kernel_width = 22;
+  for (const RowComparison& r : c.rows)
+    kernel_width = std::max(kernel_width, kernel_label(r).size());
   out += fmt::format(
-      "{:<22} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
       "{:>8}  {}\n",
-      "kernel", "dir", "dtype", "B", "H", "N", "d", "causal", "device", "base ms", "new ms",
-      "ratio", "threshold", "gap", "p", "verdict");
-  for (const RowComparison& r : c.rows) out += render_row(r);
+      "kernel", kernel_width, "dir", "dtype", "B", "H", "N", "d", "causal", "device", "base ms",
+      "new ms", "ratio", "threshold", "gap", "p", "verdict");
+  for (const RowComparison& r : c.rows) out += render_row(r, kernel_width);
   for (const RowKey& key : c.only_in_base) out += "only in base: " + describe(key) + "\n";
   for (const RowKey& key : c.only_in_new) out += "only in new: " + describe(key) + "\n";
   out += render_verdict_counts({c}) + "\n";
+  for (const PairingMean& pairing : geometric_means_by_pairing(c)) {
+    out += fmt::format("{} over {}: {}\n", pairing.kernel, pairing.base_kernel,
+                       render_geometric_mean(pairing.mean));
+  }
   out += render_geometric_mean(geometric_mean({c})) + "\n";
   return out;
 }
@@ -405,6 +475,7 @@ nlohmann::json to_json(const Comparison& c) {
   nlohmann::json rows = nlohmann::json::array();
   for (const RowComparison& r : c.rows) {
     nlohmann::json row = key_json(r.key);
+    if (!r.base_kernel.empty()) row["base_kernel"] = r.base_kernel;
     const bool timed = r.base_ms && r.new_ms;
     row["base_ms"] = optional(r.base_ms);
     row["new_ms"] = optional(r.new_ms);
@@ -429,14 +500,25 @@ nlohmann::json to_json(const Comparison& c) {
   for (const RowKey& key : c.only_in_base) only_base.push_back(key_json(key));
   nlohmann::json only_new = nlohmann::json::array();
   for (const RowKey& key : c.only_in_new) only_new.push_back(key_json(key));
+  nlohmann::json pairing_means = nlohmann::json::array();
+  for (const PairingMean& pairing : geometric_means_by_pairing(c)) {
+    nlohmann::json entry = to_json(pairing.mean);
+    entry["kernel"] = pairing.kernel;
+    entry["base_kernel"] = pairing.base_kernel;
+    pairing_means.push_back(std::move(entry));
+  }
   nlohmann::json counts = nlohmann::json::object();
   for (Verdict v : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::ambiguous,
                     Verdict::failed, Verdict::not_compared}) {
     counts[std::string(to_string(v))] = c.count(v);
   }
-  return {{"labels", c.labels},         {"rows", rows},
-          {"only_in_base", only_base},  {"only_in_new", only_new},
-          {"counts", counts},           {"geomean", to_json(geometric_mean({c}))},
+  return {{"labels", c.labels},
+          {"rows", rows},
+          {"only_in_base", only_base},
+          {"only_in_new", only_new},
+          {"counts", counts},
+          {"geomean", to_json(geometric_mean({c}))},
+          {"geomean_by_pairing", pairing_means},
           {"regression", c.regressed()}};
 }
 

@@ -64,6 +64,10 @@ struct CompareOptions {
   // Base kernel name -> new kernel name, to set a renamed kernel against its
   // predecessor (a historical "cuflash-attn-v0.4.0" against "fa1_scalar").
   std::vector<std::pair<std::string, std::string>> kernel_aliases;
+  // --by shape: every base row against every new row of its shape, whatever
+  // the two kernels (torch's SDPA backends against ours: one table of ours
+  // over theirs). Off: rows pair by kernel name (after kernel_aliases).
+  bool by_shape = false;
   // Figures shown base -> new beside each matched row's verdict (--figures).
   std::vector<const Figure*> figures;
 };
@@ -75,7 +79,9 @@ struct FigureChange {
 };
 
 struct RowComparison {
-  RowKey key;
+  RowKey key;  // its kernel is the new row's
+  // The base row's kernel where it is another (--match-kernel, --by shape).
+  std::string base_kernel;
   std::optional<double> base_ms;  // medians
   std::optional<double> new_ms;
   double ratio = 0;      // new / base; above 1 is slower
@@ -108,6 +114,18 @@ struct Comparison {
 };
 
 GeometricMean geometric_mean(const std::vector<Comparison>& comparisons);
+
+// The mean of one (new kernel, base kernel) pairing's rows.
+struct PairingMean {
+  std::string kernel;       // the new rows'
+  std::string base_kernel;  // the base rows' (the same name where they pair by name)
+  GeometricMean mean;
+};
+
+// One mean per pairing, in kernel order, when a comparison sets kernels
+// against others (--by shape, --match-kernel); empty otherwise. A mean over
+// every pairing at once would mix torch's math backend with its flash one.
+std::vector<PairingMean> geometric_means_by_pairing(const Comparison& comparison);
 
 // One line; the command prefixes the file names.
 class ComparisonRefused : public std::runtime_error {

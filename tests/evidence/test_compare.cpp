@@ -229,6 +229,91 @@ TEST_CASE("a renamed kernel is matched through --match-kernel") {
   CHECK(c.count(Verdict::same) == 8);
 }
 
+TEST_CASE("--by shape sets every base kernel against every new kernel of the same shape") {
+  // A peer report (torch's backends, say): the same shapes under two names of its own.
+  Report base = measured_report();
+  for (ResultRow& row : base.results) {
+    row.kernel = row.kernel == "fa1_scalar" ? "peer_a" : "peer_b";
+  }
+  const Report next = measured_report();
+  // By kernel name nothing pairs: all 9 rows on each side are left over.
+  const Comparison by_kernel = compare_reports(base, next, {});
+  CHECK(by_kernel.rows.empty());
+  CHECK(by_kernel.only_in_base.size() == 9);
+  CHECK(by_kernel.only_in_new.size() == 9);
+
+  CompareOptions by_shape;
+  by_shape.by_shape = true;
+  const Comparison c = compare_reports(base, next, by_shape);
+  // 4 fp16 shapes x 2 base kernels x 2 new kernels, and the fp32 shape's one row per side.
+  CHECK(c.rows.size() == 17);
+  CHECK(c.only_in_base.empty());
+  CHECK(c.only_in_new.empty());
+  CHECK(c.count(Verdict::not_compared) == 1);  // the skipped fp32 row
+  // fa1_wmma's row (2.5 x its roof time) against peer_a's (fa1_scalar's, 6 x its roof time).
+  const auto row_of = [&](std::string_view kernel, std::string_view base_kernel) {
+    for (const RowComparison& r : c.rows) {
+      if (r.key.kernel == kernel && r.base_kernel == base_kernel && r.key.problem.seq_len == 4096 &&
+          r.key.problem.causal) {
+        return r;
+      }
+    }
+    throw std::runtime_error("no such row");
+  };
+  const RowComparison wmma_over_a = row_of("fa1_wmma", "peer_a");
+  const double scalar_ms = base.results[3].timing->summary.median;  // fa1_scalar N=4096 causal
+  const double wmma_ms = next.results[7].timing->summary.median;    // fa1_wmma N=4096 causal
+  REQUIRE(base.results[3].problem.seq_len == 4096);
+  REQUIRE(next.results[7].kernel == "fa1_wmma");
+  CHECK(wmma_over_a.ratio == Approx(wmma_ms / scalar_ms));
+  CHECK(wmma_over_a.verdict == Verdict::faster);
+  // peer_b is fa1_wmma's own timing under another name: SAME.
+  CHECK(row_of("fa1_wmma", "peer_b").verdict == Verdict::same);
+  CHECK(row_of("fa1_scalar", "peer_b").verdict == Verdict::slower);
+
+  // One mean per pairing: peer_b is fa1_wmma's own timing, so fa1_wmma over peer_b is 1 over
+  // the 4 timed fp16 shapes (the fp32 row has no time).
+  const std::vector<PairingMean> means = geometric_means_by_pairing(c);
+  REQUIRE(means.size() == 4);
+  CHECK(means[3].kernel == "fa1_wmma");
+  CHECK(means[3].base_kernel == "peer_b");
+  CHECK(means[3].mean.rows == 4);
+  CHECK(*means[3].mean.ratio == Approx(1.0));
+  CHECK(*means[2].mean.ratio < 1);  // fa1_wmma over peer_a (fa1_scalar's times)
+  CHECK(geometric_means_by_pairing(compare_reports(next, next, {})).empty());
+
+  const std::string text = render_comparison(c, "peers.json", "ours.json");
+  CHECK(text.find("fa1_wmma vs peer_a") != std::string::npos);
+  CHECK(text.find("fa1_wmma over peer_b: geomean new/base 1.0000 over 4 rows") !=
+        std::string::npos);
+  const nlohmann::json document = to_json(c);
+  CHECK(document.dump().find(R"("base_kernel":"peer_a")") != std::string::npos);
+  CHECK(document["geomean_by_pairing"].size() == 4);
+  CHECK(document["geomean_by_pairing"][3]["rows"] == 4);
+
+  // A shape only the base has is left over on its side, whatever its kernel.
+  Report fewer = next;
+  std::erase_if(fewer.results, [](const ResultRow& row) { return row.problem.seq_len == 4096; });
+  const Comparison partial = compare_reports(base, fewer, by_shape);
+  CHECK(partial.only_in_base.size() == 4);  // 2 kernels x 2 masks at N = 4096
+  CHECK(partial.rows.size() == 9);          // 2 fp16 shapes x 4 pairs, and the fp32 row
+}
+
+TEST_CASE("--match-kernel rows name both kernels") {
+  const Report base = measured_report();
+  Report next = measured_report();
+  for (ResultRow& row : next.results) {
+    if (row.kernel == "fa1_scalar") row.kernel = "fa1_scalar_v2";
+  }
+  CompareOptions alias;
+  alias.kernel_aliases = {{"fa1_scalar", "fa1_scalar_v2"}};
+  const Comparison c = compare_reports(base, next, alias);
+  for (const RowComparison& r : c.rows) {
+    CHECK(r.base_kernel == (r.key.kernel == "fa1_scalar_v2" ? "fa1_scalar" : ""));
+  }
+  CHECK(render_comparison(c, "a", "b").find("fa1_scalar_v2 vs fa1_scalar") != std::string::npos);
+}
+
 TEST_CASE("a historical baseline can be compared only with both allowances, loudly labelled") {
   const Report base = seed_report("H100");
   const Report next = measured_report();

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -101,6 +102,36 @@ TEST_CASE("peers fixture: table, compare and plot accept it") {
   CHECK(run_cli("plot " + path + " --out " + quoted(svg)).exit_code == 0);
   CHECK(read_file(svg).find("torch_sdpa_flash") != std::string::npos);
   std::remove(svg.c_str());
+}
+
+TEST_CASE("peers fixture: compare --by shape sets every backend against every other of a shape") {
+  const std::string path = quoted(peer_fixture_path());
+  // Each shape's k rows pair with each of the other side's k: k x k rows.
+  std::map<std::pair<std::int64_t, bool>, std::size_t> rows_per_shape;
+  const json report = fixture();
+  for (const json& row : report["results"]) {
+    ++rows_per_shape[{row["seq_len"].get<std::int64_t>(), row["causal"].get<bool>()}];
+  }
+  std::size_t pairs = 0;
+  for (const auto& [shape, count] : rows_per_shape) pairs += count * count;
+  const std::string json_out = temp_path("peers-by-shape.json");
+  const CliResult by_shape =
+      run_cli("compare " + path + " " + path + " --by shape --json " + quoted(json_out));
+  INFO(by_shape.out << by_shape.err);
+  CHECK(by_shape.exit_code == 0);
+  CHECK(by_shape.out.find("torch_sdpa_cudnn vs torch_sdpa_flash") != std::string::npos);
+  const json document = json::parse(read_file(json_out));
+  CHECK(document["pairs"][0]["rows"].size() == pairs);
+  std::remove(json_out.c_str());
+
+  const CliResult both = run_cli("compare " + path + " " + path +
+                                 " --by shape --match-kernel torch_sdpa_flash=torch_sdpa_cudnn");
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find("--match-kernel torch_sdpa_flash=torch_sdpa_cudnn: not with --by shape") !=
+        std::string::npos);
+  const CliResult unknown = run_cli("compare " + path + " " + path + " --by size");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("--by") != std::string::npos);
 }
 
 TEST_CASE("peers fixture: a tampered copy fails audit") {
