@@ -43,6 +43,20 @@ std::string command_problem(CLI::App& app, int argc, char** argv) {
   return fmt::format("a command is required (commands: {}; --help explains each)", names);
 }
 
+// A repeatable option takes one value per use. CLI11 lets a list option take
+// every word up to the next option, so `audit --plugin p.so a.json b.json`
+// loaded a.json as a plugin and `compare --match-kernel a=b BASE NEW` took
+// BASE as a second rename.
+void one_value_per_use(CLI::App& app) {
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (CLI::Option* option : command->get_options()) {
+      if (!option->get_positional() && option->get_allow_extra_args()) {
+        option->allow_extra_args(false);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +75,7 @@ int main(int argc, char** argv) {
   cfr::app::add_compare_command(app, status);
   cfr::app::add_plot_command(app, status);
   cfr::app::add_import_historical_command(app, status);
+  one_value_per_use(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version

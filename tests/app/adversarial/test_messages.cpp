@@ -94,3 +94,29 @@ TEST_CASE("messages: a folder where a file is wanted is called a folder", "[mess
     CHECK(r.err.find("empty") == std::string::npos);
   }
 }
+
+TEST_CASE("messages: a list option before the files takes one value, not the files", "[messages]") {
+  // `compare --match-kernel a=b BASE NEW` said "1 paths given": CLI11 let the
+  // option take BASE as a second value (and `audit --plugin P a.json b.json`
+  // tried to load a.json as a plugin).
+  Scratch scratch;
+  const std::string report = scratch.write_json("r.json", model_report_json());
+  const std::string other = scratch.write_json("s.json", model_report_json());
+  const std::vector<std::vector<std::string>> before_files{
+      {"compare", "--allow-unauditable", "--match-kernel", "fa1_wmma=fa1_wmma", report, other},
+      {"compare", "--allow-unauditable", "--figures", "model/ai", report, other},
+      {"compare", "--roofline", "--figures", "model/ai", report, other},
+  };
+  for (const std::vector<std::string>& arguments : before_files) {
+    INFO(arguments[2] << " " << arguments[3]);
+    const CliResult r = run(arguments);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+  }
+  // --plugin takes the one file, and the two after it stay reports: the plugin is refused
+  // for what it is, not a report for being no plugin.
+  check_refused(run({"audit", "--plugin", report, other, other}),
+                {"plugin " + report + ": not a shared library"});
+  // Two values after one use: the second is one more path.
+  check_refused(run({"compare", report, other, "--match-kernel", "a=b", "c=d"}), {"3 paths given"});
+}
