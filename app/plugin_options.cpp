@@ -1,5 +1,6 @@
 #include "plugin_options.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -34,16 +35,19 @@ std::vector<PluginKernelRecord> load_plugins(const PluginOptions& options) {
 
 namespace {
 
-// The first plugin `reports` record, for the message of a SHA-256 that
-// matches none: what the user may have meant.
+// Every plugin file `reports` record, each once with its SHA-256, for the
+// message of a SHA-256 that matches none: what the user may have meant.
 std::string recorded_plugins(const std::vector<Report>& reports,
                              const std::vector<std::string>& report_files) {
+  std::vector<std::string> seen;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     for (const PluginKernelRecord& plugin : reports[i].provenance.plugins) {
-      return fmt::format("{} records {} for {}", report_files[i], plugin.sha256, plugin.file);
+      const std::string entry =
+          fmt::format("{} records {} for {}", report_files[i], plugin.sha256, plugin.file);
+      if (std::find(seen.begin(), seen.end(), entry) == seen.end()) seen.push_back(entry);
     }
   }
-  return "no report records a plugin";
+  return seen.empty() ? "no report records a plugin" : fmt::format("{}", fmt::join(seen, "; "));
 }
 
 bool recorded(const std::vector<Report>& reports, const std::string& sha256) {

@@ -243,6 +243,24 @@ TEST_CASE("cli: audit counts a plugin row's bytes again only with that plugin") 
   CHECK(wrong.err.find("cuflash-roofline: error: --plugin " + other + ": its SHA-256 ") == 0);
   CHECK(wrong.err.find("is no plugin's in the reports' provenance.plugins") != std::string::npos);
   CHECK(std::count(wrong.err.begin(), wrong.err.end(), '\n') == 1);
+  // It names what the reports do record, each plugin file once, though a plugin of two
+  // kernels is recorded twice.
+  json two_kernels = doc;
+  json second = two_kernels["provenance"]["plugins"][0];
+  second["kernel"] = "tiny_bytes_again";
+  two_kernels["provenance"]["plugins"].push_back(second);
+  const std::string twice = temp_path("plugin-bytes-twice.json");
+  write_json(twice, two_kernels);
+  const CliResult named = run_cli("audit --plugin " + other + " " + report + " " + twice);
+  INFO(named.err);
+  CHECK(named.exit_code == 2);
+  const std::string sha = doc["provenance"]["plugins"][0]["sha256"];
+  const std::string in_report = report + " records " + sha + " for ";
+  const std::string in_twice = twice + " records " + sha + " for ";
+  CHECK(named.err.find(in_report) != std::string::npos);
+  REQUIRE(named.err.find(in_twice) != std::string::npos);
+  CHECK(named.err.find(in_twice) == named.err.rfind(in_twice));
+  std::remove(twice.c_str());
 
   // A row that says `plugin` for a kernel no plugin in provenance brought.
   json orphan = doc;
