@@ -18,7 +18,9 @@ namespace cfr::app {
 
 namespace {
 
-// Keeps every kernel index (B·H·N·d) well inside 64-bit and grids inside CUDA limits.
+// Keeps every kernel index (B·H·N·d) well inside 64-bit. Grids are checked per
+// kernel, by its launch order (grid_limit_reason): a shape one kernel cannot
+// launch is a skipped row of that kernel only.
 constexpr std::int64_t max_seq_len = 1 << 22;
 constexpr std::int64_t max_batch_or_heads = 1 << 16;
 // A sweep of more configurations is a typo (two wide ranges), not a plan: the

@@ -32,14 +32,10 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, int threads, std
   return cudaGetLastError();
 }
 
+// The planner skips a shape whose grid is longer than CUDA allows
+// (grid_limit_reason), so every extent here fits its axis.
 inline unsigned grid_extent(GridAxis axis, const AttentionShape& shape, TileShape tile) {
-  switch (axis) {
-    case GridAxis::q_blocks: return static_cast<unsigned>((shape.seq_len + tile.br - 1) / tile.br);
-    case GridAxis::kv_blocks: return static_cast<unsigned>((shape.seq_len + tile.bc - 1) / tile.bc);
-    case GridAxis::heads: return static_cast<unsigned>(shape.heads);
-    case GridAxis::batch: return static_cast<unsigned>(shape.batch);
-  }
-  return 0;
+  return static_cast<unsigned>(blocks_along(axis, shape.batch, shape.heads, shape.seq_len, tile));
 }
 
 // blockIdx.x, .y and .z walk order[0], [1] and [2].

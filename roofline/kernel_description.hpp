@@ -8,12 +8,14 @@
 // in kernel_catalog.hpp.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attention_problem.hpp"
 #include "compute_capability.hpp"
 #include "compute_unit.hpp"
 #include "dtype.hpp"
@@ -119,6 +121,23 @@ struct GridLaunch {
   CausalBlockOrder causal_order = CausalBlockOrder::natural;
 };
 
+// CUDA's grid limits: blockIdx.x up to 2^31 - 1, .y and .z up to 65535.
+inline constexpr std::array<std::int64_t, 3> max_grid_extent{2147483647, 65535, 65535};
+
+// How many CTAs a tiled launch puts along `axis` for a [batch, heads,
+// seq_len, ·] problem: the one count the launcher builds its grid from and
+// the planner checks against max_grid_extent.
+constexpr std::int64_t blocks_along(GridAxis axis, std::int64_t batch, std::int64_t heads,
+                                    std::int64_t seq_len, TileShape tile) {
+  switch (axis) {
+    case GridAxis::q_blocks: return (seq_len + tile.br - 1) / tile.br;
+    case GridAxis::kv_blocks: return (seq_len + tile.bc - 1) / tile.bc;
+    case GridAxis::heads: return heads;
+    case GridAxis::batch: return batch;
+  }
+  return 0;
+}
+
 // How a kernel's arithmetic maps to a compute unit.
 enum class ArithmeticPath {
   fp32_simt,         // fp32 FMAs on CUDA cores whatever the I/O dtype
@@ -221,6 +240,12 @@ struct DescriptionError {
 // its minimum); empty when it can.
 std::optional<std::string> below_minimum_reason(const KernelDescription& kernel,
                                                 ComputeCapability cc);
+
+// Why one of `kernel`'s launches at `tile` cannot be built for `problem` (an
+// axis longer than CUDA allows, e.g. batch 65536 on blockIdx.y); empty when
+// every launch fits.
+std::optional<std::string> grid_limit_reason(const KernelDescription& kernel,
+                                             const AttentionProblem& problem, TileShape tile);
 
 // The distinct tiles `kernel` runs with at `head_dim` on any architecture it
 // runs on, its oldest first.

@@ -127,6 +127,11 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
       return row;
     }
   }
+  if (auto reason = grid_limit_reason(kernel, problem, record.tile)) {
+    row.status = RowStatus::skipped;
+    row.reason = std::move(*reason);
+    return row;
+  }
   if (kernel.own_bytes != nullptr) {
     const ByteCount count = checked_byte_count(*kernel.own_bytes, kernel.name, problem);
     if (const std::string* why = std::get_if<std::string>(&count)) {

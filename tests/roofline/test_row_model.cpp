@@ -69,6 +69,41 @@ TEST_CASE("a row on a GPU older than the kernel's minimum compute capability is 
             .reason == "fa1_wmma has no fp32 variant");
 }
 
+TEST_CASE("a shape whose grid is longer than CUDA allows on an axis is skipped, not launched") {
+  // gridDim.y and .z hold at most 65535 blocks. fa2_mma launches (heads, batch, Q blocks) on
+  // (x, y, z), the FA1 kernels (Q blocks, heads, batch).
+  AttentionProblem wide{65536, 1, 128, 64, false, DType::fp16};
+  const ResultRow fa2 = model_row(fa2_mma_kernel, wide, a100_ceiling(), FlopConvention::exact);
+  CHECK(fa2.status == RowStatus::skipped);
+  CHECK(fa2.reason ==
+        "fa2_mma's forward launch puts batch on blockIdx.y: 65536 blocks, above CUDA's 65535");
+  CHECK(model_row(fa1_wmma_kernel, wide, a100_ceiling(), FlopConvention::exact).status ==
+        RowStatus::skipped);  // batch on z
+  wide.batch = 65535;
+  CHECK(model_row(fa2_mma_kernel, wide, a100_ceiling(), FlopConvention::exact).status ==
+        RowStatus::ok);
+
+  // 65536 heads fit fa2_mma's x, not the FA1 kernels' y (the backward's two launches too).
+  const AttentionProblem many_heads{1, 65536, 128, 64, false, DType::fp16};
+  CHECK(model_row(fa2_mma_kernel, many_heads, a100_ceiling(), FlopConvention::exact).status ==
+        RowStatus::ok);
+  const ResultRow bwd =
+      model_row(fa1_backward_kernel, many_heads, a100_ceiling(), FlopConvention::exact);
+  CHECK(bwd.reason ==
+        "fa1_bwd's dK dV launch puts heads on blockIdx.y: 65536 blocks, above CUDA's 65535");
+  // The materialized path has no tiled launch: cuBLAS sizes its own grids.
+  CHECK(model_row(naive_kernel, many_heads, a100_ceiling(), FlopConvention::exact).status ==
+        RowStatus::ok);
+}
+
+TEST_CASE("blocks_along counts a ragged last block") {
+  // N = 1000 over Br = 128: 7 full blocks and one of 104 rows.
+  CHECK(blocks_along(GridAxis::q_blocks, 2, 8, 1000, {128, 64}) == 8);
+  CHECK(blocks_along(GridAxis::kv_blocks, 2, 8, 1000, {128, 64}) == 16);
+  CHECK(blocks_along(GridAxis::heads, 2, 8, 1000, {128, 64}) == 8);
+  CHECK(blocks_along(GridAxis::batch, 2, 8, 1000, {128, 64}) == 2);
+}
+
 TEST_CASE("achieved figures are model counts over the measured median") {
   ResultRow row = model_row(fa1_scalar_kernel, seed_shape(), a100_ceiling(), FlopConvention::exact);
   row.timing = Timing{};

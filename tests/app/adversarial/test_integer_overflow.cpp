@@ -46,14 +46,23 @@ TEST_CASE("overflow: products of axes that leave 64 bits are refused by name", "
                 {"--batch 65536 × --heads 65536 × --seq-lens 4194304", "overflows 64 bits"});
   check_refused(run({"sweep", "--batch", "65536", "--heads", "65536", "--seq-lens", "2097152"}),
                 {"overflows 64 bits"});
-  // Just inside: modelled, every figure positive.
-  const CliResult r = run({"model", "--batch", "65536", "--heads", "65536", "--seq-lens", "1024",
+  // Just inside, and inside CUDA's grid (fa1_wmma puts heads on y, batch on z: at most 65535
+  // each): modelled, every figure positive.
+  const CliResult r = run({"model", "--batch", "65535", "--heads", "65535", "--seq-lens", "1024",
                            "--kernels", "fa1_wmma", "--json", "-"});
   REQUIRE(r.exit_code == 0);
   const json row = json::parse(r.out)["results"][0];
   CHECK(row["status"] == "ok");
   CHECK(row["flops"]["dense"].get<double>() > 0);
   CHECK(row["traffic"]["bytes"].get<double>() > 0);
+  // One more head is a grid fa1_wmma cannot launch: skipped by name, not modelled as if it could.
+  const CliResult wide = run({"model", "--batch", "1", "--heads", "65536", "--seq-lens", "1024",
+                              "--kernels", "fa1_wmma", "--json", "-"});
+  REQUIRE(wide.exit_code == 0);
+  const json skipped = json::parse(wide.out)["results"][0];
+  CHECK(skipped["status"] == "skipped");
+  CHECK(skipped["reason"] ==
+        "fa1_wmma's forward launch puts heads on blockIdx.y: 65536 blocks, above CUDA's 65535");
 }
 
 TEST_CASE("overflow: a historical table's shape is checked before the model multiplies it",
