@@ -395,27 +395,26 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
 
     // Online softmax per row, log2 domain: p = 2^(s * scale_log2 - m * scale_log2),
-    // one FFMA and one MUFU.EX2 per score. Not OnlineSoftmaxRow
-    // (online_softmax.cuh): that step takes scores already multiplied by
-    // scale_log2, one FMUL more per score, and this kernel keeps the maxima
-    // of raw scores to fold the scale into the exponent's FFMA. The row maxima first (a tree over
-    // this lane's columns, then the quad), then O's rescale, then the
-    // exponentials fused into P V so that S dies step by step.
+    // one FFMA and one MUFU.EX2 per score. The maxima move by row_max_step
+    // (online_softmax.cuh), the step OnlineSoftmaxRow takes too, here over
+    // raw scores: OnlineSoftmaxRow's exponentials take scores already
+    // multiplied by scale_log2, one FMUL more per score, so this kernel does
+    // its own, with the scale folded into the FFMA. The row maxima first (a
+    // tree over this lane's columns, then the quad), then O's rescale, then
+    // the exponentials fused into P V so that S dies step by step.
     float max_scaled[row_tiles][2];
     bool max_moved = false;
 #pragma unroll
     for (int mt = 0; mt < row_tiles; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float block_max = quad_max(row_max_of<Cfg>(s[mt], h));
-        const float new_max = fmaxf(row_max[mt][h], block_max);
-        // A row with every score masked so far keeps max -inf: subtract 0, not -inf.
-        max_scaled[mt][h] = new_max == -INFINITY ? 0.f : new_max * scale_log2;
-        const float rescale = exp2_approx(row_max[mt][h] * scale_log2 - max_scaled[mt][h]);
-        max_moved = max_moved || new_max != row_max[mt][h];
-        row_max[mt][h] = new_max;
-        row_sum[mt][h] *= rescale;
-        rescale_of[mt][h] = rescale;
+        const RowMaxStep moved = row_max_step(row_max[mt][h], quad_max(row_max_of<Cfg>(s[mt], h)),
+                                              scale_log2, [](float e) { return exp2_approx(e); });
+        max_scaled[mt][h] = moved.base;
+        max_moved = max_moved || moved.max != row_max[mt][h];
+        row_max[mt][h] = moved.max;
+        row_sum[mt][h] *= moved.rescale;
+        rescale_of[mt][h] = moved.rescale;
       }
     }
     if constexpr (Cfg::exps_before_pv) {
@@ -483,7 +482,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       const float inverse = 1.f / total;  // total >= 1: the row max contributes 2^0
       const int local_row = warp_row0 + 16 * mt + group + 8 * h;
       if (quad == 0 && q0 + local_row < seq_len) {
-        lse[head * seq_len + q0 + local_row] = (row_max[mt][h] * scale_log2 + log2f(total)) * ln_2;
+        lse[head * seq_len + q0 + local_row] = natural_lse(row_max[mt][h] * scale_log2, total);
       }
 #pragma unroll
       for (int nt = 0; nt < Cfg::o_tiles; ++nt) {
