@@ -84,6 +84,11 @@ def parse_arguments(argv):
                    default=t.target_rel_stdev * 100,
                    help="stop sampling once the relative stdev is below this, in percent "
                         "(as nvbench's --max-noise)")
+    p.add_argument("--throttle-threshold", type=ranged(float, 0.0, 100.0),
+                   default=t.throttle_threshold * 100,
+                   help="discard (and count) a sample whose SM clock reads below this percent "
+                        "of the device's max clock; 0 keeps every sample (as nvbench's "
+                        "--throttle-threshold)")
     p.add_argument("--max-seconds", type=ranged(float, 0.01, 3600.0), default=t.max_seconds,
                    help="time cap per configuration (s)")
     p.add_argument("--seed", type=ranged(int, 0, (1 << 64) - 1), default=20261202)
@@ -162,7 +167,8 @@ def main(argv):
 
     timing = TimingOptions(warmup_runs=args.warmup, min_samples=args.min_samples,
                            target_rel_stdev=args.max_noise / 100, max_seconds=args.max_seconds,
-                           flush_l2=not args.hot)
+                           flush_l2=not args.hot,
+                           throttle_threshold=args.throttle_threshold / 100)
     commit, dirty, how = tree_state(REPO_ROOT, args.tree_stamp or None)
     print(f"torch_sdpa.py: {how}", file=sys.stderr)
     tool = {"name": TOOL_NAME, "version": project_version(), "git_commit": commit,

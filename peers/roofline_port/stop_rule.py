@@ -100,6 +100,8 @@ class SampleLog:
             or kept_throttled
             or (median_MHz > 0 and median_MHz < self.throttle_MHz),
             "throttled_discarded": discarded,
+            "throttle_threshold_percent": 100 * self.options.throttle_threshold,
+            "kept_throttled": kept_throttled,
             "noise_target_met": self.noise_target_met,
             "stop_reason": self.stop_reason,
         }

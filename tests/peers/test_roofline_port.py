@@ -113,6 +113,20 @@ class StopRule(unittest.TestCase):
         self.assertEqual((timing["throttled_discarded"], timing["samples_ms"]), (2, [1.0] * 10))
         self.assertTrue(timing["throttled"])
         self.assertEqual(timing["sm_clock_min_MHz"], 1000.0)
+        self.assertEqual((timing["throttle_threshold_percent"], timing["kept_throttled"]),
+                         (75.0, False))
+
+    def test_the_throttle_threshold_is_the_users(self):
+        # --throttle-threshold 40: 0.40 x 2000 = 800 MHz, so 1000 MHz readings are kept;
+        # 0 keeps every sample, as nvbench's option does
+        readings = [(5.0, 1000.0), (5.0, 1000.0)] + [(1.0, 1900.0)] * 10
+        for percent in (40.0, 0.0):
+            with self.subTest(percent=percent):
+                options = TimingOptions(min_samples=12, throttle_threshold=percent / 100)
+                timing = log_of(readings, options).timing()
+                self.assertEqual((timing["throttled_discarded"], len(timing["samples_ms"])),
+                                 (0, 12))
+                self.assertEqual(timing["throttle_threshold_percent"], percent)
 
     def test_all_throttled_samples_are_kept_rather_than_nothing(self):
         readings = [(2.0, 1000.0)] * 3
@@ -120,6 +134,7 @@ class StopRule(unittest.TestCase):
                         seconds=[0.5, 0.8, 1.1]).timing()
         self.assertEqual((timing["samples_ms"], timing["throttled_discarded"]), ([2.0] * 3, 0))
         self.assertTrue(timing["throttled"])
+        self.assertTrue(timing["kept_throttled"])
 
     def test_a_clock_of_zero_throttles_nothing(self):
         timing = log_of([(1.0, 0.0)] * 10, TimingOptions()).timing()

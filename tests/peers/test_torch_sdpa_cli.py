@@ -19,6 +19,8 @@ BAD = [
     (["--gpu", "zz"], "--gpu zz: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"),
     (["--gpu-table", "/no/such.json"], "/no/such.json: cannot open (missing or unreadable)"),
     (["--max-seconds", "0"], "0.0 is not in [0.01, 3600.0]"),
+    (["--throttle-threshold", "nan"], "nan is not in [0.0, 100.0]"),
+    (["--throttle-threshold", "101"], "101.0 is not in [0.0, 100.0]"),
     (["--warmup", "many"], "argument --warmup: 'many' is not an integer"),
     (["--devices", "0,1"], "--devices: '0,1' is not one device index"),
     (["--json", "/no/such/folder/x.json"], "--json /no/such/folder/x.json: folder /no/such/folder"),
