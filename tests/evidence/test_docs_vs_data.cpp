@@ -4,15 +4,19 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/evidence/compare.hpp"
 #include "roofline/report_json.hpp"
 #include "roofline/statistics.hpp"
+#include "roofline/traffic_model.hpp"
 
 using namespace cfr;
 
@@ -52,10 +56,19 @@ Noise noise_of(const std::string& report_path) {
   return noise;
 }
 
-// The doc's sentence with its line breaks folded to spaces.
-std::string folded(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
+// The doc's text with each line break, and the indent after it, folded to one
+// space: a sentence reads the same wherever the lines of a list item break.
+std::string folded(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,4 +87,187 @@ TEST_CASE("perf-notes' noise figures of the version 1 sweeps are the reports' ow
   CHECK(non_causal.worst_percent < 1.0);
   CHECK(causal.worst_row == "fa1_wmma d 64 N 4096");
   CHECK(notes.find(expected) != std::string::npos);
+}
+
+TEST_CASE("evidence-tools' --by shape geomeans are those of the committed peers files") {
+  const auto report = [](const std::string& path) {
+    return report_from_json(nlohmann::json::parse(read_text(path)));
+  };
+  evidence::CompareOptions by_shape;
+  by_shape.by_shape = true;
+  const evidence::Comparison c =
+      evidence::compare_reports(report("results/h200/peers/torch-sdpa.json"),
+                                report("results/h200/peers/sweep-peer-axes.json"), by_shape);
+  std::string flash_line;
+  for (const evidence::PairingMean& pairing : evidence::geometric_means_by_pairing(c)) {
+    if (pairing.kernel == "fa2_mma" && pairing.base_kernel == "torch_sdpa_flash") {
+      flash_line = pairing.kernel + " over " + pairing.base_kernel + ": " +
+                   evidence::render_geometric_mean(pairing.mean);
+    }
+  }
+  const evidence::GeometricMean all = evidence::geometric_mean({c});
+  const std::string doc = folded(read_text("docs/evidence-tools.md"));
+  INFO(flash_line);
+  CHECK(doc.find("that line reads `" + flash_line + "`") != std::string::npos);
+  CHECK(doc.find(fmt::format("the mean over all {} pairings is {:.4f}", all.rows, *all.ratio)) !=
+        std::string::npos);
+}
+
+namespace {
+
+// The committed ceilings report's figures by name: value, fraction of the
+// datasheet, and the SM clock they were measured at.
+struct CeilingFigure {
+  double value = 0;
+  double fraction = 0;
+  double clock_MHz = 0;
+};
+
+std::map<std::string, CeilingFigure> committed_ceilings() {
+  const nlohmann::json document = nlohmann::json::parse(read_text("results/h200/ceilings.json"));
+  std::map<std::string, CeilingFigure> figures;
+  for (const nlohmann::json& f : document["figures"]) {
+    figures[f["figure"].get<std::string>()] = {
+        f["value"].get<double>(),
+        f["fraction_of_datasheet"].is_number() ? f["fraction_of_datasheet"].get<double>() : 0.0,
+        f["sm_clock_MHz"].get<double>()};
+  }
+  return figures;
+}
+
+}  // namespace
+
+TEST_CASE("perf-notes' ceilings table is the committed ceilings report, rounded") {
+  auto c = committed_ceilings();
+  const std::string notes = read_text("docs/perf-notes.md");
+  const auto& mma16 = c["fp16_tensor_mma"];
+  const std::vector<std::string> rows{
+      fmt::format(
+          "| DRAM, copy kernel (read + written) | {:.0f} GB/s | 4800 GB/s | {:.2f} | {:.0f} MHz |",
+          c["dram_bandwidth"].value, c["dram_bandwidth"].fraction, c["dram_bandwidth"].clock_MHz),
+      fmt::format(
+          "| DRAM, `cudaMemcpyAsync` (reference) | {:.0f} GB/s | 4800 GB/s | {:.2f} | {:.0f} |",
+          c["dram_bandwidth_memcpy"].value, c["dram_bandwidth_memcpy"].fraction,
+          c["dram_bandwidth_memcpy"].clock_MHz),
+      fmt::format("| fp16 tensor, cuBLAS 8192³ | {:.1f} TFLOP/s | 989.4 | {:.2f} | {:.0f} |",
+                  c["fp16_tensor_cublas"].value, c["fp16_tensor_cublas"].fraction,
+                  c["fp16_tensor_cublas"].clock_MHz),
+      fmt::format("| bf16 tensor, cuBLAS 8192³ | {:.1f} TFLOP/s | 989.4 | {:.2f} | {:.0f} |",
+                  c["bf16_tensor_cublas"].value, c["bf16_tensor_cublas"].fraction,
+                  c["bf16_tensor_cublas"].clock_MHz),
+      fmt::format("| fp16 / bf16 tensor, `mma.sync` | {:.0f} / {:.0f} TFLOP/s | 989.4 | {:.2f} "
+                  "(Hopper's full rate needs `wgmma`) | {:.0f} |",
+                  mma16.value, c["bf16_tensor_mma"].value, mma16.fraction, mma16.clock_MHz),
+      fmt::format("| fp32 SIMT, FFMA | {:.1f} TFLOP/s | 67.0 | {:.2f} | {:.0f} |",
+                  c["fp32_simt_fma"].value, c["fp32_simt_fma"].fraction,
+                  c["fp32_simt_fma"].clock_MHz),
+      fmt::format("| fp16 SIMT, HFMA2 | {:.1f} TFLOP/s | 133.8 | {:.2f} | {:.0f} |",
+                  c["fp16_simt_hfma2"].value, c["fp16_simt_hfma2"].fraction,
+                  c["fp16_simt_hfma2"].clock_MHz),
+      fmt::format("| L2 (working set L2/4) | {:.0f} GB/s | — | — | {:.0f} |",
+                  c["l2_bandwidth"].value, c["l2_bandwidth"].clock_MHz),
+  };
+  for (const std::string& row : rows) {
+    INFO(row);
+    CHECK(notes.find(row) != std::string::npos);
+  }
+  const std::string memcpy_sentence = fmt::format(
+      "Our copy kernel reaches {:.2f} of the tool's own `cudaMemcpyAsync` figure ({:.0f} against "
+      "{:.0f} GB/s,",
+      c["dram_bandwidth"].value / c["dram_bandwidth_memcpy"].value, c["dram_bandwidth"].value,
+      c["dram_bandwidth_memcpy"].value);
+  INFO(memcpy_sentence);
+  CHECK(folded(notes).find(memcpy_sentence) != std::string::npos);
+}
+
+TEST_CASE("perf-notes' two numbers use the committed ceilings and the tool's models") {
+  // The seed's headline shape: B 1, H 8, N 16384, d 64, fp16, forward, non-causal.
+  auto c = committed_ceilings();
+  const AttentionProblem headline{1, 8, 16384, 64, false, DType::fp16};
+  const double flops = 4.0 * 8 * 16384.0 * 16384.0 * 64;
+  const double compulsory_bytes = 4.0 * 8 * 16384 * 64 * 2;  // Q, K, V, O once
+  const double kv_reload_bytes =
+      estimate_traffic(headline, Direction::forward, TrafficModelKind::kv_reload, {64, 64}).bytes;
+  const std::string notes = read_text("docs/perf-notes.md");
+  const std::vector<std::string> cells{
+      fmt::format("| {:.1f} GFLOP | fp16 tensor 989.4 TFLOP/s | {:.3f} ms | cuBLAS fp16 {:.1f} "
+                  "TFLOP/s | {:.3f} ms |",
+                  flops / 1e9, flops / 989.4e12 * 1e3, c["fp16_tensor_cublas"].value,
+                  flops / (c["fp16_tensor_cublas"].value * 1e12) * 1e3),
+      fmt::format("| 67.0 TFLOP/s | {:.2f} ms | FFMA chains {:.1f} TFLOP/s | {:.2f} ms |",
+                  flops / 67e12 * 1e3, c["fp32_simt_fma"].value,
+                  flops / (c["fp32_simt_fma"].value * 1e12) * 1e3),
+      fmt::format(
+          "| {:.1f} MB (+0.5 MB) | 4800 GB/s | {:.3f} ms | copy kernel {:.0f} GB/s | {:.3f} "
+          "ms |",
+          compulsory_bytes / 1e6, compulsory_bytes / 4800e9 * 1e3, c["dram_bandwidth"].value,
+          compulsory_bytes / (c["dram_bandwidth"].value * 1e9) * 1e3),
+      fmt::format("| {:.3f} GB | 4800 GB/s | {:.2f} ms | {:.0f} GB/s | {:.2f} ms |",
+                  kv_reload_bytes / 1e9, kv_reload_bytes / 4800e9 * 1e3, c["dram_bandwidth"].value,
+                  kv_reload_bytes / (c["dram_bandwidth"].value * 1e9) * 1e3),
+  };
+  for (const std::string& cell : cells) {
+    INFO(cell);
+    CHECK(notes.find(cell) != std::string::npos);
+  }
+}
+
+TEST_CASE("perf-notes' timing check is the profiled reports' own") {
+  int rows = 0;
+  int within = 0;
+  double low = 1e9;
+  double high = 0;
+  double bwd_low = 1e9;
+  double bwd_high = 0;
+  std::string low_row;
+  std::string high_row;
+  const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json report = nlohmann::json::parse(
+        read_text("results/h200/profile/" + entry.path().filename().string()));
+    for (const nlohmann::json& row : report["results"]) {
+      if (!row.contains("profile") || !row["profile"].is_object()) continue;
+      const nlohmann::json& checks = row["profile"]["checks"];
+      if (!checks.contains("timing_ratio") || !checks["timing_ratio"].is_number()) continue;
+      const double ratio = checks["timing_ratio"].get<double>();
+      const std::string name = fmt::format("{} d {} N {}", row["kernel"].get<std::string>(),
+                                           row["head_dim"].get<int>(), row["seq_len"].get<int>());
+      ++rows;
+      if (std::abs(ratio - 1) <= 0.03) ++within;
+      if (ratio < low) low = ratio, low_row = name;
+      if (ratio > high) high = ratio, high_row = name;
+      if (row["kernel"] == "fa1_bwd") {
+        bwd_low = std::min(bwd_low, ratio);
+        bwd_high = std::max(bwd_high, ratio);
+      }
+    }
+  }
+  const std::string expected = fmt::format(
+      "{} of {} rows have our median within 3 % of ncu's `gpu__time_duration.sum`; ours ÷ ncu's "
+      "runs from {:.3f} ({}) to {:.3f} ({}). fa1_bwd, up to 2.23× in the a54895c run, is within "
+      "{:.3f}–{:.3f} in this one",
+      within, rows, low, low_row, high, high_row, bwd_low, bwd_high);
+  INFO(expected);
+  CHECK(folded(read_text("docs/perf-notes.md")).find(expected) != std::string::npos);
+}
+
+TEST_CASE("perf-notes' torch flash causal ratio is the peers report's own") {
+  const nlohmann::json report =
+      nlohmann::json::parse(read_text("results/h200/peers/torch-sdpa.json"));
+  std::map<std::pair<std::string, bool>, double> median;
+  for (const nlohmann::json& row : report["results"]) {
+    if (row["kernel"] == "torch_sdpa_flash" && row["seq_len"] == 8192 && row["head_dim"] == 128 &&
+        row["status"] == "ok") {
+      median[{row["dtype"].get<std::string>(), row["causal"].get<bool>()}] =
+          summarize(row["timing"]["samples_ms"].get<std::vector<double>>()).median;
+    }
+  }
+  REQUIRE(median.size() == 4);
+  const std::string expected =
+      fmt::format("causal {:.3f} of non-causal at N 8192 d128 in fp16, {:.3f} in bf16",
+                  median[{"fp16", true}] / median[{"fp16", false}],
+                  median[{"bf16", true}] / median[{"bf16", false}]);
+  INFO(expected);
+  CHECK(folded(read_text("docs/perf-notes.md")).find(expected) != std::string::npos);
 }
