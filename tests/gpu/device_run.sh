@@ -24,9 +24,11 @@ step_tests() {
   done
 }
 
-# Memcheck and racecheck over every kernel on small shapes, ragged N included.
+# Memcheck and racecheck over every kernel on small shapes, ragged N included:
+# every head dim and dtype, since each is its own instantiation (fa2_mma's
+# d = 64 computes its exponentials first, bf16 packs P with other instructions).
 step_sanitizer() {
-  local args=(sweep --gpu h200 --seq-lens 17,130 --head-dims 32,128 --both --dtype fp16,fp32
+  local args=(sweep --gpu h200 --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16,fp32
               --backward --warmup 0 --min-samples 1 --max-seconds 0.01 --hot)
   for tool_name in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool_name"
