@@ -74,8 +74,8 @@ std::string folded(const std::string& text) {
 }  // namespace
 
 TEST_CASE("perf-notes' noise figures of the version 1 sweeps are the reports' own") {
-  const Noise causal = noise_of("results/h200/sweep-causal.json");
-  const Noise non_causal = noise_of("results/h200/sweep-noncausal.json");
+  const Noise causal = noise_of("results/h200/v1/sweep-causal.json");
+  const Noise non_causal = noise_of("results/h200/v1/sweep-noncausal.json");
   CHECK(non_causal.over_1_3_percent == 0);
   const std::string notes = folded(read_text("docs/perf-notes.md"));
   const std::string expected = fmt::format(
@@ -270,4 +270,32 @@ TEST_CASE("perf-notes' torch flash causal ratio is the peers report's own") {
                   median[{"bf16", true}] / median[{"bf16", false}]);
   INFO(expected);
   CHECK(folded(read_text("docs/perf-notes.md")).find(expected) != std::string::npos);
+}
+
+TEST_CASE("perf-notes' version 1 -> 2 headline times are the four sweep reports' own") {
+  // Median of the raw samples at fwd fp16 B1 H8 N16384 d64 (fa1_bwd: its backward), per kernel.
+  const auto medians = [](const std::string& path) {
+    const Report report = report_from_json(nlohmann::json::parse(read_text(path)));
+    std::map<std::string, double> out;
+    for (const ResultRow& row : report.results) {
+      if (row.timing && row.problem.seq_len == 16384 && row.problem.head_dim == 64 &&
+          row.problem.dtype == DType::fp16) {
+        out[row.kernel] = summarize(row.timing->samples_ms).median;
+      }
+    }
+    return out;
+  };
+  const auto v1_nc = medians("results/h200/v1/sweep-noncausal.json");
+  const auto v1_c = medians("results/h200/v1/sweep-causal.json");
+  const auto v2_nc = medians("results/h200/sweep-noncausal.json");
+  const auto v2_c = medians("results/h200/sweep-causal.json");
+  std::string line;
+  for (const char* kernel : {"naive", "fa1_scalar", "fa1_wmma", "fa1_bwd"}) {
+    line += fmt::format("{} {:.3f} / {:.3f} → {:.3f} / {:.3f}; ", kernel, v1_nc.at(kernel),
+                        v1_c.at(kernel), v2_nc.at(kernel), v2_c.at(kernel));
+  }
+  CHECK(v1_nc.count("fa2_mma") == 0);
+  line += fmt::format("fa2_mma (new) {:.3f} / {:.3f}", v2_nc.at("fa2_mma"), v2_c.at("fa2_mma"));
+  INFO(line);
+  CHECK(folded(read_text("docs/perf-notes.md")).find(line) != std::string::npos);
 }
