@@ -299,3 +299,36 @@ TEST_CASE("perf-notes' version 1 -> 2 headline times are the four sweep reports'
   INFO(line);
   CHECK(folded(read_text("docs/perf-notes.md")).find(line) != std::string::npos);
 }
+
+TEST_CASE("perf-notes' fa2_mma bank-conflict share is the profiled reports' own") {
+  double worst = 0;
+  std::string worst_row;
+  const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json report = nlohmann::json::parse(
+        read_text("results/h200/profile/" + entry.path().filename().string()));
+    for (const nlohmann::json& row : report["results"]) {
+      if (row["kernel"] != "fa2_mma" || !row.contains("profile") || !row["profile"].is_object()) {
+        continue;
+      }
+      std::map<std::string, double> counters;
+      for (const nlohmann::json& c : row["profile"]["counters"]) {
+        counters[c["metric"].get<std::string>()] = c["value"].get<double>();
+      }
+      const double share = counters.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") /
+                           counters.at("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum");
+      if (share > worst) {
+        worst = share;
+        worst_row = fmt::format("d {} N {}{}", row["head_dim"].get<int>(),
+                                row["seq_len"].get<int>(), row["causal"] == true ? " causal" : "");
+      }
+    }
+  }
+  const std::string expected = fmt::format(
+      "bank conflicts are at most {:.3f} % of its shared-memory wavefronts", 100 * worst);
+  INFO(expected << " (" << worst_row << ")");
+  const std::string notes = folded(read_text("docs/perf-notes.md"));
+  CHECK(notes.find(expected) != std::string::npos);
+  CHECK(notes.find(worst_row + "; `test_docs_vs_data`") != std::string::npos);
+}
