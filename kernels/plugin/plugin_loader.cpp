@@ -1,6 +1,7 @@
 #include "kernels/plugin/plugin_loader.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstddef>
@@ -26,7 +27,15 @@ namespace {
   throw std::invalid_argument(fmt::format("plugin {}: {}", path, problem));
 }
 
+// The file's bytes, for its SHA-256. Only a regular file: /dev/zero would be
+// read without end and a FIFO with no writer would never open.
 std::string read_bytes(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) refuse(path, "no such file, or it cannot be read");
+  if (S_ISDIR(info.st_mode)) refuse(path, "is a folder, not a shared library");
+  if (!S_ISREG(info.st_mode)) {
+    refuse(path, "not a regular file (a device, FIFO or socket is not a shared library)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) refuse(path, "no such file, or it cannot be read");
   std::ostringstream bytes;

@@ -322,6 +322,33 @@ std::vector<PairingMean> geometric_means_by_pairing(const Comparison& comparison
   return out;
 }
 
+namespace {
+
+// --by shape sets each base row against every new kernel of its shape, so two
+// reports of many kernels at one shape multiply: 3000 x 3000 rows took 24 GB.
+// Counted before any pair is formed.
+void refuse_too_many_pairs(
+    const Report& base,
+    const std::map<RowKey, std::map<std::string, std::vector<std::size_t>>>& new_rows,
+    bool with_device) {
+  std::size_t pairs = 0;
+  for (const ResultRow& row : base.results) {
+    RowKey shape = key_of(base, row, with_device);
+    shape.kernel.clear();
+    if (const auto found = new_rows.find(shape); found != new_rows.end()) {
+      pairs += found->second.size();
+    }
+  }
+  if (pairs > max_compared_pairs) {
+    throw ComparisonRefused(fmt::format(
+        "--by shape would set {} row pairs side by side, more than the {} one comparison takes "
+        "(fewer kernels per shape, or pair two kernels with --match-kernel)",
+        pairs, max_compared_pairs));
+  }
+}
+
+}  // namespace
+
 Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options) {
   const bool cross_device = device_models(base) != device_models(next);
   Comparison out;
@@ -337,6 +364,7 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
     shape.kernel.clear();
     new_rows[shape][kernel].push_back(i);
   }
+  if (options.by_shape) refuse_too_many_pairs(base, new_rows, with_device);
   // Repeated keys (several devices of one model) pair up in report order: each
   // base kernel takes the next new row of a (shape, new kernel) it has not taken.
   std::map<std::tuple<RowKey, std::string, std::string>, std::size_t> taken;

@@ -133,9 +133,13 @@ class ComparisonRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The most row pairs one comparison forms (--by shape multiplies kernels).
+inline constexpr std::size_t max_compared_pairs = 100000;
+
 // Throws ComparisonRefused for a baseline that is not auditable, or reports
-// of different device models, unless the options allow it; an allowed
-// comparison carries a label saying so.
+// of different device models, unless the options allow it (an allowed
+// comparison carries a label saying so), and for --by shape pairs beyond
+// max_compared_pairs.
 Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options);
 
 std::string render_comparison(const Comparison& comparison, std::string_view base_name,

@@ -151,8 +151,20 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
 
   const nlohmann::json& rows = top.array("rows");
   if (rows.empty()) throw ReportError("rows: the table has no rows");
+  if (rows.size() > max_historical_rows) {
+    throw ReportError(fmt::format("rows: {} rows, more than the {} a historical table may have",
+                                  rows.size(), max_historical_rows));
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     table.rows.push_back(read_row(Node(rows[i], fmt::format("rows[{}]", i)), table.document));
+    // One row per GPU and N: a report holds one row per configuration.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (table.rows[j].gpu == table.rows[i].gpu &&
+          table.rows[j].seq_len == table.rows[i].seq_len) {
+        throw ReportError(fmt::format("rows[{}]: repeats rows[{}] ({}, N = {})", i, j,
+                                      table.rows[i].gpu, table.rows[i].seq_len));
+      }
+    }
   }
   return table;
 }

@@ -5,6 +5,7 @@
 // `import-historical` makes of them. A report is judged against one ceiling,
 // so there is one report per GPU of the table.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ struct HistoricalTable {
 // Strict like report_from_json: throws ReportError naming the key path. A
 // table whose provenance is not "historical" or that calls itself auditable
 // is refused: nothing typed in by hand is evidence.
+// A seed's table holds a dozen rows; one of more than this many is not a
+// document's table, and importing it would write a report per GPU of that size.
+inline constexpr std::size_t max_historical_rows = 10000;
+
 HistoricalTable parse_historical_table(const nlohmann::json& document);
 
 // The GPU table row of a printed GPU name ("V100" is the row "v100").

@@ -299,6 +299,28 @@ TEST_CASE("--by shape sets every base kernel against every new kernel of the sam
   CHECK(partial.rows.size() == 9);          // 2 fp16 shapes x 4 pairs, and the fp32 row
 }
 
+TEST_CASE("--by shape refuses more row pairs than one comparison takes, before forming any") {
+  // One shape, 400 kernels against 300: 120000 pairs > max_compared_pairs (100000).
+  const auto many = [](int kernels, const char* prefix) {
+    Report r = measured_report();
+    const ResultRow row = r.results[0];
+    r.results.clear();
+    for (int k = 0; k < kernels; ++k) {
+      r.results.push_back(row);
+      // Appended, not operator+ on a char pointer: GCC 12 warns falsely (-Wrestrict).
+      std::string& name = r.results.back().kernel = prefix;
+      name += std::to_string(k);
+    }
+    return r;
+  };
+  CompareOptions by_shape;
+  by_shape.by_shape = true;
+  CHECK_THROWS_WITH(compare_reports(many(400, "a"), many(300, "b"), by_shape),
+                    Catch::Contains("--by shape would set 120000 row pairs side by side, more "
+                                    "than the 100000 one comparison takes"));
+  CHECK(compare_reports(many(20, "a"), many(30, "b"), by_shape).rows.size() == 600);
+}
+
 TEST_CASE("--match-kernel rows name both kernels") {
   const Report base = measured_report();
   Report next = measured_report();

@@ -115,6 +115,9 @@ TEST_CASE("a table that is not historical, calls itself auditable or lacks a col
         "rows[5].TFLOPs: must be positive, found -1");
   CHECK(table_error([](json& d) { d["schema"] = "x"; }) ==
         "schema: expected 'cuflash-roofline/historical/v1', found 'x'");
+  // A row repeated (the same GPU and N) would make a report of two rows of one configuration.
+  CHECK(table_error([](json& d) { d["rows"].push_back(d["rows"][0]); }) ==
+        "rows[12]: repeats rows[0] (V100, N = 1024)");
 }
 
 TEST_CASE("a GPU the table has but the GPU table lacks is named with its row") {

@@ -134,3 +134,27 @@ TEST_CASE("work: inputs that never end, or nest without end, are refused", "[wor
   writer.join();
   ::close(write_end);
 }
+
+TEST_CASE("work: a plugin that is a device or a FIFO is refused before it is read", "[work]") {
+  // --plugin /dev/zero was read without end (8 GB, then std::bad_alloc); a FIFO with no writer
+  // never opened.
+  Scratch scratch;
+  check_refused(run({"model", "--plugin", "/dev/zero"}, tight()),
+                {"plugin /dev/zero", "not a regular file"});
+  const std::string fifo = scratch.path("p.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_refused(run({"sweep", "--plugin", fifo}, tight(5)), {fifo, "not a regular file"});
+  check_refused(run({"model", "--plugin", scratch.dir}, tight()), {"is a folder"});
+}
+
+TEST_CASE("work: a historical table of more rows than a document has is refused", "[work]") {
+  Scratch scratch;
+  json table = committed("configs/historical/v0.4.0.json");
+  const json row = table["rows"][0];
+  table["rows"] = json::array();
+  for (int i = 0; i < 10001; ++i) table["rows"].push_back(row);
+  const std::string path = scratch.write_json("big.json", table);
+  check_refused(run({"import-historical", path, "--out-dir", scratch.path("out")}, tight()),
+                {"big.json", "rows: 10001 rows, more than the 10000"});
+  CHECK_FALSE(file_exists(scratch.path("out")));
+}
