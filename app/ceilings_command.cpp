@@ -44,13 +44,16 @@ void add_ceilings_command(CLI::App& app) {
     OutputFiles outputs;
     outputs.protect_input(options->gpu_table);
     outputs.add("--json", options->json_path);
+    // The table and a named --gpu are the user's input: a bad one is a usage
+    // error (exit 2) whether or not this machine has a device (exit 3).
+    const GpuTable table = load_gpu_table(options->gpu_table);
+    if (options->gpu != "auto") choose_gpu(table, options->gpu, std::nullopt);
     const int devices = measure::device_count();
     if (devices == 0) throw NoDeviceError("ceilings needs a CUDA device; none on this machine");
     if (options->device < 0 || options->device >= devices) {
       throw std::runtime_error(fmt::format("--device {}: no such device (this machine has {})",
                                            options->device, devices));
     }
-    const GpuTable table = load_gpu_table(options->gpu_table);
     const measure::DeviceInfo info = measure::query_device(options->device);
     const GpuSpec* datasheet = nullptr;
     try {

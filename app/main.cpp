@@ -13,12 +13,22 @@
 
 namespace {
 
-int fail(int code, std::string message) {
-  // One line, whatever the message: CLI11 lists extras over several lines.
-  for (char& c : message) {
-    if (c == '\n') c = ' ';
+int fail(int code, const std::string& message) {
+  // One line, whatever the message: CLI11 lists extras over several lines. A
+  // control character that a file or an argument brought (ESC) is shown as
+  // \xNN rather than sent to the terminal.
+  std::string line;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += ' ';
+    } else if (byte < 0x20 || byte == 0x7f) {
+      line += fmt::format("\\x{:02x}", byte);
+    } else {
+      line += c;
+    }
   }
-  std::fprintf(stderr, "cuflash-roofline: error: %s\n", message.c_str());
+  std::fprintf(stderr, "cuflash-roofline: error: %s\n", line.c_str());
   return code;
 }
 
@@ -57,6 +67,23 @@ void one_value_per_use(CLI::App& app) {
   }
 }
 
+// `--list` prints the kernels and exits: an option it would ignore (an
+// axis, an output) is refused by name rather than dropped, so `model --list
+// --json x.json` does not exit 0 having written nothing.
+void list_stands_alone(CLI::App& app) {
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    CLI::Option* list = command->get_option_no_throw("--list");
+    if (list == nullptr) continue;
+    for (CLI::Option* option : command->get_options()) {
+      const std::string name = option->get_name();
+      if (option == list || name == "--plugin" || name == "--help" || name == "--version") {
+        continue;
+      }
+      list->excludes(option);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,6 +103,7 @@ int main(int argc, char** argv) {
   cfr::app::add_plot_command(app, status);
   cfr::app::add_import_historical_command(app, status);
   one_value_per_use(app);
+  list_stands_alone(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version

@@ -51,7 +51,10 @@ std::optional<std::string> profiler_in_environment() {
 class SweepState {
  public:
   SweepState(Report report, const OutputFiles& outputs)
-      : report_(std::move(report)), outputs_(outputs), start_(std::chrono::steady_clock::now()) {}
+      : report_(std::move(report)),
+        outputs_(outputs),
+        start_(std::chrono::steady_clock::now()),
+        finished_(report_.results.size(), false) {}
 
   std::size_t total() const { return report_.results.size(); }
   ResultRow row(std::size_t index) {
@@ -74,6 +77,7 @@ class SweepState {
   void finish(std::size_t index, ResultRow row) {
     std::lock_guard lock(mutex_);
     report_.results[index] = std::move(row);
+    finished_[index] = true;
     ++done_;
     const ResultRow& r = report_.results[index];
     if (r.status != RowStatus::ok) {
@@ -99,10 +103,20 @@ class SweepState {
   }
 
   // Rewrites the report after every row, so a crash or a kill loses nothing
-  // measured; the final write replaces it with the complete report.
+  // measured; the final write replaces it with the complete report. A row not
+  // reached yet is written as skipped, saying so: left `ok` with no timing, a
+  // report of a killed sweep would show configurations that never ran as fine.
   void write_partial() {
     if (!outputs_.rewritable("--json")) return;
     Report partial = report_;
+    for (std::size_t i = 0; i < partial.results.size(); ++i) {
+      ResultRow& row = partial.results[i];
+      if (finished_[i] || row.status != RowStatus::ok) continue;
+      row.status = RowStatus::skipped;
+      row.reason =
+          "not measured: the sweep had not reached this configuration when this "
+          "partial report was written";
+    }
     partial.provenance.auditable = false;
     partial.provenance.reasons.push_back(
         fmt::format("incomplete: {} of {} configurations done", done_, measurable_));
@@ -113,6 +127,7 @@ class SweepState {
   Report report_;
   const OutputFiles& outputs_;
   std::chrono::steady_clock::time_point start_;
+  std::vector<bool> finished_;  // by row index
   std::size_t done_ = 0;
   std::size_t measurable_ = 0;
 };
@@ -173,6 +188,21 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
 }
 
 }  // namespace
+
+void check_measure_inputs(const MeasureOptions& measure, const ProfileOptions& profile,
+                          bool will_measure) {
+  measure::check_device_list(measure.devices);
+  if (measure.ceiling != "datasheet" && measure.ceiling != "measured") {
+    try {
+      read_ceilings_file(measure.ceiling);
+    } catch (const std::exception& error) {
+      throw std::invalid_argument(fmt::format("--ceiling {}: {}", measure.ceiling, error.what()));
+    }
+  }
+  if (will_measure && profile.enabled) {
+    if (auto missing = ncu_not_found(profile)) throw std::invalid_argument("--ncu: " + *missing);
+  }
+}
 
 std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& o) {
   const std::size_t before = command.get_options().size();
@@ -272,6 +302,8 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   interrupted.store(false);
   auto previous_int = std::signal(SIGINT, on_interrupt);
   auto previous_term = std::signal(SIGTERM, on_interrupt);
+  // A closed terminal (SIGHUP) stops the sweep as Ctrl-C does, with the report written.
+  auto previous_hup = std::signal(SIGHUP, on_interrupt);
   std::vector<std::thread> threads;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     threads.emplace_back(measure_on_device, devices[d], std::cref(work[d]), std::cref(settings),
@@ -291,6 +323,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   }
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
+  std::signal(SIGHUP, previous_hup);
   bool any_failed = false;
   for (const ResultRow& row : done.results)
     any_failed = any_failed || row.status == RowStatus::failed;

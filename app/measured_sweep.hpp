@@ -32,6 +32,14 @@ struct MeasureOptions {
 // since nothing is measured.
 std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOptions& options);
 
+// Refuses, with one line naming the option, a --devices list that is not one
+// (abc, -1, 0,0) and a --ceiling FILE that is no readable ceilings report,
+// also on a machine without a GPU, where these options are otherwise ignored;
+// and where a device will measure, with profile.enabled, an --ncu that is no
+// executable. Asked before anything is measured: a typo costs no GPU time.
+void check_measure_inputs(const MeasureOptions& measure, const ProfileOptions& profile,
+                          bool will_measure);
+
 // Returns the exit status: 0 when every row is ok or skipped, 1 when a row
 // failed, 130 when interrupted (the rows finished so far are still written).
 // With profile.enabled, the ok rows are profiled once the timing is done

@@ -214,6 +214,12 @@ void add_profile_options(CLI::App& command, ProfileOptions& o) {
   command.add_option("--ncu", o.ncu, "the Nsight Compute CLI for --profile")->capture_default_str();
 }
 
+std::optional<std::string> ncu_not_found(const ProfileOptions& options) {
+  if (find_executable(options.ncu)) return std::nullopt;
+  return fmt::format("ncu not found: '{}' is not an executable{} (--ncu PATH names it)",
+                     options.ncu, options.ncu.find('/') == std::string::npos ? " on PATH" : "");
+}
+
 std::string profile_report(Report& report, const ProfileOptions& options, std::uint64_t seed) {
   const std::vector<std::size_t> rows = profiled_rows(report);
   if (rows.empty()) return "profile: no ok rows to profile";
@@ -223,11 +229,7 @@ std::string profile_report(Report& report, const ProfileOptions& options, std::u
     return "profile: " + reason;
   };
   const auto ncu = find_executable(options.ncu);
-  if (!ncu) {
-    return unavailable(
-        fmt::format("ncu not found: '{}' is not an executable{} (--ncu PATH names it)", options.ncu,
-                    options.ncu.find('/') == std::string::npos ? " on PATH" : ""));
-  }
+  if (!ncu) return unavailable(*ncu_not_found(options));
   run.ncu = *ncu;
   run.plugins = options.plugins;
   ScratchDir dir;

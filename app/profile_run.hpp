@@ -6,8 +6,7 @@
 // runs stay unprofiled.
 
 #include <cstdint>
-#include <string>
-
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +25,10 @@ struct ProfileOptions {
 };
 
 void add_profile_options(CLI::App& command, ProfileOptions& options);
+
+// Why --ncu names no executable ("ncu not found: ..."), or empty when it does:
+// asked before a sweep measures anything, so a typo costs no GPU time.
+std::optional<std::string> ncu_not_found(const ProfileOptions& options);
 
 // Gives every ok row a profile: its counters, or why there are none (ncu
 // missing, no permission for the counters, a failed run, no launches in the

@@ -92,12 +92,15 @@ void add_sweep_command(CLI::App& app, CommandStatus& status) {
     const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
     if (!planned) return;  // --list
     const SweepPlan& plan = *planned;
-    std::vector<std::string> inputs;
+    // Files the command reads, which no output may overwrite: plugins, a ceilings file.
+    std::vector<std::string> inputs = plugins->paths;
     if (measure->ceiling != "datasheet" && measure->ceiling != "measured") {
       inputs.push_back(measure->ceiling);
     }
     const OutputFiles outputs = report_outputs(*options, inputs);
-    if (measure::device_count() == 0) {
+    const bool has_device = measure::device_count() > 0;
+    check_measure_inputs(*measure, *profile, has_device);
+    if (!has_device) {
       if (profile->enabled) std::cerr << "--profile: no CUDA device, nothing is profiled\n";
       status.exit_status =
           run_without_device(*options, plan, *require_gpu, given(*measure_options), outputs);

@@ -110,6 +110,12 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   }
   gpu.compute_capability_source = reader.string(cc, "source", "compute_capability.source");
   gpu.sm_count = reader.required_figure("sm_count");
+  // A whole count an int holds; the L2 model keeps state per SM, so one past
+  // any GPU's (today's have under 200) is refused rather than allocated.
+  if (gpu.sm_count.value != std::floor(gpu.sm_count.value) || gpu.sm_count.value > max_sm_count) {
+    reader.fail("sm_count.value", fmt::format("must be a whole number of SMs up to {}, found {:g}",
+                                              max_sm_count, gpu.sm_count.value));
+  }
   gpu.l2_bytes = reader.required_figure("l2_bytes");
   gpu.shared_memory_per_sm_bytes = reader.required_figure("shared_memory_per_sm_bytes");
   gpu.memory_bandwidth_GBps = reader.required_figure("memory_bandwidth_GBps");

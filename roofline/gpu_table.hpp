@@ -22,6 +22,10 @@ struct SourcedFigure {
   std::string source;
 };
 
+// The most SMs a GPU table row or a report's device record may give (the L2
+// model keeps state per SM; today's GPUs have under 200).
+inline constexpr double max_sm_count = 65536;
+
 struct GpuSpec {
   std::string id;  // what --gpu takes: "a100"
   std::string name;

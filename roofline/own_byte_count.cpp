@@ -7,8 +7,8 @@
 namespace cfr {
 
 std::optional<std::string> byte_count_problem(double bytes) {
-  if (std::isfinite(bytes) && bytes > 0) return std::nullopt;
-  return fmt::format("{} B is not a byte count (finite and above 0)", bytes);
+  if (std::isfinite(bytes) && bytes >= 1) return std::nullopt;
+  return fmt::format("{} B is not a byte count (finite and at least 1)", bytes);
 }
 
 ByteCount checked_byte_count(const OwnByteCount& count, std::string_view kernel,

@@ -24,8 +24,9 @@ class OwnByteCount {
   virtual ByteCount hbm_bytes(const AttentionProblem& problem) const = 0;
 };
 
-// Why `bytes` cannot be a row's HBM byte count (not finite, or not above
-// zero: every attention kernel reads Q, K and V); empty when it can.
+// Why `bytes` cannot be a row's HBM byte count (not finite, or under one
+// byte: every attention kernel reads Q, K and V, and 1e-300 B would give an
+// infinite intensity); empty when it can.
 std::optional<std::string> byte_count_problem(double bytes);
 
 // `count` for `problem`, checked with byte_count_problem: the bytes, or one

@@ -179,7 +179,12 @@ std::vector<Column> chosen_columns(const Report& report, std::vector<std::string
       names.insert(names.end() - 1, {"regime (ncu DRAM)", "% roof (ncu DRAM)", "limiter"});
     }
   }
-  for (const std::string& name : names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
+    }
     const auto found =
         std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
     if (found == all.end()) {
@@ -192,7 +197,7 @@ std::vector<Column> chosen_columns(const Report& report, std::vector<std::string
 }
 
 std::string csv_escape(const std::string& cell) {
-  if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string out = "\"";
   for (char c : cell) {
     if (c == '"') out += '"';
@@ -213,6 +218,25 @@ std::string render_csv(const std::vector<std::string>& headers,
   };
   emit(headers);
   for (const auto& line : cells) emit(line);
+  return out;
+}
+
+// A cell as a text or Markdown table can show it: a control character (a
+// newline or ESC in a reason a file carries) as \xNN, so it cannot split a
+// row or reach the terminal; in Markdown a pipe escaped, so it cannot split a
+// cell.
+std::string shown_cell(std::string_view cell, bool markdown) {
+  std::string out;
+  for (const char c : cell) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else if (markdown && c == '|') {
+      out += "\\|";
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -261,8 +285,11 @@ std::string render_table(const Report& report, TableFormat format,
   for (const ResultRow& row : report.results) {
     std::vector<std::string> line;
     for (const Column& column : shown) {
-      const bool raw = format == TableFormat::csv && column.raw;
-      line.push_back(raw ? column.raw(row) : column.cell(row));
+      if (format == TableFormat::csv) {
+        line.push_back(column.raw ? column.raw(row) : column.cell(row));
+      } else {
+        line.push_back(shown_cell(column.cell(row), format == TableFormat::markdown));
+      }
     }
     cells.push_back(std::move(line));
   }

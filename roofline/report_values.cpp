@@ -1,11 +1,15 @@
 #include "report_values.hpp"
 
 #include <cmath>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "figures.hpp"
+#include "gpu_table.hpp"
 #include "report_json.hpp"
 #include "roofline_model.hpp"
 
@@ -35,6 +39,19 @@ class Checker {
  private:
   std::string path_;
 };
+
+// A kernel name is printed in tables, Markdown and messages: a control
+// character (a newline, ESC) would split a row or reach the terminal raw.
+void check_kernel_name(const std::string& name, const Checker& at) {
+  if (name.empty()) at.fail("must not be empty");
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      at.fail(fmt::format("has a control character (byte 0x{:02x}) at position {}", byte,
+                          &c - name.data()));
+    }
+  }
+}
 
 void check_timing(const Timing& t, const Checker& at) {
   for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
@@ -112,14 +129,30 @@ void check_report_values(const Report& report) {
     const Checker at = top.at("devices").index(i);
     at.at("index").not_negative(d.index);
     at.at("sm_count").not_negative(d.sm_count);
+    if (d.sm_count > max_sm_count) {
+      at.at("sm_count")
+          .fail(fmt::format("must be at most {:g}, found {}", max_sm_count, d.sm_count));
+    }
     at.at("l2_bytes").not_negative(d.l2_bytes);
     at.at("memory_bytes").not_negative(d.memory_bytes);
     at.at("clock_MHz").not_negative(d.clock_MHz);
     at.at("memory_clock_MHz").not_negative(d.memory_clock_MHz);
   }
   check_ceiling_values(report.ceiling, "ceiling");
+  // One row per configuration and device: a second row of the same one would
+  // pair with nothing in `compare` and hide behind the first (a regression
+  // listed as "only in new" passes a gate).
+  std::map<std::pair<RowIdentity, std::optional<int>>, std::size_t> seen;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
-    check_row(report.results[i], top.at("results").index(i));
+    const ResultRow& row = report.results[i];
+    const Checker at = top.at("results").index(i);
+    check_kernel_name(row.kernel, at.at("kernel"));
+    check_row(row, at);
+    const auto [first, fresh] = seen.emplace(std::pair{RowIdentity(row), row.device}, i);
+    if (!fresh) {
+      at.fail(fmt::format("repeats results[{}]: {}{}", first->second, row_label(row),
+                          row.device ? fmt::format(" on device {}", *row.device) : ""));
+    }
   }
 }
 

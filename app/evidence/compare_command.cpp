@@ -20,6 +20,7 @@
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
 #include "roofline/auditability.hpp"
+#include "roofline/axis_values.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
 #include "roofline/figures.hpp"
@@ -39,18 +40,16 @@ struct CompareOptions {
   std::vector<std::string> kernel_aliases;
   std::string by = "kernel";  // --by: how rows pair (kernel or shape)
   bool roofline = false;
-  std::vector<std::string> figures;
+  std::string figures;  // comma-separated tags, as typed
   std::string json_path;
 };
 
-std::vector<const Figure*> chosen_figures(const std::vector<std::string>& tags) {
+// --figures as typed: "a,b" or "a, b" (blanks around a tag are not part of
+// it); an empty item or a tag given twice is refused, as in every list option.
+std::vector<const Figure*> chosen_figures(const std::string& typed) {
   std::vector<const Figure*> out;
-  for (const std::string& typed : tags) {
-    // "a, b" as typed in a shell: the blanks around a tag are not part of it
-    const std::size_t first = typed.find_first_not_of(" \t");
-    const std::string tag = first == std::string::npos
-                                ? ""
-                                : typed.substr(first, typed.find_last_not_of(" \t") - first + 1);
+  if (typed.empty()) return out;
+  for (std::string_view tag : split_list(typed, "--figures")) {
     const Figure* figure = find_figure(tag);
     if (figure == nullptr) {
       std::string known;
@@ -58,6 +57,9 @@ std::vector<const Figure*> chosen_figures(const std::vector<std::string>& tags) 
         known += (known.empty() ? "" : ", ") + std::string(f.tag);
       throw std::runtime_error(
           fmt::format("--figures: unknown figure '{}' (known: {})", tag, known));
+    }
+    if (std::find(out.begin(), out.end(), figure) != out.end()) {
+      throw std::runtime_error(fmt::format("--figures: '{}' appears twice", tag));
     }
     out.push_back(figure);
   }
@@ -113,11 +115,20 @@ std::vector<std::pair<std::string, std::string>> parse_aliases(
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& alias : aliases) {
     const auto equals = alias.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == alias.size()) {
+    if (equals == std::string::npos || equals == 0 || equals + 1 == alias.size() ||
+        alias.find('=', equals + 1) != std::string::npos) {
       throw std::runtime_error(
           fmt::format("--match-kernel {}: expected BASE_KERNEL=NEW_KERNEL", alias));
     }
-    out.emplace_back(alias.substr(0, equals), alias.substr(equals + 1));
+    std::string base = alias.substr(0, equals);
+    // One new name per base kernel: a second would be dropped without a word.
+    for (const auto& [from, to] : out) {
+      if (from == base) {
+        throw std::runtime_error(
+            fmt::format("--match-kernel {}: {} is already matched to {}", alias, base, to));
+      }
+    }
+    out.emplace_back(std::move(base), alias.substr(equals + 1));
   }
   return out;
 }
@@ -371,10 +382,19 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->add_option("--figures", options->figures,
                    "figure tags (docs/report-schema.md#figures) to show base -> new under each "
                    "matched row, e.g. achieved/TFLOPs,achieved/fraction_of_roof")
-      ->delimiter(',');
-  command->add_flag("--roofline", options->roofline,
-                    "treat every path as a report and list each row's fraction of its roof, "
-                    "worst first");
+      ->type_name("TAGS")
+      ->check(not_empty());
+  CLI::Option* roofline =
+      command->add_flag("--roofline", options->roofline,
+                        "treat every path as a report and list each row's fraction of its roof, "
+                        "worst first");
+  // The roofline view compares each report with its own roof, not two
+  // reports: an option of the comparison would be ignored, so it is refused.
+  for (const char* name :
+       {"--threshold", "--significance", "--fail-on-regression", "--fail-on-ambiguous",
+        "--allow-unauditable", "--allow-cross-device", "--match-kernel", "--by", "--figures"}) {
+    roofline->excludes(name);
+  }
   add_output_option(*command, "--json", options->json_path, "also write the comparison as JSON");
   add_version_flag(*command);
   command->callback([options, &status] {

@@ -27,12 +27,17 @@ std::string quoted(std::string_view text) {
 
 }  // namespace
 
-std::vector<int> parse_device_list(std::string_view spec, int device_count) {
+namespace {
+
+// device_count < 0: the grammar only, no index is checked against a machine.
+std::vector<int> parse(std::string_view spec, int device_count) {
+  const bool checked = device_count >= 0;
   const std::string_view whole = trim(spec);
   if (whole.empty()) {
     throw std::invalid_argument("--devices is empty (expected a list such as 0,1 or all)");
   }
   if (whole == "all") {
+    if (!checked) return {};
     if (device_count <= 0) throw std::invalid_argument("--devices all: " + machine_has(0));
     std::vector<int> all(static_cast<std::size_t>(device_count));
     for (int i = 0; i < device_count; ++i) all[static_cast<std::size_t>(i)] = i;
@@ -54,7 +59,11 @@ std::vector<int> parse_device_list(std::string_view spec, int device_count) {
       throw std::invalid_argument("invalid device id " + quoted(item) + " in --devices " +
                                   quoted(spec) + " (expected a list such as 0,1 or all)");
     }
-    if (index < 0 || index >= device_count) {
+    if (!checked && index < 0) {
+      throw std::invalid_argument("invalid device id " + quoted(item) + " in --devices " +
+                                  quoted(spec) + " (a device index is 0 or more)");
+    }
+    if (checked && (index < 0 || index >= device_count)) {
       throw std::invalid_argument("device " + std::to_string(index) + " does not exist (" +
                                   machine_has(device_count) + ")");
     }
@@ -67,6 +76,16 @@ std::vector<int> parse_device_list(std::string_view spec, int device_count) {
     rest = rest.substr(comma + 1);
   }
   return devices;
+}
+
+}  // namespace
+
+std::vector<int> parse_device_list(std::string_view spec, int device_count) {
+  return parse(spec, std::max(device_count, 0));
+}
+
+void check_device_list(std::string_view spec) {
+  parse(spec, -1);
 }
 
 }  // namespace cfr::measure

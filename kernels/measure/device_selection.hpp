@@ -15,4 +15,10 @@ namespace cfr::measure {
 // device)"), an index listed twice, and "all" on a machine without devices.
 std::vector<int> parse_device_list(std::string_view spec, int device_count);
 
+// The same grammar without a device to check against: throws what
+// parse_device_list throws for an empty or non-integer item, a negative or
+// repeated index; "all" and any index pass (a machine without devices still
+// refuses `--devices abc`).
+void check_device_list(std::string_view spec);
+
 }  // namespace cfr::measure

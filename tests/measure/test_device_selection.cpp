@@ -67,3 +67,18 @@ TEST_CASE("parse_device_list refuses an id beyond int instead of truncating it",
         "0,1 or all)");
   CHECK(message_of("0,99999999999999999999", 2).starts_with("invalid device id"));
 }
+
+TEST_CASE("check_device_list holds the grammar without a machine to check against",
+          "[device_selection]") {
+  // Without a GPU `sweep` falls back to the model, but `--devices abc` is still a typo.
+  using cfr::measure::check_device_list;
+  CHECK_NOTHROW(check_device_list("all"));
+  CHECK_NOTHROW(check_device_list("0,7"));
+  CHECK_THROWS_WITH(check_device_list("abc"),
+                    "invalid device id \"abc\" in --devices \"abc\" (expected a list such as 0,1 "
+                    "or all)");
+  CHECK_THROWS_WITH(check_device_list("-1"),
+                    "invalid device id \"-1\" in --devices \"-1\" (a device index is 0 or more)");
+  CHECK_THROWS_WITH(check_device_list("0,0"), "device 0 is listed twice in --devices \"0,0\"");
+  CHECK_THROWS_WITH(check_device_list(","), Catch::Contains("has an empty item"));
+}

@@ -98,6 +98,10 @@ TEST_CASE("a byte count that is no count fails the row with one line naming the 
   }
   CHECK_FALSE(byte_count_problem(1.0).has_value());
   CHECK(byte_count_problem(-0.0).has_value());
+  // Positive but under a byte: its intensity would be infinite (1e-300 B gave an `ok` row
+  // whose own audit recomputed an AI of inf).
+  CHECK(byte_count_problem(1e-300).has_value());
+  CHECK(byte_count_problem(0.5).has_value());
 }
 
 TEST_CASE("only the kernel can count `plugin` bytes: the tool's models refuse to") {

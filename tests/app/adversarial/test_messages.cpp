@@ -2,6 +2,7 @@
 // command word, the file, the key path) and the problem in their terms, never
 // a library's wording ("A subcommand is required", "[json.exception...]",
 // "empty file" for a folder).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,6 @@ TEST_CASE("messages: a list option before the files takes one value, not the fil
   const std::vector<std::vector<std::string>> before_files{
       {"compare", "--allow-unauditable", "--match-kernel", "fa1_wmma=fa1_wmma", report, other},
       {"compare", "--allow-unauditable", "--figures", "model/ai", report, other},
-      {"compare", "--roofline", "--figures", "model/ai", report, other},
   };
   for (const std::vector<std::string>& arguments : before_files) {
     INFO(arguments[2] << " " << arguments[3]);
@@ -113,10 +113,38 @@ TEST_CASE("messages: a list option before the files takes one value, not the fil
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
   }
+  // The roofline view takes no option of the comparison: refused by name, not ignored.
+  check_refused(run({"compare", "--roofline", "--figures", "model/ai", report, other}),
+                {"--figures", "--roofline"});
   // --plugin takes the one file, and the two after it stay reports: the plugin is refused
   // for what it is, not a report for being no plugin.
   check_refused(run({"audit", "--plugin", report, other, other}),
                 {"plugin " + report + ": not a shared library"});
   // Two values after one use: the second is one more path.
   check_refused(run({"compare", report, other, "--match-kernel", "a=b", "c=d"}), {"3 paths given"});
+}
+
+TEST_CASE("messages: a reason a file carries cannot split a table row or reach the terminal raw",
+          "[messages]") {
+  // A row's reason is free text: a newline split `table` rows, a pipe broke the Markdown table,
+  // an ESC reached the terminal.
+  Scratch scratch;
+  json report = model_report_json();
+  report["results"][0]["status"] = "skipped";
+  report["results"][0]["reason"] = "line one\nline two | \x1b[31mred";
+  const std::string path = scratch.write_json("r.json", report);
+  const std::size_t rows = report["results"].size();
+  for (const char* format : {"text", "md"}) {
+    INFO(format);
+    const CliResult r = run({"table", path, "--format", format, "--no-legend"});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find("line one\\x0aline two") != std::string::npos);
+    CHECK(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == rows + 2);
+  }
+  const CliResult md = run({"table", path, "--format", "md", "--no-legend"});
+  CHECK(md.out.find("line two \\| \\x1b[31mred") != std::string::npos);
+  // An argument with ESC in a message is shown escaped too.
+  const CliResult bad = run({"model", "--dtype", "fp\x1b[31m16"});
+  check_refused(bad, {"fp\\x1b[31m16"});
 }

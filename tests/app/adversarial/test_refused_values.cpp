@@ -271,3 +271,90 @@ TEST_CASE("values: --fail-on-regression fails a gate that compared no row", "[va
   // And a gate that compared rows and found them the same passes.
   CHECK(run({"compare", base, base, "--fail-on-regression"}).exit_code == 0);
 }
+
+TEST_CASE("values: measuring options are checked without a device too", "[values]") {
+  // Without a GPU, `sweep --devices abc` and `--ceiling garbage` exited 0 with "ignored".
+  Scratch scratch;
+  CliLimits here;
+  here.working_directory = scratch.dir;
+  check_refused(run({"sweep", "--devices", "abc"}, here), {"--devices \"abc\""});
+  check_refused(run({"sweep", "--devices", "-1"}, here), {"\"-1\"", "0 or more"});
+  check_refused(run({"sweep", "--devices", "0,0"}, here), {"listed twice"});
+  check_refused(run({"sweep", "--ceiling", "garbage"}, here), {"--ceiling garbage"});
+  check_refused(run({"sweep", "--ceiling", source_path("results/h200/sweep-causal.json")}, here),
+                {"--ceiling", "expected 'cuflash-roofline/ceilings/v1'"});
+  // A well-formed one is still only ignored, and said so.
+  const CliResult fine = run({"sweep", "--seq-lens", "1024", "--devices", "5", "--ceiling",
+                              source_path("results/h200/ceilings.json")},
+                             here);
+  CHECK(fine.exit_code == 0);
+  CHECK(fine.err.find("ignored, nothing is measured: --devices 5") != std::string::npos);
+  // `ceilings` names a bad --gpu or table (2) before it looks for a device (3).
+  check_refused(run({"ceilings", "--gpu", "bogus"}, here), {"--gpu bogus"});
+  check_refused(run({"ceilings", "--gpu-table", "/nonexistent"}, here), {"/nonexistent"});
+  CHECK(scratch.entries().empty());
+}
+
+TEST_CASE("values: an option a mode ignores is refused, not dropped", "[values]") {
+  // `model --list --json x.json` exited 0 having written nothing; `compare --roofline
+  // --fail-on-regression` gated on nothing.
+  Scratch scratch;
+  CliLimits here;
+  here.working_directory = scratch.dir;
+  check_refused(run({"model", "--list", "--json", scratch.path("x.json")}, here),
+                {"--json", "--list"});
+  check_refused(run({"sweep", "--list", "--seq-lens", "bogus"}, here), {"--seq-lens", "--list"});
+  CHECK(run({"model", "--list"}, here).exit_code == 0);
+  const std::string r = source_path("results/h200/sweep-causal.json");
+  for (const char* option :
+       {"--fail-on-regression", "--fail-on-ambiguous", "--allow-cross-device"}) {
+    check_refused(run({"compare", "--roofline", option, r}, here), {option, "--roofline"});
+  }
+  check_refused(run({"compare", "--roofline", "--by", "shape", r}, here), {"--by", "--roofline"});
+  CHECK(scratch.entries().empty());
+}
+
+TEST_CASE("values: a list with an empty, repeated or contradictory item is refused", "[values]") {
+  const std::string r = source_path("results/h200/sweep-causal.json");
+  for (const char* figures : {",", ",achieved/TFLOPs", "model/ai,"}) {
+    INFO(figures);
+    check_refused(run({"compare", "--figures", figures, r, r}), {"--figures", "empty item"});
+  }
+  check_refused(run({"compare", "--figures", "model/ai,model/ai", r, r}), {"appears twice"});
+  check_refused(run({"table", r, "--columns", "kernel,kernel"}), {"'kernel' appears twice"});
+  check_refused(
+      run({"compare", r, r, "--match-kernel", "naive=fa1_wmma", "--match-kernel", "naive=fa2_mma"}),
+      {"--match-kernel naive=fa2_mma", "already matched to fa1_wmma"});
+  check_refused(run({"compare", r, r, "--match-kernel", "a=b=c"}), {"--match-kernel a=b=c"});
+}
+
+TEST_CASE("values: a report with a row twice, or a kernel name no table can show, is refused",
+          "[values]") {
+  // A second row of one configuration paired with nothing, so a 2x slower copy passed the gate
+  // as "only in new"; a name with a newline split table rows.
+  Scratch scratch;
+  json measured = cfr::to_json(measured_report());
+  json twice = measured;
+  twice["results"].push_back(twice["results"][2]);
+  const std::string dup = scratch.write_json("dup.json", twice);
+  check_refused(run({"audit", dup}), {"dup.json", "results[9]: repeats results[2]"});
+  check_refused(
+      run({"compare", scratch.write_json("one.json", measured), dup, "--fail-on-regression"}),
+      {"repeats results[2]"});
+  for (const char* name : {"a\nb", "esc\x1b[31m", "", "tab\there"}) {
+    json named = measured;
+    named["results"][0]["kernel"] = name;
+    const CliResult r = run({"table", scratch.write_json("n.json", named)});
+    check_refused(r, {"results[0].kernel"});
+    CHECK(r.err.find('\x1b') == std::string::npos);
+  }
+  // A GPU table or device record whose SM count no GPU has (the L2 model keeps state per SM).
+  json table = committed("configs/gpus.json");
+  table["gpus"][0]["sm_count"]["value"] = 2147483648.0;
+  check_refused(run({"model", "--gpu-table", scratch.write_json("g.json", table)}),
+                {"g.json", "sm_count.value", "up to 65536"});
+  json device = measured;
+  device["devices"][0]["sm_count"] = 100000;
+  check_refused(run({"audit", scratch.write_json("d.json", device)}),
+                {"devices[0].sm_count: must be at most 65536"});
+}
