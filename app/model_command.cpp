@@ -25,7 +25,8 @@ void add_model_command(CLI::App& app, CommandStatus& status) {
     const std::optional<SweepPlan> planned = plan_with_plugins(*options, *plugins);
     if (!planned) return;  // --list
     const SweepPlan& plan = *planned;
-    const OutputFiles outputs = report_outputs(*options);
+    // A plugin is a file the command reads: no output may overwrite it.
+    const OutputFiles outputs = report_outputs(*options, plugins->paths);
     const GpuTable table = load_gpu_table(options->gpu_table);
     const GpuSpec& gpu = choose_gpu(table, options->gpu, std::nullopt);
     const Report report = model_report(plan, datasheet_ceiling(gpu, table.origin), gpu);

@@ -147,24 +147,28 @@ void OutputFiles::add(std::string_view key, std::string_view option, const std::
   target->path = path;
   const auto fail = [&](std::string_view problem) { target->fail(problem); };
 
-  if (path == "-" || path == "stdout" || path == "stderr") {
-    target->kind = path == "stderr" ? Kind::standard_error : Kind::standard_output;
+  const auto add_stream = [&](Kind kind) {
+    target->kind = kind;
+    const bool to_stderr = kind == Kind::standard_error;
     for (const auto& other : targets_) {
       if (other->kind == target->kind) {
         fail(fmt::format("{} already writes to {}; give one of them a file", other->option,
-                         path == "stderr" ? "stderr" : "stdout"));
+                         to_stderr ? "stderr" : "stdout"));
       }
     }
     // What the stream is (a file, a pipe), so that naming it again by path
     // (/dev/stdout, the file it is redirected to) is caught below.
     struct stat stream {};
-    const int fd = target->kind == Kind::standard_error ? STDERR_FILENO : STDOUT_FILENO;
-    if (::fstat(fd, &stream) == 0) target->identity = Identity{stream.st_dev, stream.st_ino};
+    if (::fstat(to_stderr ? STDERR_FILENO : STDOUT_FILENO, &stream) == 0) {
+      target->identity = Identity{stream.st_dev, stream.st_ino};
+    }
     refuse_same_target(*target);
     targets_.push_back(std::move(target));
+  };
+  if (path == "-" || path == "stdout" || path == "stderr") {
+    add_stream(path == "stderr" ? Kind::standard_error : Kind::standard_output);
     return;
   }
-
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {
     if (errno != ENOENT) fail(error_text(errno));
@@ -179,6 +183,18 @@ void OutputFiles::add(std::string_view key, std::string_view option, const std::
       fail(fmt::format("a symbolic link that leads nowhere ({})", error_text(errno)));
     }
     target->identity = Identity{info.st_dev, info.st_ino};
+    // /dev/stdout, /proc/self/fd/1, or the file standard output is redirected
+    // to: that stream, as "-" is, so the text moves to stderr instead of
+    // landing between two documents.
+    for (const auto& [fd, kind] : {std::pair{STDOUT_FILENO, Kind::standard_output},
+                                   std::pair{STDERR_FILENO, Kind::standard_error}}) {
+      struct stat stream {};
+      if (::fstat(fd, &stream) == 0 &&
+          *target->identity == Identity{stream.st_dev, stream.st_ino}) {
+        add_stream(kind);
+        return;
+      }
+    }
     if (S_ISDIR(info.st_mode)) fail("is a folder, not a file");
     if (S_ISREG(info.st_mode)) {
       target->final_path = real_path(path).value_or(path);

@@ -39,7 +39,9 @@ std::vector<std::variant<Report, CeilingsReport>> read_documents(
 }
 
 int run(const AuditOptions& options) {
-  const OutputFiles outputs = evidence_outputs(options.files, {{"--json", options.json_path}});
+  std::vector<std::string> inputs = options.files;
+  inputs.insert(inputs.end(), options.plugins.begin(), options.plugins.end());
+  const OutputFiles outputs = evidence_outputs(inputs, {{"--json", options.json_path}});
   const auto documents = read_documents(options.files);
   std::vector<Report> reports;
   std::vector<std::string> report_files;

@@ -274,3 +274,38 @@ TEST_CASE("outputs: --out-dir is made when missing and removed again when nothin
   check_refused(run({"import-historical", historical, "--out-dir", file}), {"--out-dir " + file});
   CHECK(scratch.entries() == std::vector<std::string>({"file", "made"}));
 }
+
+TEST_CASE("outputs: a --plugin file is never an output", "[outputs]") {
+  // `model --plugin p.so --json p.so` replaced the library with the report and exited 0.
+  Scratch scratch;
+  const std::string plugin = scratch.write("p.so", read_file(CFR_EXAMPLE_PLUGIN));
+  const std::string before = read_file(plugin);
+  for (const char* option : {"--json", "--csv", "--md"}) {
+    check_refused(run({"model", "--plugin", plugin, "--seq-lens", "1024", option, plugin}),
+                  {std::string(option) + " " + plugin, "reads"});
+    check_refused(run({"sweep", "--plugin", plugin, "--seq-lens", "1024", option, plugin}),
+                  {"reads"});
+  }
+  const std::string link = scratch.path("link.so");
+  std::filesystem::create_symlink(plugin, link);
+  check_refused(run({"model", "--plugin", plugin, "--json", link}), {"reads"});
+  const std::string report = scratch.write_json("r.json", model_report_json());
+  check_refused(run({"audit", "--plugin", plugin, report, "--json", plugin}), {"reads"});
+  CHECK(read_file(plugin) == before);
+}
+
+TEST_CASE("outputs: standard output named by path is standard output", "[outputs]") {
+  // `--json /dev/stdout` put the table on stdout after the JSON, which then did not parse.
+  for (const char* alias : {"/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"}) {
+    INFO(alias);
+    const CliResult r = run({"model", "--seq-lens", "1024", "--json", alias});
+    REQUIRE(r.exit_code == 0);
+    CHECK(json::parse(r.out)["schema"] == "cuflash-roofline/report/v1");
+    CHECK(r.err.find("kernel") != std::string::npos);  // the table went to stderr
+    check_refused(run({"model", "--json", alias, "--csv", "-"}),
+                  {"--csv -", "already writes to stdout"});
+  }
+  const CliResult audit =
+      run({"audit", source_path("results/h200/ceilings.json"), "--json", "/dev/stdout"});
+  CHECK(json::parse(audit.out).is_object());
+}
