@@ -212,6 +212,25 @@ TEST_CASE("perf-notes' two numbers use the committed ceilings and the tool's mod
   }
 }
 
+namespace {
+
+// Every row of results/h200/profile/*.json that carries a profile.
+std::vector<nlohmann::json> profiled_rows() {
+  std::vector<nlohmann::json> rows;
+  const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json report = nlohmann::json::parse(
+        read_text("results/h200/profile/" + entry.path().filename().string()));
+    for (const nlohmann::json& row : report["results"]) {
+      if (row.contains("profile") && row["profile"].is_object()) rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 TEST_CASE("perf-notes' timing check is the profiled reports' own") {
   int rows = 0;
   int within = 0;
@@ -221,26 +240,19 @@ TEST_CASE("perf-notes' timing check is the profiled reports' own") {
   double bwd_high = 0;
   std::string low_row;
   std::string high_row;
-  const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    if (entry.path().extension() != ".json") continue;
-    const nlohmann::json report = nlohmann::json::parse(
-        read_text("results/h200/profile/" + entry.path().filename().string()));
-    for (const nlohmann::json& row : report["results"]) {
-      if (!row.contains("profile") || !row["profile"].is_object()) continue;
-      const nlohmann::json& checks = row["profile"]["checks"];
-      if (!checks.contains("timing_ratio") || !checks["timing_ratio"].is_number()) continue;
-      const double ratio = checks["timing_ratio"].get<double>();
-      const std::string name = fmt::format("{} d {} N {}", row["kernel"].get<std::string>(),
-                                           row["head_dim"].get<int>(), row["seq_len"].get<int>());
-      ++rows;
-      if (std::abs(ratio - 1) <= 0.03) ++within;
-      if (ratio < low) low = ratio, low_row = name;
-      if (ratio > high) high = ratio, high_row = name;
-      if (row["kernel"] == "fa1_bwd") {
-        bwd_low = std::min(bwd_low, ratio);
-        bwd_high = std::max(bwd_high, ratio);
-      }
+  for (const nlohmann::json& row : profiled_rows()) {
+    const nlohmann::json& checks = row["profile"]["checks"];
+    if (!checks.contains("timing_ratio") || !checks["timing_ratio"].is_number()) continue;
+    const double ratio = checks["timing_ratio"].get<double>();
+    const std::string name = fmt::format("{} d {} N {}", row["kernel"].get<std::string>(),
+                                         row["head_dim"].get<int>(), row["seq_len"].get<int>());
+    ++rows;
+    if (std::abs(ratio - 1) <= 0.03) ++within;
+    if (ratio < low) low = ratio, low_row = name;
+    if (ratio > high) high = ratio, high_row = name;
+    if (row["kernel"] == "fa1_bwd") {
+      bwd_low = std::min(bwd_low, ratio);
+      bwd_high = std::max(bwd_high, ratio);
     }
   }
   const std::string expected = fmt::format(
@@ -303,26 +315,18 @@ TEST_CASE("perf-notes' version 1 -> 2 headline times are the four sweep reports'
 TEST_CASE("perf-notes' fa2_mma bank-conflict share is the profiled reports' own") {
   double worst = 0;
   std::string worst_row;
-  const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    if (entry.path().extension() != ".json") continue;
-    const nlohmann::json report = nlohmann::json::parse(
-        read_text("results/h200/profile/" + entry.path().filename().string()));
-    for (const nlohmann::json& row : report["results"]) {
-      if (row["kernel"] != "fa2_mma" || !row.contains("profile") || !row["profile"].is_object()) {
-        continue;
-      }
-      std::map<std::string, double> counters;
-      for (const nlohmann::json& c : row["profile"]["counters"]) {
-        counters[c["metric"].get<std::string>()] = c["value"].get<double>();
-      }
-      const double share = counters.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") /
-                           counters.at("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum");
-      if (share > worst) {
-        worst = share;
-        worst_row = fmt::format("d {} N {}{}", row["head_dim"].get<int>(),
-                                row["seq_len"].get<int>(), row["causal"] == true ? " causal" : "");
-      }
+  for (const nlohmann::json& row : profiled_rows()) {
+    if (row["kernel"] != "fa2_mma") continue;
+    std::map<std::string, double> counters;
+    for (const nlohmann::json& c : row["profile"]["counters"]) {
+      counters[c["metric"].get<std::string>()] = c["value"].get<double>();
+    }
+    const double share = counters.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") /
+                         counters.at("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum");
+    if (share > worst) {
+      worst = share;
+      worst_row = fmt::format("d {} N {}{}", row["head_dim"].get<int>(), row["seq_len"].get<int>(),
+                              row["causal"] == true ? " causal" : "");
     }
   }
   const std::string expected = fmt::format(
