@@ -188,6 +188,14 @@ RowKey key_of(const Report& report, const ResultRow& row, bool with_device) {
   return {row, with_device ? device_model(report, row) : std::string()};
 }
 
+// The key without its kernel: what --by shape pairs on, and what rows are
+// grouped by before their kernels are matched.
+RowKey shape_key(const Report& report, const ResultRow& row, bool with_device) {
+  RowKey shape = key_of(report, row, with_device);
+  shape.kernel.clear();
+  return shape;
+}
+
 // "    TFLOPS 27.42 -> 29.10; % roof 10.6 -> 11.3": the --figures of one row.
 std::string render_figure_changes(const std::vector<FigureChange>& changes) {
   std::string out;
@@ -333,9 +341,8 @@ void refuse_too_many_pairs(
     bool with_device) {
   std::size_t pairs = 0;
   for (const ResultRow& row : base.results) {
-    RowKey shape = key_of(base, row, with_device);
-    shape.kernel.clear();
-    if (const auto found = new_rows.find(shape); found != new_rows.end()) {
+    if (const auto found = new_rows.find(shape_key(base, row, with_device));
+        found != new_rows.end()) {
       pairs += found->second.size();
     }
   }
@@ -359,10 +366,7 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
   // New rows by shape (the key without its kernel), then by kernel, in report order.
   std::map<RowKey, std::map<std::string, std::vector<std::size_t>>> new_rows;
   for (std::size_t i = 0; i < next.results.size(); ++i) {
-    RowKey shape = key_of(next, next.results[i], with_device);
-    const std::string kernel = std::move(shape.kernel);
-    shape.kernel.clear();
-    new_rows[shape][kernel].push_back(i);
+    new_rows[shape_key(next, next.results[i], with_device)][next.results[i].kernel].push_back(i);
   }
   if (options.by_shape) refuse_too_many_pairs(base, new_rows, with_device);
   // Repeated keys (several devices of one model) pair up in report order: each
@@ -370,8 +374,8 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
   std::map<std::tuple<RowKey, std::string, std::string>, std::size_t> taken;
   std::vector<bool> paired(next.results.size(), false);
   for (const ResultRow& base_row : base.results) {
-    RowKey shape = key_of(base, base_row, with_device);
-    const std::string base_kernel = std::exchange(shape.kernel, {});
+    RowKey shape = shape_key(base, base_row, with_device);
+    const std::string& base_kernel = base_row.kernel;
     const std::string wanted = options.by_shape ? "" : aliased(base_kernel, options);
     bool matched = false;
     if (const auto shape_rows = new_rows.find(shape); shape_rows != new_rows.end()) {
