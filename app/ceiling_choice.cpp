@@ -6,7 +6,7 @@
 
 #include "gpu_choice.hpp"
 #include "measured_ceilings.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/row_model.hpp"
 
 namespace cfr::app {
 

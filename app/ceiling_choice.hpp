@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "roofline/gpu_table.hpp"
-#include "roofline/report.hpp"
+#include "roofline/model/gpu_table.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "kernels/measure/device_info.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr {
 

@@ -8,7 +8,7 @@
 
 #include "builtin_gpu_table.hpp"
 #include "report_file.hpp"
-#include "roofline/strict_json.hpp"
+#include "roofline/core/strict_json.hpp"
 
 namespace cfr::app {
 

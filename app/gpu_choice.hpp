@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "roofline/gpu_table.hpp"
+#include "roofline/model/gpu_table.hpp"
 
 namespace cfr::app {
 

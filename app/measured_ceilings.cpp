@@ -8,9 +8,9 @@
 #include "kernels/ceilings/ceilings.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "report_file.hpp"
-#include "roofline/auditability.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/auditability.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {

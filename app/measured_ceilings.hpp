@@ -4,8 +4,8 @@
 #include <string_view>
 
 #include "kernels/measure/cold_timer.hpp"
-#include "roofline/ceilings_report.hpp"
-#include "roofline/gpu_table.hpp"
+#include "roofline/model/gpu_table.hpp"
+#include "roofline/report/ceilings_report.hpp"
 
 namespace cfr::app {
 

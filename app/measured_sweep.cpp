@@ -20,10 +20,10 @@
 #include "profile_run.hpp"
 #include "report_file.hpp"
 #include "report_output.hpp"
-#include "roofline/auditability.hpp"
-#include "roofline/row_model.hpp"
-#include "roofline/sample_validity.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/sample_validity.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/report/auditability.hpp"
+#include "roofline/report/row_model.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {

@@ -1,6 +1,6 @@
 #include "model_report.hpp"
 
-#include "roofline/row_model.hpp"
+#include "roofline/report/row_model.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {

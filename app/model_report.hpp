@@ -1,7 +1,7 @@
 #pragma once
 
-#include "roofline/gpu_table.hpp"
-#include "roofline/report.hpp"
+#include "roofline/model/gpu_table.hpp"
+#include "roofline/report/report.hpp"
 #include "sweep_options.hpp"
 
 namespace cfr::app {

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "roofline/evidence/audit.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 #include "sweep_options.hpp"
 
 namespace cfr::app {

@@ -22,7 +22,7 @@
 #include "kernels/measure/cuda_error.hpp"
 #include "plugin_options.hpp"
 #include "profile_rows.hpp"
-#include "roofline/ncu_csv.hpp"
+#include "roofline/profile/ncu_csv.hpp"
 
 namespace cfr::app {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "roofline/attention_problem.hpp"
+#include "roofline/core/attention_problem.hpp"
 
 namespace cfr::app {
 

@@ -14,9 +14,9 @@
 
 #include "child_process.hpp"
 #include "profile_rows.hpp"
-#include "roofline/ncu_csv.hpp"
-#include "roofline/ncu_query.hpp"
-#include "roofline/profile_figures.hpp"
+#include "roofline/profile/ncu_csv.hpp"
+#include "roofline/profile/ncu_query.hpp"
+#include "roofline/profile/profile_figures.hpp"
 
 namespace cfr::app {
 

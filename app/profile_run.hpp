@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "roofline/ceilings_report.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/strict_json.hpp"
+#include "roofline/core/strict_json.hpp"
+#include "roofline/report/ceilings_report.hpp"
+#include "roofline/report/report_json.hpp"
 
 namespace cfr::app {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "roofline/ceilings_report.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/ceilings_report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 
@@ -20,7 +20,7 @@ inline constexpr std::size_t max_input_bytes = std::size_t{512} << 20;
 // Throws std::runtime_error with one line "FILE: problem" for a missing,
 // unreadable or oversized file, a folder or device, text that is not JSON, a
 // repeated key, a number outside double range or nesting beyond reason
-// (roofline/strict_json.hpp).
+// (roofline/core/strict_json.hpp).
 nlohmann::json read_json_file(const std::string& path);
 
 // read_json_file + report_from_json; errors name the file and the key.

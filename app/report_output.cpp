@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report_file.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/report_table.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/report_table.hpp"
 
 namespace cfr::app {
 

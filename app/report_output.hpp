@@ -1,7 +1,7 @@
 #pragma once
 
 #include "output_files.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 #include "sweep_options.hpp"
 
 namespace cfr::app {

@@ -14,7 +14,7 @@
 #include "model_report.hpp"
 #include "plugin_options.hpp"
 #include "report_output.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/row_model.hpp"
 
 namespace cfr::app {
 

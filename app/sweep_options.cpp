@@ -11,8 +11,8 @@
 
 #include "cli_checks.hpp"
 #include "kernels/kernel_registry.hpp"
-#include "roofline/axis_values.hpp"
-#include "roofline/checked_math.hpp"
+#include "roofline/core/axis_values.hpp"
+#include "roofline/core/checked_math.hpp"
 
 namespace cfr::app {
 

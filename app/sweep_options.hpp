@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "roofline/attention_problem.hpp"
-#include "roofline/flop_model.hpp"
-#include "roofline/kernel_catalog.hpp"
-#include "roofline/report.hpp"
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/model/flop_model.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 

@@ -14,9 +14,9 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "report_file.hpp"
-#include "roofline/axis_values.hpp"
-#include "roofline/ceilings_report.hpp"
-#include "roofline/report_table.hpp"
+#include "roofline/core/axis_values.hpp"
+#include "roofline/report/ceilings_report.hpp"
+#include "roofline/report/report_table.hpp"
 
 namespace cfr::app {
 

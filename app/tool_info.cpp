@@ -9,7 +9,7 @@
 
 #include "build_info.hpp"
 #include "git_info.hpp"
-#include "roofline/utf8_text.hpp"
+#include "roofline/core/utf8_text.hpp"
 
 namespace cfr::app {
 

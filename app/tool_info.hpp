@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 

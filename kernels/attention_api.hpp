@@ -12,8 +12,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "roofline/attention_problem.hpp"
-#include "roofline/dtype.hpp"
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/core/dtype.hpp"
 
 namespace cfr::kernels {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "roofline/dtype.hpp"
+#include "roofline/core/dtype.hpp"
 
 namespace cfr::kernels {
 

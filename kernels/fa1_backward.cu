@@ -12,7 +12,7 @@
 // No atomics: every output row is owned by one CTA, so results are
 // deterministic. Br x Bc, the warps, the CTAs per SM and the launch order
 // of passes (b) and (c) come from fa1_backward_kernel
-// (roofline/kernel_catalog.hpp).
+// (roofline/model/kernel_catalog.hpp).
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 // accumulator when m grows. Q, K, V are converted to fp32 in shared memory;
 // every multiply-add is an fp32 FFMA, whatever the I/O dtype. Br x Bc, the
 // warps, the CTAs per SM and the launch order come from fa1_scalar_kernel
-// (roofline/kernel_catalog.hpp), the same values the kv_reload traffic model
+// (roofline/model/kernel_catalog.hpp), the same values the kv_reload traffic model
 // reads.
 
 #include <cmath>

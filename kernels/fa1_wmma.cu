@@ -6,7 +6,7 @@
 // back in the I/O dtype, and O += P V accumulates in fragments. K/V tiles are
 // double-buffered with cp.async. Br x Bc, the warps, the stages, the CTAs
 // per SM and the launch order come from fa1_wmma_kernel
-// (roofline/kernel_catalog.hpp).
+// (roofline/model/kernel_catalog.hpp).
 
 #include <mma.h>
 

@@ -1,5 +1,5 @@
 // fa2_mma's launcher: the kernel (kernels/fa2_mma.cuh) instantiated with the
-// catalog's config per head dim (roofline/kernel_catalog.hpp), fp16 and bf16.
+// catalog's config per head dim (roofline/model/kernel_catalog.hpp), fp16 and bf16.
 
 #include "kernels/attention_launchers.hpp"
 #include "kernels/fa2_mma.cuh"

@@ -19,7 +19,7 @@
 #include "kernels/attention_api.hpp"
 #include "kernels/built_kernels.hpp"
 #include "kernels/softmax_constants.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 namespace cfr::kernels {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "kernels/attention_api.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 namespace cfr::kernels {
 
@@ -34,7 +34,7 @@ using Launcher = typename LauncherFor<direction>::type;
 constexpr Direction direction_of(std::string_view name) {
   const KernelDescription* kernel = find_kernel(name);
   if (kernel == nullptr)
-    throw "kernels/meson.build names a kernel roofline/kernel_catalog.hpp lacks";
+    throw "kernels/meson.build names a kernel roofline/model/kernel_catalog.hpp lacks";
   return kernel->direction;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // The kernels a run can measure, at run time: each entry is a description
-// (roofline/kernel_catalog.hpp) with its launcher and the architectures its
+// (roofline/model/kernel_catalog.hpp) with its launcher and the architectures its
 // code was built for. with_builtin_kernels() makes one from the catalog and
 // the launchers kernels/meson.build built; a plugin loader appends its own
 // with add(), which copies every string and list of the description into
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "kernels/attention_api.hpp"
-#include "roofline/compute_capability.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "roofline/core/compute_capability.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 namespace cfr::kernels {
 

@@ -17,7 +17,7 @@
 
 #include "kernels/attention_api.hpp"
 #include "kernels/measure/cuda_error.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 namespace cfr::kernels {
 

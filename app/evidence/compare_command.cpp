@@ -19,11 +19,11 @@
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
-#include "roofline/auditability.hpp"
-#include "roofline/axis_values.hpp"
+#include "roofline/core/axis_values.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
-#include "roofline/figures.hpp"
+#include "roofline/report/auditability.hpp"
+#include "roofline/report/figures.hpp"
 
 namespace cfr::app {
 

@@ -11,8 +11,8 @@
 
 #include "commands.hpp"
 #include "output_files.hpp"
-#include "roofline/ceilings_report.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/ceilings_report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::app {
 

@@ -21,7 +21,7 @@
 #include "report_file.hpp"
 #include "report_output.hpp"
 #include "roofline/evidence/historical.hpp"
-#include "roofline/report_json.hpp"
+#include "roofline/report/report_json.hpp"
 #include "tool_info.hpp"
 
 namespace cfr::app {

@@ -23,10 +23,10 @@
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
-#include "roofline/ceilings_report.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/report_values.hpp"
+#include "roofline/report/ceilings_report.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/report_values.hpp"
 
 extern char** environ;
 

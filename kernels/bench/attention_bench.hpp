@@ -10,9 +10,9 @@
 #include <string>
 
 #include "kernels/measure/cold_timer.hpp"
-#include "roofline/attention_problem.hpp"
-#include "roofline/kernel_catalog.hpp"
-#include "roofline/report.hpp"
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::bench {
 

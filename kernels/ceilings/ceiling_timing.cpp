@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "kernels/measure/cuda_error.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
 
 namespace cfr::ceilings::detail {
 

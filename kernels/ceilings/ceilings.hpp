@@ -13,8 +13,8 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/measure/cold_timer.hpp"
-#include "roofline/compute_unit.hpp"
-#include "roofline/dtype.hpp"
+#include "roofline/core/compute_unit.hpp"
+#include "roofline/core/dtype.hpp"
 
 namespace cfr::ceilings {
 

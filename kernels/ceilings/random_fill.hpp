@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "roofline/dtype.hpp"
+#include "roofline/core/dtype.hpp"
 
 namespace cfr::ceilings::detail {
 

@@ -12,7 +12,7 @@
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/l2_flush.hpp"
 #include "kernels/measure/stream_blocker.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
 
 namespace cfr::measure {
 namespace {

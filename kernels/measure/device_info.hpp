@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "roofline/compute_capability.hpp"
+#include "roofline/core/compute_capability.hpp"
 
 namespace cfr::measure {
 

@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 
 #include "kernels/plugin/cuflash_roofline_plugin.h"
-#include "roofline/own_byte_count.hpp"
-#include "roofline/sha256.hpp"
+#include "roofline/core/sha256.hpp"
+#include "roofline/model/own_byte_count.hpp"
 
 namespace cfr::kernels {
 

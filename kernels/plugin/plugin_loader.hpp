@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::kernels {
 

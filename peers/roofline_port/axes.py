@@ -1,6 +1,6 @@
 """Sweep axes as `cuflash-roofline sweep` parses them.
 
-Ports roofline/axis_values.cpp (the list and range grammar) and the checks of
+Ports roofline/core/axis_values.cpp (the list and range grammar) and the checks of
 app/sweep_options.cpp (bounds, dtypes, masks, loop order), with the same one-line
 messages. Every error is an AxisError whose text names the flag and the bad value.
 """
@@ -144,7 +144,7 @@ def parse_dtypes(text):
 
 @dataclass(frozen=True)
 class Problem:
-    """roofline/attention_problem.hpp: Q, K, V, O are [batch, heads, seq_len, head_dim]."""
+    """roofline/core/attention_problem.hpp: Q, K, V, O are [batch, heads, seq_len, head_dim]."""
 
     batch: int
     heads: int

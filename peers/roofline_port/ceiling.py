@@ -1,8 +1,8 @@
 """The roof a peer report is judged against, chosen as `sweep` chooses it.
 
-Ports roofline/gpu_table.cpp (reading configs/gpus.json, matching a device
-name), app/gpu_choice.cpp (--gpu), roofline/row_model.cpp datasheet_ceiling,
-roofline/ceilings_report.cpp measured_ceiling_record (--ceiling FILE) and
+Ports roofline/model/gpu_table.cpp (reading configs/gpus.json, matching a device
+name), app/gpu_choice.cpp (--gpu), roofline/report/row_model.cpp datasheet_ceiling,
+roofline/report/ceilings_report.cpp measured_ceiling_record (--ceiling FILE) and
 app/ceiling_choice.cpp (matches_device), with the same one-line messages.
 """
 

@@ -1,7 +1,7 @@
 """The model half of a report row and the achieved figures, computed as the tool
-computes them: roofline/flop_model.cpp (FLOPs), roofline/traffic_model.cpp (the
-`compulsory` byte model, forward), roofline/roofline_model.cpp (the roofline)
-and roofline/row_model.cpp (model_row, achieved_from). The operations run in the
+computes them: roofline/model/flop_model.cpp (FLOPs), roofline/model/traffic_model.cpp (the
+`compulsory` byte model, forward), roofline/model/roofline_model.cpp (the roofline)
+and roofline/report/row_model.cpp (model_row, achieved_from). The operations run in the
 C++ order, so `audit` recomputes the same doubles.
 """
 

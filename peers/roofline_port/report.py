@@ -1,7 +1,7 @@
 """A report in schema `cuflash-roofline/report/v1` (docs/report-schema.md):
 its text, its atomic write, and when it may say `auditable: true`.
 
-auditability_failures ports roofline/auditability.cpp sentence for sentence, so
+auditability_failures ports roofline/report/auditability.cpp sentence for sentence, so
 the script sets the flag exactly as `sweep` does and `audit` agrees with it.
 """
 

@@ -1,4 +1,4 @@
-"""Summary of timing samples, as roofline/statistics.cpp computes it.
+"""Summary of timing samples, as roofline/core/statistics.cpp computes it.
 
 The sums run over the sorted samples in the same order as the C++, so `audit`
 recomputes the same doubles.
@@ -47,7 +47,7 @@ def summarize(samples):
 
 
 def summarize_timing(timing):
-    """roofline/row_model.cpp summarize_timing: the summary keys from samples_ms."""
+    """roofline/report/row_model.cpp summarize_timing: the summary keys from samples_ms."""
     s = summarize(timing["samples_ms"])
     for key in ("median", "min", "max", "mean", "stdev", "q1", "q3"):
         timing[f"{key}_ms"] = s[key]

@@ -110,7 +110,7 @@ def plan_rows(problems, backends, build_gaps, upcast, ceiling, convention, devic
 
 
 def environment_failures(environment):
-    """The peer's one condition beyond roofline/auditability.cpp: the software
+    """The peer's one condition beyond roofline/report/auditability.cpp: the software
     that produced the figures is named."""
     missing = [key for key in ("python", "torch", "torch_cuda") if not environment.get(key)]
     return [f"provenance.environment lacks {', '.join(missing)}"] if missing else []

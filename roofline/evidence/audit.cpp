@@ -16,12 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include "claimed_figures_check.hpp"
-#include "roofline/auditability.hpp"
-#include "roofline/figures.hpp"
-#include "roofline/own_byte_count.hpp"
-#include "roofline/profile_figures.hpp"
-#include "roofline/row_model.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/model/own_byte_count.hpp"
+#include "roofline/profile/profile_figures.hpp"
+#include "roofline/report/auditability.hpp"
+#include "roofline/report/figures.hpp"
+#include "roofline/report/row_model.hpp"
 
 namespace cfr::evidence {
 

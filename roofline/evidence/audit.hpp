@@ -16,8 +16,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "finding.hpp"
-#include "roofline/own_byte_count.hpp"
-#include "roofline/report.hpp"
+#include "roofline/model/own_byte_count.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

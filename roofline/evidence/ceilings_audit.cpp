@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "roofline/auditability.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/report/auditability.hpp"
 
 namespace cfr::evidence {
 

@@ -9,7 +9,7 @@
 // figure against the GPU table (the table may have changed since).
 
 #include "audit.hpp"
-#include "roofline/ceilings_report.hpp"
+#include "roofline/report/ceilings_report.hpp"
 
 namespace cfr::evidence {
 

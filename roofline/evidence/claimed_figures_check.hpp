@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "finding.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

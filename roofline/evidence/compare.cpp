@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "roofline/report_json.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/report/report_json.hpp"
 
 namespace cfr::evidence {
 

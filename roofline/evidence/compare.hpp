@@ -15,8 +15,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "roofline/evidence/sample_separation.hpp"
-#include "roofline/figures.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/figures.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

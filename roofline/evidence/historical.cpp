@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "roofline/file_name_part.hpp"
-#include "roofline/json_reader.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/core/file_name_part.hpp"
+#include "roofline/report/json_reader.hpp"
+#include "roofline/report/row_model.hpp"
 
 namespace cfr::evidence {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "roofline/gpu_table.hpp"
-#include "roofline/report.hpp"
+#include "roofline/model/gpu_table.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

@@ -8,7 +8,7 @@
 
 #include "audit.hpp"
 #include "compare.hpp"
-#include "roofline/figures.hpp"
+#include "roofline/report/figures.hpp"
 
 namespace cfr::evidence {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

@@ -10,7 +10,7 @@
 
 #include "label_placer.hpp"
 #include "log_axis.hpp"
-#include "roofline/figures.hpp"
+#include "roofline/report/figures.hpp"
 #include "xml_text.hpp"
 
 namespace cfr::evidence {

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 namespace cfr::evidence {
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <span>
 
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
 
 namespace cfr::evidence {
 

@@ -1,6 +1,6 @@
 #include "xml_text.hpp"
 
-#include "roofline/utf8_text.hpp"
+#include "roofline/core/utf8_text.hpp"
 
 namespace cfr::evidence {
 

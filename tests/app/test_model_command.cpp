@@ -28,7 +28,7 @@ TEST_CASE("cli: model --json - writes a model report, not auditable, with the re
 }
 
 // The V100's compute capability 7.0 from configs/gpus.json, fa1_wmma's
-// minimum 8.0 from roofline/kernel_catalog.hpp.
+// minimum 8.0 from roofline/model/kernel_catalog.hpp.
 TEST_CASE("cli: model --gpu skips a kernel the GPU table's compute capability cannot run") {
   const CliResult r =
       run_cli("model --gpu v100 --seq-lens 4096 --kernels fa1_scalar,fa1_wmma --json -");

@@ -22,7 +22,7 @@ TEST_CASE("nvbench habits: --list prints every kernel --kernels takes, and exits
   std::vector<std::string> names;
   for (std::string line; std::getline(lines, line);)
     names.push_back(line.substr(0, line.find(' ')));
-  // roofline/kernel_catalog.hpp: four forward kernels and fa1_bwd.
+  // roofline/model/kernel_catalog.hpp: four forward kernels and fa1_bwd.
   CHECK(names == Words{"naive", "fa1_scalar", "fa1_wmma", "fa2_mma", "fa1_bwd"});
   for (const std::string& name : names) {
     INFO(name);

@@ -14,7 +14,7 @@
 #include "app/child_process.hpp"
 #include "app/profile_rows.hpp"
 #include "app/profile_run.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/row_model.hpp"
 #include "tests/roofline/profiled_row.hpp"
 
 using namespace cfr;

@@ -1,6 +1,6 @@
 #include "sample_reports.hpp"
 
-#include "../roofline/profiled_row.hpp"
+#include "tests/roofline/profiled_row.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "roofline/gpu_table.hpp"
-#include "roofline/row_model.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/model/gpu_table.hpp"
+#include "roofline/report/row_model.hpp"
 
 using namespace cfr;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "roofline/evidence/historical.hpp"
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 // The H200 datasheet roof of configs/gpus.json: 4800 GB/s, fp32 SIMT 67,
 // fp16 SIMT 133.8, fp16/bf16 tensor 989.4 TFLOP/s.

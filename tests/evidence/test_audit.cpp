@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/evidence/audit.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
 #include "sample_reports.hpp"
 
 using namespace cfr;

@@ -12,12 +12,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/core/statistics.hpp"
 #include "roofline/evidence/audit.hpp"
-#include "roofline/figures.hpp"
-#include "roofline/own_byte_count.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/row_model.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/model/own_byte_count.hpp"
+#include "roofline/report/figures.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
 #include "sample_reports.hpp"
 
 using namespace cfr;

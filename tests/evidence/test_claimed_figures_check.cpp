@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "roofline/evidence/claimed_figures_check.hpp"
-#include "roofline/row_model.hpp"
+#include "roofline/report/row_model.hpp"
 #include "sample_reports.hpp"
 
 using namespace cfr;

@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/core/statistics.hpp"
 #include "roofline/evidence/compare.hpp"
-#include "roofline/report_json.hpp"
-#include "roofline/statistics.hpp"
-#include "roofline/traffic_model.hpp"
+#include "roofline/model/traffic_model.hpp"
+#include "roofline/report/report_json.hpp"
 
 using namespace cfr;
 

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../app/cli_runner.hpp"
-#include "roofline/figures.hpp"
-#include "roofline/report_json.hpp"
+#include "roofline/report/figures.hpp"
+#include "roofline/report/report_json.hpp"
 #include "sample_reports.hpp"
 #include "xml_check.hpp"
 

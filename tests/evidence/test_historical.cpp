@@ -8,7 +8,7 @@
 
 #include "roofline/evidence/audit.hpp"
 #include "roofline/evidence/historical.hpp"
-#include "roofline/report_json.hpp"
+#include "roofline/report/report_json.hpp"
 #include "sample_reports.hpp"
 
 using namespace cfr;

@@ -10,7 +10,7 @@
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
-#include "roofline/report_json.hpp"
+#include "roofline/report/report_json.hpp"
 #include "sample_reports.hpp"
 #include "xml_check.hpp"
 

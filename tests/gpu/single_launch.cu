@@ -20,7 +20,7 @@
 #include "kernels/attention_check.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
-#include "roofline/kernel_catalog.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 namespace {
 

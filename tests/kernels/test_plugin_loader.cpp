@@ -11,8 +11,8 @@
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/plugin/plugin_loader.hpp"
-#include "roofline/own_byte_count.hpp"
-#include "roofline/sha256.hpp"
+#include "roofline/core/sha256.hpp"
+#include "roofline/model/own_byte_count.hpp"
 
 using namespace cfr;
 using namespace cfr::kernels;

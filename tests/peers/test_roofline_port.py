@@ -22,7 +22,7 @@ BAD_AXES = ["", " ", "1,,2", "abc", "0", "-5", "1:2:3:4", "4:2:x2", "1:8:y2", "1
 
 class AxisGrammar(unittest.TestCase):
     def test_lists_and_ranges_expand_in_order(self):
-        # the grammar of roofline/axis_values.hpp
+        # the grammar of roofline/core/axis_values.hpp
         self.assertEqual(axes.parse_axis_values("1024:16384:x2", "--seq-lens"),
                          [1024, 2048, 4096, 8192, 16384])
         self.assertEqual(axes.parse_axis_values("64:256:+64", "--head-dims"), [64, 128, 192, 256])

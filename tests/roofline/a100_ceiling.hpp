@@ -1,6 +1,6 @@
 #pragma once
 
-#include "roofline/report.hpp"
+#include "roofline/report/report.hpp"
 
 // The A100 80 GB SXM4 datasheet roofs (configs/gpus.json): 2039 GB/s; fp32 SIMT 19.5,
 // fp16 SIMT 78, fp16 and bf16 tensor 312 TFLOP/s.

@@ -7,9 +7,9 @@
 // which is the model's exact FLOPs (as recorded for every non-causal tensor
 // row of fixtures/ncu/l2data.csv).
 
-#include "roofline/profile_figures.hpp"
-#include "roofline/row_model.hpp"
-#include "roofline/statistics.hpp"
+#include "roofline/core/statistics.hpp"
+#include "roofline/profile/profile_figures.hpp"
+#include "roofline/report/row_model.hpp"
 
 namespace cfr::test {
 

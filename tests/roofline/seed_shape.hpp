@@ -1,6 +1,6 @@
 #pragma once
 
-#include "roofline/attention_problem.hpp"
+#include "roofline/core/attention_problem.hpp"
 
 // The seed's headline configuration (roofline-analysis.zh.md §4.1):
 // B = 1, H = 8, N = 16384, d = 64, fp16.

@@ -10,7 +10,7 @@
 
 #include "../../evidence/sample_reports.hpp"
 #include "adversarial.hpp"
-#include "roofline/report_json.hpp"
+#include "roofline/report/report_json.hpp"
 
 using nlohmann::json;
 

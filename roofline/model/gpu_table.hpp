@@ -1,0 +1,72 @@
+#pragma once
+
+// The datasheet ceilings of the GPUs the tool knows (configs/gpus.json or a
+// user's --gpu-table). Every figure keeps the document it came from.
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "roofline/core/compute_capability.hpp"
+#include "roofline/core/compute_unit.hpp"
+
+namespace cfr {
+
+struct SourcedFigure {
+  double value = 0;
+  std::string source;
+};
+
+// The most SMs a GPU table row or a report's device record may give (the L2
+// model keeps state per SM; today's GPUs have under 200).
+inline constexpr double max_sm_count = 65536;
+
+struct GpuSpec {
+  std::string id;  // what --gpu takes: "a100"
+  std::string name;
+  std::vector<std::string> match_names;  // substrings of the CUDA device name, for --gpu auto
+  std::string compute_capability;        // "8.0"
+  std::string compute_capability_source;
+  SourcedFigure sm_count;
+  SourcedFigure l2_bytes;
+  SourcedFigure shared_memory_per_sm_bytes;
+  SourcedFigure memory_bandwidth_GBps;
+  // Indexed by ComputeUnit; empty where the GPU has no such unit (V100 bf16).
+  std::array<std::optional<SourcedFigure>, all_compute_units.size()> peak_TFLOPs;
+
+  // compute_capability, which parse_gpu_table has checked is one.
+  ComputeCapability cc() const;
+  std::optional<double> peak(ComputeUnit unit) const;
+  // FLOP per byte at which the unit's roof meets the bandwidth slope.
+  std::optional<double> ridge(ComputeUnit unit) const;
+};
+
+// Thrown for a table that cannot be used; what() is one line naming the file,
+// the GPU and the field.
+class GpuTableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct GpuTable {
+  std::string origin;  // file the table came from
+  std::vector<GpuSpec> gpus;
+
+  const GpuSpec* find(std::string_view id) const;
+  std::vector<std::string> ids() const;
+  // The row whose compute capability equals `compute_capability` and one of
+  // whose match_names occurs in `device_name` (case-insensitive).
+  const GpuSpec* match_device(std::string_view device_name,
+                              std::string_view compute_capability) const;
+};
+
+GpuTable parse_gpu_table(const nlohmann::json& document, std::string_view origin);
+
+nlohmann::json to_json(const GpuSpec& gpu);
+
+}  // namespace cfr

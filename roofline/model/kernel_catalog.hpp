@@ -1,0 +1,166 @@
+#pragma once
+
+// The description of every attention kernel built into the tool
+// (kernel_description.hpp says what each field means; docs/kernels.md how to
+// add a kernel). The CUDA launchers instantiate their templates from these
+// constants, and the traffic models, the report and `audit` read the same
+// values, so a tile size lives in one place.
+
+#include <array>
+#include <string_view>
+
+#include "roofline/model/kernel_description.hpp"
+
+namespace cfr {
+
+// S and P in HBM: cuBLAS picks its own tiles and launch order, so none are
+// listed. The softmax pass needs nothing newer than Volta.
+inline constexpr std::array<int, 3> naive_head_dims{32, 64, 128};
+inline constexpr KernelDescription naive_kernel{
+    .name = "naive",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = true},
+    .head_dims = naive_head_dims,
+    .min_compute_capability = {7, 0},
+    .arithmetic = ArithmeticPath::library_gemm,
+    .traffic = TrafficModelKind::materialized,
+    .summary = "S = QK^T and O = PV through cuBLAS, softmax kernel; S and P in HBM",
+};
+
+// The seed's tiles. Its fp32 shared-memory tiles (Q, K, V and P) take about
+// 70 KB at 64x64, d = 64, and 55 KB at 32x32, d = 128: above the 48 KB
+// default, so the launcher opts in to more (every sm_75+ part allows 64 KB or
+// more per block); a 64x64 tile at d = 128 would need about 140 KB. 4 x Br
+// threads (kernels/simt_tiles.cuh's layout): 8 warps at Br = 64, 4 at 32. At
+// least 2 CTAs per SM: for 256 threads that caps registers at 128, which the
+// tiles fit without spilling, and shared memory allows 2 anyway. Nothing in
+// its code needs a GPU newer than Volta.
+inline constexpr std::array<int, 3> fa1_scalar_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 2> fa1_scalar_configs{{
+    {.max_head_dim = 64, .config = {.tile = {64, 64}, .warps = 8, .stages = 1, .ctas_per_sm = 2}},
+    {.max_head_dim = 128, .config = {.tile = {32, 32}, .warps = 4, .stages = 1, .ctas_per_sm = 2}},
+}};
+inline constexpr std::array<GridLaunch, 1> fa1_scalar_launches{{
+    {"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+inline constexpr KernelDescription fa1_scalar_kernel{
+    .name = "fa1_scalar",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = true},
+    .head_dims = fa1_scalar_head_dims,
+    .min_compute_capability = {7, 0},
+    .configs = fa1_scalar_configs,
+    .launches = fa1_scalar_launches,
+    .arithmetic = ArithmeticPath::fp32_simt,
+    .traffic = TrafficModelKind::kv_reload,
+    .summary = "FA1 structure, one CTA per Q block over all K/V blocks, fp32 SIMT",
+};
+
+// One warp per 16 query rows. cp.async double-buffers K and V (2 stages) and
+// bf16 WMMA needs sm_80. Resident CTAs are declared to ptxas through
+// __launch_bounds__, chosen so that nothing spills on sm_80, sm_86 or
+// sm_90(a): d = 32: 4 (5 spilled on sm_90); d = 64: 3 (4 spilled for fp16,
+// and with no value ptxas gave fp16 only 96 registers on sm_80/86 and
+// spilled); d = 128: 4, what shared memory allows.
+inline constexpr std::array<int, 3> fa1_wmma_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 3> fa1_wmma_configs{{
+    {.max_head_dim = 32, .config = {.tile = {64, 32}, .warps = 4, .stages = 2, .ctas_per_sm = 4}},
+    {.max_head_dim = 64, .config = {.tile = {64, 32}, .warps = 4, .stages = 2, .ctas_per_sm = 3}},
+    {.max_head_dim = 128, .config = {.tile = {32, 32}, .warps = 2, .stages = 2, .ctas_per_sm = 4}},
+}};
+inline constexpr std::array<GridLaunch, 1> fa1_wmma_launches{{
+    {"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+inline constexpr KernelDescription fa1_wmma_kernel{
+    .name = "fa1_wmma",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa1_wmma_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = fa1_wmma_configs,
+    .launches = fa1_wmma_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .traffic = TrafficModelKind::kv_reload,
+    .summary = "FA1 structure on tensor cores, WMMA m16n16k16, fp32 accumulate",
+};
+
+// FlashAttention-2 structure on mma.sync m16n8k16 (kernels/fa2_mma.cu): S,
+// the online softmax and P in registers, each warp owning 32 query rows (two
+// 16-row MMA tiles) for the whole pass. Tiles chosen by timing variants on the
+// H200 (docs/perf-notes.md, results/h200/fa2-dev/): 4 warps and 2 CTAs per SM
+// for d <= 64; Br = 256 over 8 warps, 1 CTA per SM, for d = 128 (the same
+// per-warp work with half the cp.async traffic per query row, 2-5 % faster
+// than 128 x 64). Heads run fastest in the grid and Q blocks heaviest first
+// across it: with Q blocks fastest, "heaviest first" held within each head
+// only, the last wave held whole heads' worth of long blocks, and causal took
+// 0.80 of non-causal's time at N = 8192 where the work is 0.5 (a list-
+// scheduling model, tests/gpu/wave_schedule.py, predicted both; the H200
+// measured 0.80 and 0.51, docs/perf-notes.md v5). The price: CTAs resident
+// together read every head's K/V, so large H x N reads more DRAM (the
+// L2-aware model has the order; results/h200/fa2-dev/round5-order/).
+inline constexpr std::array<int, 3> fa2_mma_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 3> fa2_mma_configs{{
+    {.max_head_dim = 32, .config = {.tile = {128, 128}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
+    {.max_head_dim = 64, .config = {.tile = {128, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
+    {.max_head_dim = 128, .config = {.tile = {256, 64}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+}};
+inline constexpr std::array<GridLaunch, 1> fa2_mma_launches{{
+    {"forward",
+     {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
+     CausalBlockOrder::heaviest_first},
+}};
+inline constexpr KernelDescription fa2_mma_kernel{
+    .name = "fa2_mma",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa2_mma_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = fa2_mma_configs,
+    .launches = fa2_mma_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .traffic = TrafficModelKind::kv_reload,
+    .summary = "FA2 structure: mma.sync m16n8k16, S and P in registers, cp.async K/V pipeline",
+};
+
+// Same thread layout and CTA budget as fa1_scalar in both tiled passes. It
+// first computes D = rowsum(dO * O) in a flat pass over the rows, which
+// streams O and dO once and has no tile. O and LSE come from fa1_scalar, the
+// forward that has every dtype and head dim this kernel has.
+inline constexpr std::array<int, 3> fa1_backward_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 2> fa1_backward_configs{{
+    {.max_head_dim = 64, .config = {.tile = {64, 64}, .warps = 8, .stages = 1, .ctas_per_sm = 2}},
+    {.max_head_dim = 128, .config = {.tile = {32, 32}, .warps = 4, .stages = 1, .ctas_per_sm = 2}},
+}};
+inline constexpr std::array<GridLaunch, 2> fa1_backward_launches{{
+    {"dK dV", {GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch}},
+    {"dQ", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+inline constexpr KernelDescription fa1_backward_kernel{
+    .name = "fa1_bwd",
+    .direction = Direction::backward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = true},
+    .head_dims = fa1_backward_head_dims,
+    .min_compute_capability = {7, 0},
+    .configs = fa1_backward_configs,
+    .launches = fa1_backward_launches,
+    .arithmetic = ArithmeticPath::fp32_simt,
+    .traffic = TrafficModelKind::fa1_backward,
+    .forward_partner = "fa1_scalar",
+    .summary = "FA1 backward: D = rowsum(dO*O), dK/dV per K/V block, dQ per Q block, fp32 SIMT",
+};
+
+inline constexpr std::array<KernelDescription, 5> kernel_catalog{
+    naive_kernel, fa1_scalar_kernel, fa1_wmma_kernel, fa2_mma_kernel, fa1_backward_kernel};
+
+// A built-in kernel by name; null when there is none.
+constexpr const KernelDescription* find_kernel(std::string_view name) {
+  for (const KernelDescription& kernel : kernel_catalog) {
+    if (kernel.name == name) return &kernel;
+  }
+  return nullptr;
+}
+
+static_assert(!catalog_error(kernel_catalog),
+              "roofline/model/kernel_catalog.hpp breaks a catalog rule");
+
+}  // namespace cfr

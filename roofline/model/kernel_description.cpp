@@ -1,0 +1,55 @@
+#include "roofline/model/kernel_description.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cfr {
+
+std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
+  for (TrafficModelKind kind :
+       {TrafficModelKind::compulsory, TrafficModelKind::materialized, TrafficModelKind::kv_reload,
+        TrafficModelKind::fa1_backward, TrafficModelKind::l2_aware, TrafficModelKind::plugin}) {
+    if (text == to_string(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> below_minimum_reason(const KernelDescription& kernel,
+                                                ComputeCapability cc) {
+  if (kernel.runs_on(cc)) return std::nullopt;
+  return fmt::format("{} needs compute capability {} or newer; this GPU has {}", kernel.name,
+                     to_string(kernel.min_compute_capability), to_string(cc));
+}
+
+std::optional<std::string> grid_limit_reason(const KernelDescription& kernel,
+                                             const AttentionProblem& problem, TileShape tile) {
+  if (!tile.tiled()) return std::nullopt;
+  constexpr char axis_names[] = {'x', 'y', 'z'};
+  for (const GridLaunch& launch : kernel.launches) {
+    for (int i = 0; i < 3; ++i) {
+      const std::int64_t extent =
+          blocks_along(launch.order[i], problem.batch, problem.heads, problem.seq_len, tile);
+      if (extent > max_grid_extent[i]) {
+        return fmt::format("{}'s {} launch puts {} on blockIdx.{}: {} blocks, above CUDA's {}",
+                           kernel.name, launch.pass, to_string(launch.order[i]), axis_names[i],
+                           extent, max_grid_extent[i]);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<TileShape> tiles_on_any_arch(const KernelDescription& kernel, int head_dim) {
+  std::vector<TileShape> tiles{kernel.tile_for(head_dim, kernel.min_compute_capability)};
+  for (const ConfigRule& rule : kernel.configs) {
+    const TileShape tile = kernel.tile_for(head_dim, rule.min_cc);
+    if (rule.min_cc > kernel.min_compute_capability &&
+        std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) {
+      tiles.push_back(tile);
+    }
+  }
+  return tiles;
+}
+
+}  // namespace cfr

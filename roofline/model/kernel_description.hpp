@@ -1,0 +1,408 @@
+#pragma once
+
+// What the tool knows of an attention kernel (docs/kernels.md): its dtypes,
+// head dims and oldest architecture, the tile, warps, pipeline stages and
+// resident CTAs it runs with per head dim (and per architecture where they
+// differ), the order its CTAs are launched in, its compute unit and traffic
+// model; and the rules every description keeps. The built-in descriptions are
+// in kernel_catalog.hpp.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/core/compute_capability.hpp"
+#include "roofline/core/compute_unit.hpp"
+#include "roofline/core/dtype.hpp"
+
+namespace cfr {
+
+class OwnByteCount;  // own_byte_count.hpp
+
+enum class Direction { forward, backward };
+
+constexpr std::string_view to_string(Direction direction) {
+  return direction == Direction::forward ? "forward" : "backward";
+}
+
+// Which byte model describes the kernel's HBM traffic (see docs/model.md).
+// l2_aware is never a kernel's own: it simulates the L2 over the kernel's
+// launches (l2_aware_model.hpp) and predicts the DRAM bytes where it applies.
+// plugin is the kernel's own count per problem, through its own_bytes
+// (own_byte_count.hpp): a total with no per-tensor breakdown, of either
+// direction.
+enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward, l2_aware, plugin };
+
+constexpr std::string_view to_string(TrafficModelKind kind) {
+  switch (kind) {
+    case TrafficModelKind::compulsory: return "compulsory";
+    case TrafficModelKind::materialized: return "materialized";
+    case TrafficModelKind::kv_reload: return "kv_reload";
+    case TrafficModelKind::fa1_backward: return "fa1_backward";
+    case TrafficModelKind::l2_aware: return "l2_aware";
+    case TrafficModelKind::plugin: return "plugin";
+  }
+  return "?";
+}
+
+std::optional<TrafficModelKind> parse_traffic_model(std::string_view text);
+
+// Br rows of Q per CTA, Bc rows of K/V per inner step. {0, 0} means the kernel
+// is not tiled (the materialized path runs library GEMMs).
+struct TileShape {
+  int br = 0;
+  int bc = 0;
+  constexpr bool tiled() const { return br > 0 && bc > 0; }
+  friend constexpr bool operator==(TileShape, TileShape) = default;
+};
+
+// How a kernel runs at one head dim on one architecture.
+struct KernelConfig {
+  TileShape tile{};
+  int warps = 0;   // per CTA: 32 * warps threads
+  int stages = 0;  // K/V tiles in flight: 1 loads then computes, 2 prefetches the next, ...
+  // Resident CTAs per SM the kernel is built for: its __launch_bounds__
+  // minimum, or what its shared memory allows. With the SM count it is the
+  // number of CTAs running at once, the concurrency an L2 model needs.
+  int ctas_per_sm = 0;
+
+  constexpr int threads() const { return 32 * warps; }
+  friend constexpr bool operator==(const KernelConfig&, const KernelConfig&) = default;
+};
+
+// A config applies to the kernel's head dims up to and including
+// max_head_dim, on GPUs of compute capability min_cc or newer ({0, 0}: on
+// every architecture the kernel runs on). The first rule that applies wins,
+// so a rule for a newer architecture comes before the general rule of the
+// same head dims.
+struct ConfigRule {
+  int max_head_dim = 0;
+  ComputeCapability min_cc{};
+  KernelConfig config{};
+};
+
+// What one grid axis of a launch walks: the Br-row Q blocks or the Bc-row K/V
+// blocks of a head, the heads of a batch entry, the batch.
+enum class GridAxis { q_blocks, kv_blocks, heads, batch };
+
+constexpr std::string_view to_string(GridAxis axis) {
+  switch (axis) {
+    case GridAxis::q_blocks: return "q_blocks";
+    case GridAxis::kv_blocks: return "kv_blocks";
+    case GridAxis::heads: return "heads";
+    case GridAxis::batch: return "batch";
+  }
+  return "?";
+}
+
+// The axes of blockIdx.x, .y and .z. The hardware hands out CTAs in linear
+// block order, x fastest (observed, not promised by CUDA), so the first axis
+// is the one whose CTAs run side by side and share their K/V (or Q) in L2.
+using GridOrder = std::array<GridAxis, 3>;
+
+// Which row block the CTA with blockIdx.x = x owns when causal: block x
+// (natural), or the blocks in decreasing order of their stream length
+// (heaviest first, so that the last wave holds the short CTAs). For a grid of
+// Q blocks heaviest first is the last block first (fa2_mma); a grid of K/V
+// blocks (fa1_bwd's dK/dV) is heaviest first in natural order already.
+enum class CausalBlockOrder { natural, heaviest_first };
+
+// One tiled launch of a kernel's run. The launcher builds its grid from
+// `order` and the kernel reads blockIdx through the same order
+// (kernels/launch_preamble.cuh), so this is the order the kernel runs in.
+struct GridLaunch {
+  std::string_view pass{};  // what it computes: "forward", "dK dV", "dQ"
+  GridOrder order{};
+  CausalBlockOrder causal_order = CausalBlockOrder::natural;
+};
+
+// CUDA's grid limits: blockIdx.x up to 2^31 - 1, .y and .z up to 65535.
+inline constexpr std::array<std::int64_t, 3> max_grid_extent{2147483647, 65535, 65535};
+
+// How many CTAs a tiled launch puts along `axis` for a [batch, heads,
+// seq_len, ·] problem: the one count the launcher builds its grid from and
+// the planner checks against max_grid_extent.
+constexpr std::int64_t blocks_along(GridAxis axis, std::int64_t batch, std::int64_t heads,
+                                    std::int64_t seq_len, TileShape tile) {
+  switch (axis) {
+    case GridAxis::q_blocks: return (seq_len + tile.br - 1) / tile.br;
+    case GridAxis::kv_blocks: return (seq_len + tile.bc - 1) / tile.bc;
+    case GridAxis::heads: return heads;
+    case GridAxis::batch: return batch;
+  }
+  return 0;
+}
+
+// How a kernel's arithmetic maps to a compute unit.
+enum class ArithmeticPath {
+  fp32_simt,         // fp32 FMAs on CUDA cores whatever the I/O dtype
+  tensor_for_dtype,  // fp16 -> fp16 tensor, bf16 -> bf16 tensor (fp32 accumulate)
+  library_gemm,      // cuBLAS: tensor cores for fp16/bf16, fp32 SIMT for fp32
+};
+
+struct DTypeSet {
+  bool fp16 = false;
+  bool bf16 = false;
+  bool fp32 = false;
+  constexpr bool contains(DType dtype) const {
+    return dtype == DType::fp16 ? fp16 : dtype == DType::bf16 ? bf16 : fp32;
+  }
+  constexpr bool contains(DTypeSet other) const {
+    return (fp16 || !other.fp16) && (bf16 || !other.bf16) && (fp32 || !other.fp32);
+  }
+  constexpr bool empty() const { return !fp16 && !bf16 && !fp32; }
+};
+
+// A kernel as the tool knows it. Its strings and lists are views: into the
+// constants of kernel_catalog.hpp for a built-in kernel, and into storage the
+// runtime registry owns for a kernel added at run time
+// (kernels/kernel_registry.hpp).
+// Views rather than owning strings and vectors keep one type for both: the
+// built-in descriptions stay constexpr, so the .cu files instantiate their
+// templates from them and static_assert against them.
+struct KernelDescription {
+  std::string_view name{};
+  Direction direction = Direction::forward;
+  DTypeSet dtypes{};
+  std::span<const int> head_dims{};  // ascending
+  // The oldest architecture its code runs on (cp.async and bf16 MMA need 8.0).
+  ComputeCapability min_compute_capability{};
+  std::span<const ConfigRule> configs{};  // ordered by max_head_dim; empty for library kernels
+  // Its tiled launches in order; empty when a library chooses its own.
+  std::span<const GridLaunch> launches{};
+  ArithmeticPath arithmetic = ArithmeticPath::fp32_simt;
+  TrafficModelKind traffic = TrafficModelKind::compulsory;
+  // A backward kernel: the forward kernel whose O and LSE it is given.
+  std::string_view forward_partner{};
+  std::string_view summary{};
+  // Its own HBM byte count, with traffic `plugin` and only then; it outlives
+  // the description (a plugin's, kept for the process: plugin_loader.cpp).
+  const OwnByteCount* own_bytes = nullptr;
+
+  constexpr bool supports_head_dim(int head_dim) const {
+    for (int supported : head_dims) {
+      if (supported == head_dim) return true;
+    }
+    return false;
+  }
+
+  constexpr bool runs_on(ComputeCapability cc) const { return cc >= min_compute_capability; }
+
+  // The config at a supported head dim on a GPU of compute capability `cc`;
+  // {} (untiled) for a library kernel or where no rule applies.
+  constexpr KernelConfig config_for(int head_dim, ComputeCapability cc) const {
+    for (const ConfigRule& rule : configs) {
+      if (head_dim <= rule.max_head_dim && cc >= rule.min_cc) return rule.config;
+    }
+    return {};
+  }
+
+  constexpr TileShape tile_for(int head_dim, ComputeCapability cc) const {
+    return config_for(head_dim, cc).tile;
+  }
+
+  // Whether the config at `head_dim` is the same on every architecture the
+  // kernel runs on: it changes only where a rule's min_cc begins.
+  constexpr bool config_independent_of_arch(int head_dim) const {
+    const KernelConfig oldest = config_for(head_dim, min_compute_capability);
+    for (const ConfigRule& rule : configs) {
+      if (rule.min_cc > min_compute_capability && config_for(head_dim, rule.min_cc) != oldest) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  constexpr ComputeUnit compute_unit_for(DType dtype) const {
+    if (arithmetic == ArithmeticPath::fp32_simt || dtype == DType::fp32) {
+      return ComputeUnit::fp32_simt;
+    }
+    return dtype == DType::bf16 ? ComputeUnit::bf16_tensor : ComputeUnit::fp16_tensor;
+  }
+};
+
+// What is wrong with a description, or with a set of them: `kernel` names the
+// description (empty when it has no name), `problem` says what; both empty
+// when nothing is. Compile-time checks of the built-in catalog and run-time
+// checks of a kernel added to the registry share these rules.
+struct DescriptionError {
+  std::string_view kernel{};
+  std::string_view problem{};
+  constexpr explicit operator bool() const { return !problem.empty(); }
+};
+
+// Why `kernel` cannot run on a GPU of compute capability `cc` (older than
+// its minimum); empty when it can.
+std::optional<std::string> below_minimum_reason(const KernelDescription& kernel,
+                                                ComputeCapability cc);
+
+// Why one of `kernel`'s launches at `tile` cannot be built for `problem` (an
+// axis longer than CUDA allows, e.g. batch 65536 on blockIdx.y); empty when
+// every launch fits.
+std::optional<std::string> grid_limit_reason(const KernelDescription& kernel,
+                                             const AttentionProblem& problem, TileShape tile);
+
+// The distinct tiles `kernel` runs with at `head_dim` on any architecture it
+// runs on, its oldest first.
+std::vector<TileShape> tiles_on_any_arch(const KernelDescription& kernel, int head_dim);
+
+// ---------------------------------------------------------------------------
+// The rules every description keeps.
+
+namespace catalog_detail {
+
+constexpr bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+constexpr bool is_permutation_of_axes(const GridOrder& order) {
+  int q = 0, kv = 0, heads = 0, batch = 0;
+  for (GridAxis axis : order) {
+    q += axis == GridAxis::q_blocks;
+    kv += axis == GridAxis::kv_blocks;
+    heads += axis == GridAxis::heads;
+    batch += axis == GridAxis::batch;
+  }
+  return q + kv == 1 && heads == 1 && batch == 1;
+}
+
+// 0 warps, stages or CTAs per SM: not declared (a kernel that comes with
+// its tiles only); the built-in kernels declare all (catalog_error).
+constexpr bool config_is_possible(const KernelConfig& config) {
+  return config.tile.tiled() && config.warps >= 0 && config.warps <= 32 && config.stages >= 0 &&
+         config.ctas_per_sm >= 0;
+}
+
+constexpr bool config_is_declared(const KernelConfig& config) {
+  return config.warps > 0 && config.stages > 0 && config.ctas_per_sm > 0;
+}
+
+constexpr bool needs_tiles(const KernelDescription& kernel) {
+  return kernel.arithmetic != ArithmeticPath::library_gemm ||
+         kernel.traffic == TrafficModelKind::kv_reload ||
+         kernel.traffic == TrafficModelKind::fa1_backward;
+}
+
+}  // namespace catalog_detail
+
+constexpr DescriptionError description_error(const KernelDescription& kernel) {
+  using namespace catalog_detail;
+  const auto error = [&](std::string_view problem) {
+    return DescriptionError{kernel.name, problem};
+  };
+  if (kernel.name.empty()) return error("has no name");
+  for (char c : kernel.name) {
+    if (!is_name_character(c)) return error("name has a character other than [A-Za-z0-9_.-]");
+  }
+  if (kernel.dtypes.empty()) return error("has no dtype");
+  if (kernel.head_dims.empty()) return error("has no head dim");
+  int previous = 0;
+  for (int head_dim : kernel.head_dims) {
+    if (head_dim <= previous) return error("head dims are not positive and ascending");
+    previous = head_dim;
+  }
+  if (kernel.min_compute_capability.major < 1 || kernel.min_compute_capability.minor < 0 ||
+      kernel.min_compute_capability.minor > 9) {
+    return error("minimum compute capability is not one");
+  }
+  int previous_max = 0;
+  for (const ConfigRule& rule : kernel.configs) {
+    if (!config_is_possible(rule.config)) {
+      return error("a config rule has no tile, or warps, stages or CTAs per SM that cannot be");
+    }
+    if (rule.max_head_dim < previous_max) return error("config rules are not ordered by head dim");
+    previous_max = rule.max_head_dim;
+  }
+  if (needs_tiles(kernel)) {
+    for (int head_dim : kernel.head_dims) {
+      if (!kernel.config_for(head_dim, kernel.min_compute_capability).tile.tiled()) {
+        return error("a head dim has no config rule on its oldest architecture");
+      }
+    }
+  }
+  for (const GridLaunch& launch : kernel.launches) {
+    if (launch.pass.empty()) return error("a launch has no pass name");
+    if (!is_permutation_of_axes(launch.order)) {
+      return error("a launch order is not one block axis, heads and batch");
+    }
+  }
+  if (kernel.traffic == TrafficModelKind::l2_aware) {
+    return error("l2_aware is derived from the kernel's launches, not a kernel's own model");
+  }
+  const bool own_count = kernel.traffic == TrafficModelKind::plugin;
+  if (own_count != (kernel.own_bytes != nullptr)) {
+    return error("gives its own byte count without the plugin traffic model, or the reverse");
+  }
+  const bool backward = kernel.direction == Direction::backward;
+  if (!own_count && (kernel.traffic == TrafficModelKind::fa1_backward) != backward) {
+    return error("traffic model is of the other direction");
+  }
+  if (backward && kernel.forward_partner.empty()) {
+    return error("a backward kernel names no forward partner");
+  }
+  if (!backward && !kernel.forward_partner.empty()) {
+    return error("a forward kernel names a forward partner");
+  }
+  return {};
+}
+
+// Where `backward` gets its O and LSE from, checked against `forward`: a
+// forward kernel with every dtype and head dim of the backward, running on
+// every architecture the backward runs on.
+constexpr std::string_view partner_problem(const KernelDescription& backward,
+                                           const KernelDescription* forward) {
+  if (forward == nullptr) return "its forward partner is not a known kernel";
+  if (forward->direction != Direction::forward)
+    return "its forward partner is not a forward kernel";
+  if (!forward->dtypes.contains(backward.dtypes)) {
+    return "its forward partner lacks one of its dtypes";
+  }
+  for (int head_dim : backward.head_dims) {
+    if (!forward->supports_head_dim(head_dim))
+      return "its forward partner lacks one of its head dims";
+  }
+  if (forward->min_compute_capability > backward.min_compute_capability) {
+    return "its forward partner needs a newer GPU than it does";
+  }
+  return {};
+}
+
+// The built-in kernels: each keeps description_error's rules and declares
+// all it can (warps, stages and CTAs per SM of every config, the launch order
+// of a tiled kernel), no two share a name, and every backward kernel's
+// forward partner is among them and can feed it.
+constexpr DescriptionError catalog_error(std::span<const KernelDescription> kernels) {
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (const DescriptionError error = description_error(kernels[i])) return error;
+    for (const ConfigRule& rule : kernels[i].configs) {
+      if (!catalog_detail::config_is_declared(rule.config)) {
+        return {kernels[i].name, "a config rule does not declare its warps, stages or CTAs per SM"};
+      }
+    }
+    if (catalog_detail::needs_tiles(kernels[i]) && kernels[i].launches.empty()) {
+      return {kernels[i].name, "a tiled kernel lists no launch order"};
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (kernels[j].name == kernels[i].name) return {kernels[i].name, "appears twice"};
+    }
+  }
+  for (const KernelDescription& kernel : kernels) {
+    if (kernel.direction != Direction::backward) continue;
+    const KernelDescription* forward = nullptr;
+    for (const KernelDescription& other : kernels) {
+      if (other.name == kernel.forward_partner) forward = &other;
+    }
+    if (const std::string_view problem = partner_problem(kernel, forward); !problem.empty()) {
+      return {kernel.name, problem};
+    }
+  }
+  return {};
+}
+
+}  // namespace cfr

@@ -1,0 +1,122 @@
+#include "roofline/model/l2_aware_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace cfr {
+
+namespace {
+
+// naive's softmax kernel (kernels/naive_attention.cu): 256 threads per CTA,
+// so 2048 threads per SM (sm_80 and newer) hold 8 of them.
+constexpr int softmax_ctas_per_sm = 8;
+// cuBLAS chooses its own GEMM tiles; its sm_90 kernels in the H200 recording
+// (tests/roofline/fixtures/ncu/l2data.csv) run one CTA per SM over 64 to 256
+// rows of S. Only where S stops fitting the L2 depends on the rows.
+constexpr int gemm_ctas_per_sm = 1;
+constexpr int gemm_block_rows = 128;
+
+std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const KernelConfig& config,
+                                          int sm_count) {
+  if (!config.tile.tiled() || config.ctas_per_sm <= 0) return std::nullopt;
+  return LaunchGeometry{config.tile, config.ctas_per_sm, sm_count, launch.order,
+                        launch.causal_order};
+}
+
+// The simulation keeps every CTA of a launch: past this many (a million, far
+// beyond any shape a sweep times: H 32, N 131072 at Br 64 is 65536) the model
+// does not apply and the row keeps its own DRAM model, in bounded time.
+constexpr double max_simulated_ctas = 1 << 20;
+
+bool too_large(const AttentionProblem& problem, int block_rows) {
+  const double blocks = std::ceil(static_cast<double>(problem.seq_len) / block_rows);
+  return static_cast<double>(problem.batch) * static_cast<double>(problem.heads) * blocks >
+         max_simulated_ctas;
+}
+
+}  // namespace
+
+int l2_partitions_for(ComputeCapability cc) {
+  return cc >= ComputeCapability{8, 0} ? 2 : 1;
+}
+
+namespace {
+
+std::optional<DramEstimate> simulate(const KernelDescription& kernel,
+                                     const AttentionProblem& problem, const L2ModelInputs& inputs) {
+  const L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+  if (kernel.traffic == TrafficModelKind::materialized) {
+    if (too_large(problem, 1)) return std::nullopt;  // the softmax runs one CTA per row
+    return materialized_dram(
+        problem, {inputs.sm_count, softmax_ctas_per_sm, gemm_ctas_per_sm, gemm_block_rows}, l2);
+  }
+  if (kernel.configs.empty()) return std::nullopt;
+  const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  if (!config.tile.tiled() || too_large(problem, std::min(config.tile.br, config.tile.bc))) {
+    return std::nullopt;
+  }
+  if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
+    const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count);
+    if (!forward) return std::nullopt;
+    return flash_forward_dram(problem, *forward, l2);
+  }
+  if (kernel.traffic == TrafficModelKind::fa1_backward && kernel.launches.size() == 2) {
+    const auto dk_dv = geometry_of(kernel.launches[0], config, inputs.sm_count);
+    const auto dq = geometry_of(kernel.launches[1], config, inputs.sm_count);
+    if (!dk_dv || !dq) return std::nullopt;
+    return flash_backward_dram(problem, *dk_dv, *dq, l2);
+  }
+  return std::nullopt;
+}
+
+// What one estimate is a function of: the traffic model, the config and the
+// launch orders the entry gives this problem, the problem and the GPU's figures.
+using SimulationKey =
+    std::tuple<int, int, int, int, std::string, AttentionProblem, double, int, int>;
+
+SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& problem,
+                     const L2ModelInputs& inputs) {
+  const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  std::string launches;
+  for (const GridLaunch& launch : kernel.launches) {
+    for (GridAxis axis : launch.order) launches += std::string(to_string(axis)) + ",";
+    launches += launch.causal_order == CausalBlockOrder::heaviest_first ? "h;" : "n;";
+  }
+  return {static_cast<int>(kernel.traffic),
+          config.tile.br,
+          config.tile.bc,
+          config.ctas_per_sm,
+          launches,
+          problem,
+          inputs.l2_bytes,
+          inputs.l2_partitions,
+          inputs.sm_count};
+}
+
+}  // namespace
+
+std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
+                                          const AttentionProblem& problem,
+                                          const L2ModelInputs& inputs) {
+  // The simulation is pure and costs up to a few tenths of a second a row, and
+  // a report may hold one configuration many times (audit of 2000 copies of a
+  // naive B 128 row took 458 s): each is simulated once per process. Bounded:
+  // the memo starts over past 4096 entries.
+  static std::mutex mutex;
+  static std::map<SimulationKey, std::optional<DramEstimate>> memo;
+  const SimulationKey key = key_of(kernel, problem, inputs);
+  {
+    std::lock_guard lock(mutex);
+    if (const auto found = memo.find(key); found != memo.end()) return found->second;
+  }
+  std::optional<DramEstimate> estimate = simulate(kernel, problem, inputs);
+  std::lock_guard lock(mutex);
+  if (memo.size() >= 4096) memo.clear();
+  memo.emplace(key, estimate);
+  return estimate;
+}
+
+}  // namespace cfr

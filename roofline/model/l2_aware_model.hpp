@@ -1,0 +1,46 @@
+#pragma once
+
+// The L2-aware DRAM model of a row (l2_traffic_model.hpp) with its launch
+// geometry taken from the kernel's registry entry and its hardware inputs
+// (L2 size and partitions, SM count) named and recorded in the row, so
+// `audit` re-derives it from the report alone.
+
+#include <optional>
+#include <string>
+
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/core/compute_capability.hpp"
+#include "roofline/model/kernel_description.hpp"
+#include "roofline/model/l2_traffic_model.hpp"
+
+namespace cfr {
+
+// What the model needs of the GPU. `source` says where the figures come
+// from: "device 0" (cudaDevAttrL2CacheSize, the SM count) in a sweep, "GPU
+// table h200" in `model`.
+struct L2ModelInputs {
+  double l2_bytes = 0;
+  int l2_partitions = 1;
+  int sm_count = 0;
+  ComputeCapability cc{};  // chooses the kernel's config (tile, resident CTAs)
+  std::string source;
+
+  friend bool operator==(const L2ModelInputs&, const L2ModelInputs&) = default;
+};
+
+// L2 partitions that each hold their own copy of a line read from both
+// sides: 2 from the A100 on (NVIDIA A100 whitepaper, "A100 L2 cache"; GH100
+// is built the same way), 1 before.
+int l2_partitions_for(ComputeCapability cc);
+
+// The L2-aware estimate of the kernel's DRAM bytes, or empty when the entry
+// does not describe its launches well enough: a tiled kernel without resident
+// CTAs or launch orders (a plugin may leave them undeclared), a kernel whose
+// traffic model the simulation does not cover; or when a launch has more
+// than a million CTAs (the simulation keeps each: bounded work). Throws std::invalid_argument
+// for non-positive inputs (l2_traffic_model.hpp).
+std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
+                                          const AttentionProblem& problem,
+                                          const L2ModelInputs& inputs);
+
+}  // namespace cfr

@@ -1,0 +1,263 @@
+#include "roofline/model/l2_traffic_model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "roofline/model/l2_cache_sim.hpp"
+
+namespace cfr {
+
+namespace {
+
+constexpr double fp32_bytes = 4;
+
+std::int64_t blocks(std::int64_t rows, std::int64_t block_rows) {
+  return (rows + block_rows - 1) / block_rows;
+}
+
+// Rows of block `index` when `rows` rows are cut into blocks of `block_rows`.
+double rows_of(std::int64_t rows, std::int64_t block_rows, std::int64_t index) {
+  return static_cast<double>(std::min(block_rows, rows - index * block_rows));
+}
+
+void require_valid(const AttentionProblem& problem, const L2Config& l2) {
+  if (problem.batch <= 0 || problem.heads <= 0 || problem.seq_len <= 0 || problem.head_dim <= 0) {
+    throw std::invalid_argument("attention problem dimensions must be positive");
+  }
+  if (!(l2.bytes >= 0) || l2.partitions < 1) {
+    throw std::invalid_argument(
+        fmt::format("L2 of {} bytes in {} partitions is not a cache", l2.bytes, l2.partitions));
+  }
+}
+
+void require_valid(const LaunchGeometry& geometry, std::string_view launch) {
+  if (!geometry.tile.tiled() || geometry.resident_ctas_per_sm < 1 || geometry.sm_count < 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: needs a tile (Br {}, Bc {}), resident CTAs per SM ({}) and SMs ({}) above 0", launch,
+        geometry.tile.br, geometry.tile.bc, geometry.resident_ctas_per_sm, geometry.sm_count));
+  }
+}
+
+// The row blocks one head's CTAs own, in dispatch order, and the number of
+// stream tiles each reads: `stream_tiles(block)`.
+template <typename StreamTiles>
+std::vector<std::int64_t> dispatch_order(std::int64_t row_blocks, bool causal,
+                                         CausalBlockOrder order, StreamTiles stream_tiles) {
+  std::vector<std::int64_t> owned(static_cast<std::size_t>(row_blocks));
+  for (std::int64_t x = 0; x < row_blocks; ++x) owned[static_cast<std::size_t>(x)] = x;
+  if (causal && order == CausalBlockOrder::heaviest_first) {
+    std::stable_sort(owned.begin(), owned.end(), [&](std::int64_t a, std::int64_t b) {
+      return stream_tiles(a) > stream_tiles(b);
+    });
+  }
+  return owned;
+}
+
+// One CTA per (row block, head): `make(head, block)` builds it; the grid order
+// decides which index runs fastest.
+template <typename MakeCta>
+std::vector<StreamedCta> grid_ctas(std::int64_t heads, const std::vector<std::int64_t>& owned,
+                                   GridOrder order, MakeCta make) {
+  std::vector<StreamedCta> ctas;
+  ctas.reserve(static_cast<std::size_t>(heads) * owned.size());
+  if (order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks) {
+    for (std::int64_t head = 0; head < heads; ++head) {
+      for (std::int64_t block : owned) ctas.push_back(make(head, block));
+    }
+  } else {
+    for (std::int64_t block : owned) {
+      for (std::int64_t head = 0; head < heads; ++head) ctas.push_back(make(head, block));
+    }
+  }
+  return ctas;
+}
+
+struct Shape {
+  std::int64_t n;
+  std::int64_t heads;
+  double row;  // bytes of one row of Q, K, V, O, dO, dQ, dK or dV
+  bool causal;
+};
+
+Shape shape_of(const AttentionProblem& problem) {
+  return {problem.seq_len, problem.heads_total(),
+          static_cast<double>(problem.head_dim * element_bytes(problem.dtype)), problem.causal};
+}
+
+// K/V blocks Q block `q_block` needs: all, or those at or left of the
+// diagonal of its last row.
+std::int64_t kv_tiles_for(const Shape& s, TileShape tile, std::int64_t q_block) {
+  if (!s.causal) return blocks(s.n, tile.bc);
+  const std::int64_t last_row = std::min(s.n, (q_block + 1) * tile.br) - 1;
+  return last_row / tile.bc + 1;
+}
+
+// One CTA per Q block streaming K/V: the forward, and the backward's dQ pass.
+StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeometry& geometry,
+                              double own_read_per_row, double own_write_per_row) {
+  const TileShape tile = geometry.tile;
+  const auto tiles = [&](std::int64_t q_block) { return kv_tiles_for(s, tile, q_block); };
+  const std::vector<std::int64_t> owned =
+      dispatch_order(blocks(s.n, tile.br), s.causal, geometry.causal_order, tiles);
+  StreamedLaunch launch;
+  launch.name = std::move(name);
+  launch.groups = s.heads;
+  launch.tiles_per_group = blocks(s.n, tile.bc);
+  launch.concurrency = geometry.concurrency();
+  launch.tile_bytes = [s, tile](std::int64_t, std::int64_t kv_block) {
+    return rows_of(s.n, tile.bc, kv_block) * 2 * s.row;  // K and V
+  };
+  launch.ctas =
+      grid_ctas(s.heads, owned, geometry.grid_order, [&](std::int64_t head, std::int64_t q_block) {
+        const double rows = rows_of(s.n, tile.br, q_block);
+        return StreamedCta{
+            head, 0, tiles(q_block), 1, rows * own_read_per_row, rows * own_write_per_row};
+      });
+  return launch;
+}
+
+// dK/dV: one CTA per K/V block streaming the Q blocks whose last row reaches
+// its first row (all of them when not causal): Q, dO, LSE and D per step.
+StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
+  const TileShape tile = geometry.tile;
+  const std::int64_t q_blocks = blocks(s.n, tile.br);
+  const auto first_q_block = [&](std::int64_t kv_block) {
+    return s.causal ? kv_block * tile.bc / tile.br : 0;
+  };
+  const auto tiles = [&](std::int64_t kv_block) { return q_blocks - first_q_block(kv_block); };
+  const std::vector<std::int64_t> owned =
+      dispatch_order(blocks(s.n, tile.bc), s.causal, geometry.causal_order, tiles);
+  StreamedLaunch launch;
+  launch.name = "dk_dv";
+  launch.groups = s.heads;
+  launch.tiles_per_group = q_blocks;
+  launch.concurrency = geometry.concurrency();
+  launch.tile_bytes = [s, tile](std::int64_t, std::int64_t q_block) {
+    return rows_of(s.n, tile.br, q_block) * (2 * s.row + 2 * fp32_bytes);
+  };
+  launch.ctas =
+      grid_ctas(s.heads, owned, geometry.grid_order, [&](std::int64_t head, std::int64_t kv_block) {
+        const double rows = rows_of(s.n, tile.bc, kv_block);
+        return StreamedCta{head, first_q_block(kv_block), tiles(kv_block),
+                           1,    rows * 2 * s.row,        rows * 2 * s.row};
+      });
+  return launch;
+}
+
+// A pass that reads `read_per_row` and writes `write_per_row` bytes of every
+// row once, in blocks of `block_rows`: nothing is reused.
+StreamedLaunch row_pass_launch(std::string name, const Shape& s, std::int64_t block_rows,
+                               std::int64_t concurrency, double read_per_row,
+                               double write_per_row) {
+  StreamedLaunch launch;
+  launch.name = std::move(name);
+  launch.concurrency = concurrency;
+  launch.tile_bytes = [](std::int64_t, std::int64_t) { return 0.0; };
+  const std::int64_t row_blocks = blocks(s.n, block_rows);
+  for (std::int64_t head = 0; head < s.heads; ++head) {
+    for (std::int64_t block = 0; block < row_blocks; ++block) {
+      const double rows = rows_of(s.n, block_rows, block);
+      launch.ctas.push_back({0, 0, 0, 1, rows * read_per_row, rows * write_per_row});
+    }
+  }
+  launch.groups = 1;
+  return launch;
+}
+
+template <typename... Launches>
+std::vector<StreamedLaunch> in_order(Launches&&... launches) {
+  std::vector<StreamedLaunch> ordered;
+  ordered.reserve(sizeof...(launches));
+  (ordered.push_back(std::forward<Launches>(launches)), ...);
+  return ordered;
+}
+
+DramEstimate run(const std::vector<StreamedLaunch>& launches, const L2Config& l2) {
+  DramEstimate estimate;
+  for (const StreamedLaunch& launch : launches) {
+    const LaunchTraffic traffic = simulate_launch(launch, l2.effective_bytes());
+    estimate.launches.push_back(
+        {traffic.name, traffic.read_bytes(), traffic.written_bytes, traffic.retained_dirty_bytes});
+    estimate.read_bytes += traffic.read_bytes();
+    estimate.written_bytes += traffic.written_bytes;
+    estimate.retained_dirty_bytes += traffic.retained_dirty_bytes;
+  }
+  return estimate;
+}
+
+}  // namespace
+
+DramEstimate flash_forward_dram(const AttentionProblem& problem, const LaunchGeometry& geometry,
+                                const L2Config& l2) {
+  require_valid(problem, l2);
+  require_valid(geometry, "forward");
+  const Shape s = shape_of(problem);
+  // Own: Q read; O and LSE written.
+  return run(in_order(q_block_launch("forward", s, geometry, s.row, s.row + fp32_bytes)), l2);
+}
+
+DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,
+                                 const LaunchGeometry& dq, const L2Config& l2) {
+  require_valid(problem, l2);
+  require_valid(dk_dv, "dk_dv");
+  require_valid(dq, "dq");
+  const Shape s = shape_of(problem);
+  // D = rowsum(dO * O): O and dO read, D written; nothing is read twice, so
+  // only its block order (dQ's tiles) and concurrency matter, for D's writes.
+  StreamedLaunch row_dot =
+      row_pass_launch("row_dot", s, dq.tile.br, dq.concurrency(), 2 * s.row, fp32_bytes);
+  // dQ: own Q, dO, LSE, D read; dQ written; K/V streamed.
+  StreamedLaunch dq_pass = q_block_launch("dq", s, dq, 2 * s.row + 2 * fp32_bytes, s.row);
+  return run(in_order(std::move(row_dot), kv_block_launch(s, dk_dv), std::move(dq_pass)), l2);
+}
+
+DramEstimate materialized_dram(const AttentionProblem& problem,
+                               const MaterializedGeometry& geometry, const L2Config& l2) {
+  require_valid(problem, l2);
+  if (geometry.sm_count < 1 || geometry.softmax_ctas_per_sm < 1 || geometry.gemm_ctas_per_sm < 1 ||
+      geometry.gemm_block_rows < 1) {
+    throw std::invalid_argument("materialized: SMs, CTAs per SM and GEMM block rows must be > 0");
+  }
+  const Shape s = shape_of(problem);
+  const double element = static_cast<double>(element_bytes(problem.dtype));
+  const double score_row = static_cast<double>(s.n) * element;  // one row of S or P
+  const TileShape gemm_tile{geometry.gemm_block_rows, geometry.gemm_block_rows};
+  const LaunchGeometry gemm{gemm_tile, geometry.gemm_ctas_per_sm, geometry.sm_count, blocks_fastest,
+                            CausalBlockOrder::natural};
+  // The GEMMs compute every block of S whatever the mask: shaped as a
+  // non-causal pass of row blocks that each stream the other operand.
+  Shape dense = s;
+  dense.causal = false;
+  // S = Q K^T: own Q rows read, own S rows written, K streamed (as "K/V"
+  // tiles of half the bytes: K alone).
+  StreamedLaunch scores = q_block_launch("qk_gemm", dense, gemm, s.row, score_row);
+  scores.tile_bytes = [dense, gemm_tile](std::int64_t, std::int64_t block) {
+    return rows_of(dense.n, gemm_tile.bc, block) * dense.row;
+  };
+  // O = P V: own P rows read, own O rows written, V streamed.
+  StreamedLaunch output = q_block_launch("pv_gemm", dense, gemm, score_row, s.row);
+  output.tile_bytes = scores.tile_bytes;
+
+  // Softmax: one CTA per row of S, which it reads twice (max and sum, then
+  // the normalized P); causal rows read only their unmasked keys but write
+  // all of P. Each row is a group of one tile, read in two passes.
+  StreamedLaunch softmax;
+  softmax.name = "softmax";
+  softmax.groups = s.heads * s.n;
+  softmax.tiles_per_group = 1;
+  softmax.concurrency = static_cast<std::int64_t>(geometry.sm_count) * geometry.softmax_ctas_per_sm;
+  softmax.tile_bytes = [s, element](std::int64_t row, std::int64_t) {
+    const std::int64_t keys = s.causal ? row % s.n + 1 : s.n;
+    return static_cast<double>(keys) * element;
+  };
+  softmax.ctas.reserve(static_cast<std::size_t>(softmax.groups));
+  for (std::int64_t row = 0; row < softmax.groups; ++row) {
+    softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});
+  }
+  return run(in_order(std::move(scores), std::move(softmax), std::move(output)), l2);
+}
+
+}  // namespace cfr

@@ -1,0 +1,107 @@
+#pragma once
+
+// The L2-aware DRAM byte model of attention kernels: each launch of a kernel
+// is described by its loop structure and launch geometry and run through the
+// tile-granular LRU simulation of l2_cache_sim.hpp. docs/model.md
+// ("L2-aware DRAM bytes") derives it and lists its limits; its error against
+// Nsight Compute on an H200 is tabled in docs/l2-model-errors.md.
+//
+// The inputs are named, none fitted: the kernel's tile and launch order, its
+// concurrency (SMs x resident CTAs per SM), and the L2's size and partition
+// count. Every launch starts with a cold L2, as Nsight Compute measures it
+// (--cache-control all); writes still in L2 when a launch ends are reported
+// apart, not as DRAM traffic of that launch.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "roofline/core/attention_problem.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+
+namespace cfr {
+
+// The L2 as the model sees it. A line that SMs of every partition read is
+// held once per partition (NVIDIA A100 whitepaper, "A100 L2 cache": "Each L2
+// partition localizes and caches data for memory accesses from SMs in the
+// GPCs directly connected to the partition"; H100's L2 is built the same way
+// and Nsight Compute counts its inter-partition traffic as
+// lts__t_sectors_srcunit_ltcfabric), so shared K/V tiles see bytes /
+// partitions of capacity.
+struct L2Config {
+  double bytes = 0;    // cudaDevAttrL2CacheSize when measuring; the GPU table's L2 otherwise
+  int partitions = 1;  // 2 on A100, H100 and H200
+
+  double effective_bytes() const { return bytes / partitions; }
+};
+
+// The grid axes fastest first, as the registry states them (GridOrder of
+// kernel_description.hpp): the hardware dispatches blockIdx.x fastest. Batch
+// and heads are one head index here, so only whether the row blocks or the
+// heads come first matters.
+inline constexpr GridOrder blocks_fastest{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch};
+inline constexpr GridOrder heads_fastest{GridAxis::heads, GridAxis::q_blocks, GridAxis::batch};
+
+// How one tiled launch is dispatched; the integration fills it from the
+// kernel's registry entry and the device (or the GPU table).
+struct LaunchGeometry {
+  TileShape tile;                // Br rows of Q per CTA, Bc rows of K/V per step
+  int resident_ctas_per_sm = 1;  // occupancy of this kernel
+  int sm_count = 1;
+  GridOrder grid_order = blocks_fastest;
+  CausalBlockOrder causal_order = CausalBlockOrder::natural;
+
+  std::int64_t concurrency() const {
+    return static_cast<std::int64_t>(resident_ctas_per_sm) * sm_count;
+  }
+};
+
+// The materialized path (naive): S = Q K^T and O = P V through a library
+// GEMM, a softmax kernel with one CTA per row of S in between.
+struct MaterializedGeometry {
+  int sm_count = 1;
+  int softmax_ctas_per_sm = 1;  // resident softmax CTAs (256 threads: 8 on sm_90)
+  int gemm_ctas_per_sm = 1;     // the GEMM's resident CTAs (cuBLAS's sm_90 kernels: 1)
+  int gemm_block_rows = 128;    // output rows per GEMM CTA (cuBLAS's tiles are 64-256)
+};
+
+struct LaunchBytes {
+  std::string launch;               // "forward", "dk_dv", "softmax", ...
+  double read_bytes = 0;            // DRAM reads
+  double written_bytes = 0;         // writes evicted to DRAM during the launch
+  double retained_dirty_bytes = 0;  // writes still in L2 at the launch's end
+};
+
+struct DramEstimate {
+  std::vector<LaunchBytes> launches;  // in launch order, each from a cold L2
+  double read_bytes = 0;
+  double written_bytes = 0;
+  double retained_dirty_bytes = 0;
+
+  // What Nsight Compute's dram__bytes_read.sum + dram__bytes_write.sum count.
+  double bytes() const { return read_bytes + written_bytes; }
+  // Every byte that reaches DRAM sooner or later.
+  double eventual_bytes() const { return bytes() + retained_dirty_bytes; }
+};
+
+// FA-structured forward (fa1_scalar, fa1_wmma, fa2): one CTA per (Q block,
+// head) reads its Q block, streams the K/V blocks it needs (all, or those at
+// or left of the diagonal when causal), writes O and LSE.
+DramEstimate flash_forward_dram(const AttentionProblem& problem, const LaunchGeometry& geometry,
+                                const L2Config& l2);
+
+// fa1_bwd's three launches: D = rowsum(dO * O); dK/dV with one CTA per K/V
+// block streaming the Q blocks that see it (Q, dO, LSE, D); dQ with one CTA
+// per Q block streaming K/V.
+DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,
+                                 const LaunchGeometry& dq, const L2Config& l2);
+
+// naive's three launches: S = Q K^T (all of S, causal or not), softmax
+// (reads the unmasked part of each S row twice, writes all of P), O = P V.
+DramEstimate materialized_dram(const AttentionProblem& problem,
+                               const MaterializedGeometry& geometry, const L2Config& l2);
+
+// Throws std::invalid_argument for non-positive problem dimensions, an
+// untiled geometry, a non-positive SM or CTA count, or an L2 of no partitions.
+
+}  // namespace cfr

@@ -1,0 +1,168 @@
+#include "roofline/profile/profile_figures.hpp"
+
+#include <fmt/format.h>
+
+#include "roofline/profile/profile_checks.hpp"
+
+namespace cfr {
+
+namespace {
+
+constexpr std::string_view dram_read = "dram__bytes_read.sum";
+constexpr std::string_view dram_write = "dram__bytes_write.sum";
+constexpr std::string_view l2_bytes = "lts__t_bytes.sum";
+constexpr std::string_view duration = "gpu__time_duration.sum";
+
+ProfileLevel level_figures(std::string name, double flops, std::optional<double> bytes,
+                           std::optional<double> bandwidth_GBps, std::optional<double> peak,
+                           const std::optional<Achieved>& achieved) {
+  ProfileLevel level;
+  level.bytes = bytes;
+  if (!bytes || *bytes <= 0 || flops <= 0) return level;
+  level.ai = flops / *bytes;
+  if (!bandwidth_GBps || *bandwidth_GBps <= 0 || !peak || *peak <= 0) return level;
+  const LevelPoint point = level_point(std::move(name), flops, *bytes, *bandwidth_GBps, *peak);
+  level.regime = std::string(to_string(point.point.regime));
+  level.roof_TFLOPs = point.point.roof_TFLOPs;
+  if (achieved && achieved->TFLOPs > 0)
+    level.fraction_of_roof = achieved->TFLOPs / *level.roof_TFLOPs;
+  return level;
+}
+
+void limiter_figures(const ResultRow& row, const CeilingRecord& ceiling, ProfileDerived& out) {
+  const auto seconds = row.profile->value(duration);
+  if (!seconds || *seconds <= 0) return;
+  std::vector<ResourceUse> resources;
+  if (out.dram.bytes && ceiling.bandwidth_GBps > 0) {
+    resources.push_back({"dram", *out.dram.bytes, ceiling.bandwidth_GBps * 1e9});
+  }
+  if (out.l2.bytes && ceiling.l2_bandwidth_GBps) {
+    resources.push_back({"l2", *out.l2.bytes, *ceiling.l2_bandwidth_GBps * 1e9});
+  }
+  if (out.counted_flops && ceiling.peak(row.compute_unit)) {
+    resources.push_back({std::string(to_string(row.compute_unit)), *out.counted_flops,
+                         *ceiling.peak(row.compute_unit) * 1e12});
+  }
+  if (resources.empty()) return;
+  const Limiter limiter = find_limiter(resources, *seconds * 1e-9);
+  out.limiter = limiter.name;
+  out.limiter_fraction = limiter.fraction;
+  std::string text;
+  for (const Utilization& u : limiter.utilizations) {
+    text += fmt::format("{}{} {:.3f}", text.empty() ? "" : "; ", u.name, u.fraction);
+  }
+  out.utilizations = text;
+}
+
+void flop_figures(const ResultRow& row, std::optional<ComputeCapability> cc, ProfileDerived& out) {
+  const auto counter = flop_counter(row.compute_unit);
+  if (!counter) return;
+  const auto count = row.profile->value(counter->metric);
+  if (!count) return;
+  out.counted_flops = *count * counter->flops_per_count;
+  out.flop_counter = fmt::format("{} x {}", counter->metric, counter->flops_per_count);
+  const double model_exact = row.model->flops.exact;
+  if (model_exact <= 0) return;
+  out.flop_ratio = *out.counted_flops / model_exact;
+  if (row.direction != Direction::forward) {
+    out.masked_work = "backward: no prediction of the diagonal blocks' extra work";
+    return;
+  }
+  const KernelDescription* kernel = find_kernel(row.kernel);
+  const auto rows =
+      mask_rows(row.kernel, row.tile, static_cast<int>(row.problem.head_dim),
+                cc.value_or(kernel ? kernel->min_compute_capability : ComputeCapability{}));
+  if (!rows) return;
+  const FlopCheck check = flop_check(*out.counted_flops, row.problem, *rows, row.tile.bc);
+  out.flop_expected_ratio = check.expected_ratio;
+  out.masked_work = check.masked_work;
+}
+
+}  // namespace
+
+std::vector<std::string> profile_metrics() {
+  return {std::string(dram_read),
+          std::string(dram_write),
+          std::string(l2_bytes),
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+          "sm__ops_path_tensor_src_fp16.sum",
+          "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+          "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+          std::string(duration),
+          "sm__cycles_elapsed.avg.per_second"};
+}
+
+std::vector<ProfileCounter> profile_counters(const ncu::RowCounters& row,
+                                             const ncu::MetricNames& chip) {
+  std::vector<ProfileCounter> counters;
+  for (const std::string& metric : profile_metrics()) {
+    if (!ncu::chip_has(chip, metric)) {
+      counters.push_back({metric, "", std::nullopt, "not on this chip (ncu --query-metrics)"});
+      continue;
+    }
+    const ncu::MetricValue* value = row.metric(metric);
+    if (value == nullptr) {
+      counters.push_back({metric, "", std::nullopt, "absent from ncu's CSV"});
+    } else if (!value->available()) {
+      counters.push_back({metric, value->unit, std::nullopt,
+                          fmt::format("unavailable in ncu's CSV ('{}')", value->text)});
+    } else {
+      counters.push_back({metric, value->unit, value->value, ""});
+    }
+  }
+  return counters;
+}
+
+std::optional<FlopCounter> flop_counter(ComputeUnit unit) {
+  switch (unit) {
+    case ComputeUnit::fp16_tensor: return FlopCounter{"sm__ops_path_tensor_src_fp16.sum", 1};
+    case ComputeUnit::bf16_tensor:
+      return FlopCounter{"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1};
+    case ComputeUnit::fp32_simt:
+      return FlopCounter{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", flops_per_ffma};
+    default: return std::nullopt;
+  }
+}
+
+std::optional<int> mask_rows(std::string_view name, const TileShape& tile, int head_dim,
+                             ComputeCapability cc) {
+  const KernelDescription* kernel = find_kernel(name);
+  if (kernel == nullptr) return std::nullopt;
+  if (kernel->arithmetic == ArithmeticPath::library_gemm) return 0;
+  if (!tile.tiled()) return std::nullopt;
+  if (kernel->arithmetic == ArithmeticPath::fp32_simt) return tile.br;
+  const KernelConfig config = kernel->config_for(head_dim, cc);
+  if (config.warps <= 0) return std::nullopt;
+  return tile.br / config.warps;
+}
+
+ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceiling,
+                               std::optional<ComputeCapability> cc) {
+  ProfileDerived out;
+  const Profile& profile = *row.profile;
+  const ModelFigures& model = *row.model;
+  std::optional<double> dram;
+  if (const auto read = profile.value(dram_read)) {
+    if (const auto write = profile.value(dram_write)) dram = *read + *write;
+  }
+  const std::optional<double> peak = ceiling.peak(row.compute_unit);
+  const double flops = model.flops.counted();
+  out.dram = level_figures("dram", flops, dram, ceiling.bandwidth_GBps, peak, row.achieved);
+  out.l2 = level_figures("l2", flops, profile.value(l2_bytes), ceiling.l2_bandwidth_GBps, peak,
+                         row.achieved);
+  flop_figures(row, cc, out);
+  limiter_figures(row, ceiling, out);
+  if (dram && *dram > 0) out.dram_model_error = model_error(model.dram_bytes(), *dram);
+  // A plugin's own count is of HBM bytes, not of what the SMs load from L2.
+  if (out.l2.bytes && *out.l2.bytes > 0 && model.traffic.model != TrafficModelKind::plugin) {
+    out.l2_model_error = model_error(model.traffic.bytes, *out.l2.bytes);
+  }
+  const auto ncu_ns = profile.value(duration);
+  if (ncu_ns && *ncu_ns > 0 && row.timing && row.timing->summary.median > 0) {
+    out.timing_ratio = timing_ratio(row.timing->summary.median * 1e6, *ncu_ns);
+  }
+  return out;
+}
+
+}  // namespace cfr

@@ -1,0 +1,62 @@
+#pragma once
+
+// The empirical roofline of one GPU as `cuflash-roofline ceilings` writes it
+// (schema "cuflash-roofline/ceilings/v1"), and how a sweep turns it into the
+// roof it is judged against.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "roofline/report/report.hpp"
+
+namespace cfr {
+
+inline constexpr std::string_view ceilings_schema = "cuflash-roofline/ceilings/v1";
+
+struct CeilingFigure {
+  std::string figure;  // "dram_bandwidth", "fp16_tensor_cublas", ...
+  std::string unit;    // "GB/s" or "TFLOP/s"
+  double value = 0;    // median of samples
+  std::vector<double> samples;
+  std::string method;
+  std::optional<ComputeUnit> compute_unit;  // empty for bandwidths
+  std::optional<double> datasheet_value;    // the GPU table's figure it is compared with
+  // As read from a file (for `audit`); to_json writes fraction_of_datasheet().
+  std::optional<double> reported_fraction_of_datasheet;
+  double sm_clock_MHz = 0;
+};
+
+// value / datasheet_value; empty without a datasheet figure (L2 bandwidth).
+std::optional<double> fraction_of_datasheet(const CeilingFigure& figure);
+
+struct CeilingsReport {
+  std::string schema{ceilings_schema};
+  ToolInfo tool;
+  Provenance provenance;
+  DeviceRecord device;
+  std::string datasheet_gpu;  // GPU table id the fractions refer to
+  std::vector<CeilingFigure> figures;
+
+  const CeilingFigure* find(std::string_view figure) const;
+  // Highest measured peak of a compute unit over its methods.
+  std::optional<double> best_peak(ComputeUnit unit) const;
+};
+
+nlohmann::json to_json(const CeilingsReport& report);
+// Throws ReportError naming the key path.
+CeilingsReport ceilings_from_json(const nlohmann::json& document);
+
+// The text table `ceilings` prints and `table` prints of a ceilings file:
+// one line per figure with its median, datasheet figure, ratio and samples.
+std::string render_ceilings_table(const CeilingsReport& report);
+
+// The roof a sweep uses with --ceiling measured|FILE: measured DRAM bandwidth
+// and the best measured peak per unit; a unit nobody measured keeps the
+// datasheet figure, and source_detail says which.
+CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
+                                      const CeilingRecord& datasheet, std::string_view origin);
+
+}  // namespace cfr

@@ -1,0 +1,477 @@
+#include "roofline/report/figures.hpp"
+
+#include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace cfr {
+
+namespace {
+
+// A figure stored in a double of the row, reached by `field` (a generic
+// lambda, so one accessor serves the const reader and the writer).
+template <auto field>
+FigureValue read_number(const ResultRow& row) {
+  return static_cast<double>(field(row));
+}
+template <auto field>
+bool store_number(ResultRow& row, const FigureValue& value) {
+  field(row) = std::get<double>(value);
+  return true;
+}
+template <auto field>
+constexpr Figure number(Figure figure) {
+  figure.read = read_number<field>;
+  figure.store = store_number<field>;
+  return figure;
+}
+
+// A profile figure: an optional number or word of ProfileDerived, absent
+// where its counters or ceiling are.
+template <auto field>
+FigureValue read_optional(const ResultRow& row) {
+  const auto& slot = field(row.profile->derived);
+  return slot ? FigureValue(*slot) : FigureValue();
+}
+template <auto field>
+bool store_optional(ResultRow& row, const FigureValue& value) {
+  using Slot = std::remove_reference_t<decltype(field(row.profile->derived))>;
+  using Value = typename Slot::value_type;
+  field(row.profile->derived) = std::get<Value>(value);
+  return true;
+}
+template <auto field>
+constexpr Figure derived(Figure figure) {
+  figure.read = read_optional<field>;
+  figure.store = store_optional<field>;
+  figure.source = FigureSource::measured;
+  figure.group = FigureGroup::profile;
+  figure.optional_on_read = true;  // absent where a counter or the L2 bandwidth is
+  return figure;
+}
+
+template <TrafficModelKind kind>
+FigureValue read_model_bytes(const ResultRow& row) {
+  const auto bytes = row.model->bytes_of(kind);
+  return bytes ? FigureValue(*bytes) : FigureValue();
+}
+template <TrafficModelKind kind>
+bool store_model_bytes(ResultRow& row, const FigureValue& value) {
+  row.model->set_bytes_of(kind, std::get<double>(value));
+  return true;
+}
+template <TrafficModelKind kind>
+constexpr Figure model_bytes(Figure figure) {
+  figure.read = read_model_bytes<kind>;
+  figure.store = store_model_bytes<kind>;
+  figure.unit = "B";
+  figure.source = FigureSource::model;
+  figure.group = FigureGroup::model;
+  figure.display = FigureDisplay::giga;
+  figure.precision = 3;
+  figure.optional_on_read = true;  // since traffic.by_model; absent where the model does not apply
+  return figure;
+}
+
+FigureValue read_counted_flops(const ResultRow& row) {
+  return row.model->flops.counted();
+}
+
+FigureValue read_regime(const ResultRow& row) {
+  return std::string(to_string(row.model->roofline->regime));
+}
+bool store_regime(ResultRow& row, const FigureValue& value) {
+  const auto regime = parse_regime(std::get<std::string>(value));
+  if (regime) row.model->roofline->regime = *regime;
+  return regime.has_value();
+}
+
+FigureValue read_dram_model(const ResultRow& row) {
+  return std::string(to_string(row.model->dram_model));
+}
+bool store_dram_model(ResultRow& row, const FigureValue& value) {
+  const auto model = parse_traffic_model(std::get<std::string>(value));
+  if (model) row.model->dram_model = *model;
+  return model.has_value();
+}
+
+FigureValue read_claimed_regime(const ResultRow& row) {
+  return row.claimed->regime;
+}
+bool store_claimed_regime(ResultRow& row, const FigureValue& value) {
+  row.claimed->regime = std::get<std::string>(value);
+  return true;
+}
+
+// Laid out by hand: clang-format 14 breaks a lambda in a template argument
+// across lines and lines.
+// clang-format off
+constexpr auto figures = std::to_array<Figure>({
+    // ---- model: attention_flops, estimate_traffic, analyze_roofline (docs/model.md)
+    {.tag = "model/flops", .unit = "FLOP", .label = "GFLOP",
+     .description = "matmul FLOPs counted in the report's causal convention",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 1, .default_column = true,
+     .read = read_counted_flops},
+    number<[](auto& r) -> auto& { return r.model->flops.dense; }>(
+    {.tag = "model/flops/dense", .json = "flops.dense", .unit = "FLOP", .label = "dense GFLOP",
+     .description = "matmul FLOPs as if unmasked: 4·B·H·N²·d forward, 2.5 times that backward",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 1}),
+    number<[](auto& r) -> auto& { return r.model->flops.exact; }>(
+    {.tag = "model/flops/exact", .json = "flops.exact", .unit = "FLOP", .label = "exact GFLOP",
+     .description = "matmul FLOPs over the unmasked (query, key) pairs",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 1}),
+    number<[](auto& r) -> auto& { return r.model->flops.half; }>(
+    {.tag = "model/flops/half", .json = "flops.half", .unit = "FLOP", .label = "half GFLOP",
+     .description = "dense matmul FLOPs / 2 when causal (the FlashAttention papers' count)",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 1}),
+    number<[](auto& r) -> auto& { return r.model->flops.softmax; }>(
+    {.tag = "model/flops/softmax", .json = "flops.softmax", .unit = "FLOP",
+     .label = "softmax GFLOP",
+     .description = "softmax FLOPs, 5 per counted pair; not in AI or the roof",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 1, .optional_on_read = true}),
+    number<[](auto& r) -> auto& { return r.model->traffic.bytes; }>(
+    {.tag = "model/bytes", .json = "traffic.bytes", .unit = "B", .label = "model GB",
+     .description = "bytes of the kernel's own traffic model (traffic.model)",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 3, .default_column = true}),
+    number<[](auto& r) -> auto& { return r.model->traffic.compulsory_bytes; }>(
+    {.tag = "model/compulsory_bytes", .json = "traffic.compulsory_bytes", .unit = "B",
+     .label = "floor GB",
+     .description = "the compulsory floor of the direction: every input read, every output "
+                    "written once",
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .display = FigureDisplay::giga, .precision = 3}),
+    model_bytes<TrafficModelKind::compulsory>(
+    {.tag = "model/bytes/compulsory", .json = "traffic.by_model.compulsory",
+     .label = "compulsory GB",
+     .description = "bytes of the compulsory model (docs/model.md)"}),
+    model_bytes<TrafficModelKind::materialized>(
+    {.tag = "model/bytes/materialized", .json = "traffic.by_model.materialized",
+     .label = "materialized GB",
+     .description = "bytes of the materialized model: S and P written and read back"}),
+    model_bytes<TrafficModelKind::kv_reload>(
+    {.tag = "model/bytes/kv_reload", .json = "traffic.by_model.kv_reload",
+     .label = "kv_reload GB",
+     .description = "bytes of the kv_reload model: K and V loaded once per Q block"}),
+    model_bytes<TrafficModelKind::fa1_backward>(
+    {.tag = "model/bytes/fa1_backward", .json = "traffic.by_model.fa1_backward",
+     .label = "fa1_backward GB",
+     .description = "bytes of the fa1_backward model: the three passes of the FA1 backward"}),
+    model_bytes<TrafficModelKind::l2_aware>(
+    {.tag = "model/bytes/l2_aware", .json = "traffic.by_model.l2_aware",
+     .label = "L2-aware GB",
+     .description = "DRAM bytes of the L2-aware model: the kernel's launches through an LRU L2"}),
+    model_bytes<TrafficModelKind::plugin>(
+    {.tag = "model/bytes/plugin", .json = "traffic.by_model.plugin",
+     .label = "plugin GB",
+     .description = "the kernel's own HBM byte count, from its plugin's hbm_bytes callback"}),
+    {.tag = "model/dram_model", .json = "traffic.dram_model", .label = "DRAM model",
+     .description = "the traffic model whose bytes AI, the roof, regime, % roof and GB/s use",
+     .source = FigureSource::model, .group = FigureGroup::model, .default_column = true,
+     .optional_on_read = true,
+     .read = read_dram_model, .store = store_dram_model},
+    number<[](auto& r) -> auto& { return r.model->ai; }>(
+    {.tag = "model/ai", .json = "ai", .unit = "FLOP/B", .label = "AI",
+     .description = "arithmetic intensity, counted FLOPs / the DRAM model's bytes",
+     .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
+     .default_column = true, .optional_on_read = true}),
+    number<[](auto& r) -> auto& { return r.model->roofline->ridge; }>(
+    {.tag = "ceiling/ridge", .json = "ridge", .unit = "FLOP/B", .label = "ridge",
+     .description = "AI where the row's compute-unit peak meets the bandwidth slope",
+     .source = FigureSource::ceiling, .group = FigureGroup::roofline, .precision = 1,
+     .default_column = true}),
+    number<[](auto& r) -> auto& { return r.model->roofline->ridge_distance; }>(
+    {.tag = "model/ridge_distance", .json = "ridge_distance", .unit = "ratio",
+     .label = "ridge / AI", .description = "how far left of the ridge the row sits (above 1: left)",
+     .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 2}),
+    {.tag = "model/regime", .json = "regime", .label = "regime",
+     .description = "memory-bound when AI < ridge, else compute-bound",
+     .source = FigureSource::model, .group = FigureGroup::roofline, .default_column = true,
+     .read = read_regime, .store = store_regime},
+    number<[](auto& r) -> auto& { return r.model->roofline->roof_TFLOPs; }>(
+    {.tag = "model/roof_TFLOPs", .json = "roof_TFLOPs", .unit = "TFLOPS", .label = "roof TFLOPS",
+     .description = "the roofline bound at the row's AI: min(peak, bandwidth x AI)",
+     .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 1,
+     .default_column = true}),
+    number<[](auto& r) -> auto& { return r.model->roofline->roof_time_ms; }>(
+    {.tag = "model/roof_time_ms", .json = "roof_time_ms", .unit = "ms", .label = "roof ms",
+     .description = "the least time the roof allows: max(FLOPs / peak, bytes / bandwidth)",
+     .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 3,
+     .default_column = true}),
+
+    // ---- measured: the summary of the raw samples (summarize)
+    number<[](auto& r) -> auto& { return r.timing->summary.median; }>(
+    {.tag = "measured/median_ms", .json = "timing.median_ms", .unit = "ms", .label = "median ms",
+     .description = "median of the raw samples, CUDA events around one launch each",
+     .source = FigureSource::measured, .group = FigureGroup::timing, .precision = 3,
+     .default_column = true}),
+    number<[](auto& r) -> auto& { return r.timing->summary.min; }>(
+    {.tag = "measured/min_ms", .json = "timing.min_ms", .unit = "ms", .label = "min ms",
+     .description = "fastest sample", .source = FigureSource::measured,
+     .group = FigureGroup::timing, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.timing->summary.max; }>(
+    {.tag = "measured/max_ms", .json = "timing.max_ms", .unit = "ms", .label = "max ms",
+     .description = "slowest sample", .source = FigureSource::measured,
+     .group = FigureGroup::timing, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.timing->summary.mean; }>(
+    {.tag = "measured/mean_ms", .json = "timing.mean_ms", .unit = "ms", .label = "mean ms",
+     .description = "mean of the samples", .source = FigureSource::measured,
+     .group = FigureGroup::timing, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.timing->summary.stdev; }>(
+    {.tag = "measured/stdev_ms", .json = "timing.stdev_ms", .unit = "ms", .label = "stdev ms",
+     .description = "sample standard deviation (n - 1)", .source = FigureSource::measured,
+     .group = FigureGroup::timing, .precision = 4}),
+    number<[](auto& r) -> auto& { return r.timing->summary.q1; }>(
+    {.tag = "measured/q1_ms", .json = "timing.q1_ms", .unit = "ms", .label = "q1 ms",
+     .description = "first quartile (linear interpolation, numpy's default)",
+     .source = FigureSource::measured, .group = FigureGroup::timing, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.timing->summary.q3; }>(
+    {.tag = "measured/q3_ms", .json = "timing.q3_ms", .unit = "ms", .label = "q3 ms",
+     .description = "third quartile", .source = FigureSource::measured,
+     .group = FigureGroup::timing, .precision = 3}),
+
+    // ---- achieved: model counts over the measured median (achieved_figures)
+    number<[](auto& r) -> auto& { return r.achieved->TFLOPs; }>(
+    {.tag = "achieved/TFLOPs", .json = "achieved.TFLOPs", .unit = "TFLOPS", .label = "TFLOPS",
+     .description = "counted FLOPs / median time", .source = FigureSource::derived,
+     .group = FigureGroup::achieved, .precision = 2, .default_column = true}),
+    number<[](auto& r) -> auto& { return r.achieved->bandwidth_GBps; }>(
+    {.tag = "achieved/bandwidth_GBps", .json = "achieved.bandwidth_GBps", .unit = "GB/s",
+     .label = "GB/s", .description = "the DRAM model's bytes / median time",
+     .source = FigureSource::derived, .group = FigureGroup::achieved, .precision = 0,
+     .default_column = true}),
+    number<[](auto& r) -> auto& { return r.achieved->bandwidth_utilization; }>(
+    {.tag = "achieved/bandwidth_utilization", .json = "achieved.bandwidth_utilization",
+     .unit = "fraction", .label = "% BW",
+     .description = "GB/s / the ceiling's bandwidth; above 100%, the model charges L2 hits to "
+                    "DRAM",
+     .source = FigureSource::derived, .group = FigureGroup::achieved,
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+    number<[](auto& r) -> auto& { return r.achieved->fraction_of_roof; }>(
+    {.tag = "achieved/fraction_of_roof", .json = "achieved.fraction_of_roof",
+     .unit = "fraction", .label = "% roof", .description = "TFLOPS / roof TFLOPS",
+     .source = FigureSource::derived, .group = FigureGroup::achieved,
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+
+    // ---- profile: Nsight Compute's counters against the model (profile_figures)
+    derived<[](auto& d) -> auto& { return d.dram.bytes; }>(
+    {.tag = "profile/dram_bytes", .json = "profile.levels.dram.bytes", .unit = "B",
+     .label = "ncu DRAM GB",
+     .description = "DRAM bytes measured: dram__bytes_read.sum + dram__bytes_write.sum",
+     .display = FigureDisplay::giga, .precision = 3}),
+    derived<[](auto& d) -> auto& { return d.l2.bytes; }>(
+    {.tag = "profile/l2_bytes", .json = "profile.levels.l2.bytes", .unit = "B",
+     .label = "ncu L2 GB", .description = "L2 bytes measured: lts__t_bytes.sum",
+     .display = FigureDisplay::giga, .precision = 3}),
+    derived<[](auto& d) -> auto& { return d.dram.ai; }>(
+    {.tag = "profile/ai_dram", .json = "profile.levels.dram.ai", .unit = "FLOP/B",
+     .label = "AI DRAM", .description = "counted FLOPs / measured DRAM bytes", .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.l2.ai; }>(
+    {.tag = "profile/ai_l2", .json = "profile.levels.l2.ai", .unit = "FLOP/B", .label = "AI L2",
+     .description = "counted FLOPs / measured L2 bytes", .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.dram.regime; }>(
+    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime", .label = "regime (ncu DRAM)",
+     .description = "the regime at the measured DRAM AI against the DRAM bandwidth", .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.l2.regime; }>(
+    {.tag = "profile/bound_l2", .json = "profile.levels.l2.regime", .label = "regime (ncu L2)",
+     .description = "the regime at the measured L2 AI against the L2 bandwidth of `ceilings`"}),
+    derived<[](auto& d) -> auto& { return d.dram.roof_TFLOPs; }>(
+    {.tag = "profile/roof_TFLOPs_dram", .json = "profile.levels.dram.roof_TFLOPs",
+     .unit = "TFLOPS", .label = "DRAM roof TFLOPS",
+     .description = "the roof at the measured DRAM AI: min(peak, DRAM bandwidth x AI)",
+     .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.l2.roof_TFLOPs; }>(
+    {.tag = "profile/roof_TFLOPs_l2", .json = "profile.levels.l2.roof_TFLOPs", .unit = "TFLOPS",
+     .label = "L2 roof TFLOPS",
+     .description = "the roof at the measured L2 AI: min(peak, L2 bandwidth x AI)",
+     .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.dram.fraction_of_roof; }>(
+    {.tag = "profile/fraction_of_roof_dram", .json = "profile.levels.dram.fraction_of_roof",
+     .unit = "fraction", .label = "% roof (ncu DRAM)",
+     .description = "achieved TFLOPS / the roof at the measured DRAM AI",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.l2.fraction_of_roof; }>(
+    {.tag = "profile/fraction_of_roof_l2", .json = "profile.levels.l2.fraction_of_roof",
+     .unit = "fraction", .label = "% roof (ncu L2)",
+     .description = "achieved TFLOPS / the roof at the measured L2 AI",
+     .display = FigureDisplay::percent, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.limiter; }>(
+    {.tag = "profile/limiter", .json = "profile.limiter", .label = "limiter",
+     .description = "the resource nearest its own ceiling over ncu's duration: dram, l2 or the "
+                    "compute unit", .default_column = true}),
+    derived<[](auto& d) -> auto& { return d.limiter_fraction; }>(
+    {.tag = "profile/limiter_fraction", .json = "profile.limiter_fraction", .unit = "fraction",
+     .label = "% limiter", .description = "the limiter's use of its ceiling",
+     .display = FigureDisplay::percent, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.utilizations; }>(
+    {.tag = "profile/utilizations", .json = "profile.utilizations", .label = "utilizations",
+     .description = "every resource's use of its ceiling over ncu's duration"}),
+    derived<[](auto& d) -> auto& { return d.counted_flops; }>(
+    {.tag = "profile/counted_flops", .json = "profile.counted_flops", .unit = "FLOP",
+     .label = "ncu GFLOP", .description = "FLOPs the counters count (profile.flop_counter)",
+     .display = FigureDisplay::giga, .precision = 1}),
+    derived<[](auto& d) -> auto& { return d.flop_counter; }>(
+    {.tag = "profile/flop_counter", .json = "profile.flop_counter", .label = "FLOP counter",
+     .description = "the counter of the compute unit's work and its FLOPs per count"}),
+    derived<[](auto& d) -> auto& { return d.dram_model_error; }>(
+    {.tag = "profile/dram_model_error", .json = "profile.checks.dram_model_error",
+     .unit = "ratio", .label = "DRAM model err",
+     .description = "the DRAM model's bytes / measured DRAM bytes - 1",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
+    derived<[](auto& d) -> auto& { return d.l2_model_error; }>(
+    {.tag = "profile/l2_model_error", .json = "profile.checks.l2_model_error", .unit = "ratio",
+     .label = "L2 model err",
+     .description = "the kernel's own model's bytes (kv_reload, ...) / measured L2 bytes - 1",
+     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .may_be_negative = true}),
+    derived<[](auto& d) -> auto& { return d.flop_ratio; }>(
+    {.tag = "profile/flop_ratio", .json = "profile.checks.flop_ratio", .unit = "ratio",
+     .label = "FLOP ratio", .description = "counted FLOPs / the model's exact FLOPs",
+     .precision = 4}),
+    derived<[](auto& d) -> auto& { return d.flop_expected_ratio; }>(
+    {.tag = "profile/flop_expected_ratio", .json = "profile.checks.flop_expected_ratio",
+     .unit = "ratio", .label = "FLOP ratio expected",
+     .description = "the FLOP ratio the tiling predicts: computed / unmasked pairs",
+     .precision = 4}),
+    derived<[](auto& d) -> auto& { return d.masked_work; }>(
+    {.tag = "profile/masked_work", .json = "profile.checks.masked_work", .label = "masked work",
+     .description = "the masked work diagonal tiles do anyway, named"}),
+    derived<[](auto& d) -> auto& { return d.timing_ratio; }>(
+    {.tag = "profile/timing_ratio", .json = "profile.checks.timing_ratio", .unit = "ratio",
+     .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
+     .precision = 3, .default_column = true}),
+
+    // ---- historical: a source document's columns as printed (configs/historical/)
+    number<[](auto& r) -> auto& { return r.claimed->time_ms; }>(
+    {.tag = "historical/time_ms", .json = "claimed.time_ms", .unit = "ms",
+     .label = "claimed ms", .description = "the time the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.claimed->flops_G; }>(
+    {.tag = "historical/flops_G", .json = "claimed.flops_G", .unit = "GFLOP",
+     .label = "claimed GFLOP", .description = "the FLOP count the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 1}),
+    number<[](auto& r) -> auto& { return r.claimed->TFLOPs; }>(
+    {.tag = "historical/TFLOPs", .json = "claimed.TFLOPs", .unit = "TFLOPS",
+     .label = "claimed TFLOPS", .description = "the FLOP rate the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 2}),
+    number<[](auto& r) -> auto& { return r.claimed->traffic_GB; }>(
+    {.tag = "historical/traffic_GB", .json = "claimed.traffic_GB", .unit = "GB",
+     .label = "claimed GB", .description = "the HBM traffic the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 3}),
+    number<[](auto& r) -> auto& { return r.claimed->bandwidth_GBps; }>(
+    {.tag = "historical/bandwidth_GBps", .json = "claimed.bandwidth_GBps", .unit = "GB/s",
+     .label = "claimed GB/s", .description = "the bandwidth the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 0}),
+    number<[](auto& r) -> auto& { return r.claimed->bandwidth_utilization_percent; }>(
+    {.tag = "historical/bandwidth_utilization_percent",
+     .json = "claimed.bandwidth_utilization_percent", .unit = "percent",
+     .label = "claimed % BW", .description = "the bandwidth utilization the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 1}),
+    number<[](auto& r) -> auto& { return r.claimed->ai_eff; }>(
+    {.tag = "historical/ai_eff", .json = "claimed.ai_eff", .unit = "FLOP/B",
+     .label = "claimed AI", .description = "the effective AI the document printed",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 1}),
+    {.tag = "historical/regime", .json = "claimed.regime", .label = "claimed regime",
+     .description = "the regime as the document worded it",
+     .source = FigureSource::historical, .group = FigureGroup::claimed,
+     .read = read_claimed_regime, .store = store_claimed_regime},
+    number<[](auto& r) -> auto& { return r.claimed->ridge_distance; }>(
+    {.tag = "historical/ridge_distance", .json = "claimed.ridge_distance", .unit = "ratio",
+     .label = "claimed ridge / AI", .description = "the document's \"N x below the ridge\"",
+     .source = FigureSource::historical, .group = FigureGroup::claimed, .precision = 2}),
+});
+// clang-format on
+
+}  // namespace
+
+std::string_view to_string(FigureSource source) {
+  switch (source) {
+    case FigureSource::model: return "model";
+    case FigureSource::measured: return "measured";
+    case FigureSource::derived: return "derived";
+    case FigureSource::ceiling: return "ceiling";
+    case FigureSource::historical: return "historical";
+  }
+  return "?";
+}
+
+std::span<const Figure> row_figures() {
+  return figures;
+}
+
+const Figure* find_figure(std::string_view tag) {
+  for (const Figure& f : figures) {
+    if (f.tag == tag) return &f;
+  }
+  return nullptr;
+}
+
+const Figure& figure(std::string_view tag) {
+  const Figure* found = find_figure(tag);
+  if (found == nullptr) throw std::invalid_argument(fmt::format("unknown figure '{}'", tag));
+  return *found;
+}
+
+bool has_group(const ResultRow& row, FigureGroup group) {
+  switch (group) {
+    case FigureGroup::model: return row.model.has_value();
+    case FigureGroup::roofline: return row.model && row.model->roofline;
+    case FigureGroup::timing: return row.timing.has_value();
+    case FigureGroup::achieved: return row.achieved.has_value();
+    case FigureGroup::claimed: return row.claimed.has_value();
+    case FigureGroup::profile: return row.model && row.profile && row.profile->collected();
+  }
+  return false;
+}
+
+FigureValue figure_value(const Figure& figure, const ResultRow& row) {
+  return has_group(row, figure.group) ? figure.read(row) : FigureValue();
+}
+
+std::optional<double> figure_number(const Figure& figure, const ResultRow& row) {
+  const FigureValue value = figure_value(figure, row);
+  if (const double* number = std::get_if<double>(&value)) return *number;
+  return std::nullopt;
+}
+
+std::string display_unit(const Figure& figure) {
+  switch (figure.display) {
+    case FigureDisplay::plain: return std::string(figure.unit);
+    case FigureDisplay::giga: return figure.unit == "B" ? "GB" : fmt::format("G{}", figure.unit);
+    case FigureDisplay::percent: return "%";
+  }
+  return "";
+}
+
+std::string format_figure(const Figure& figure, const FigureValue& value) {
+  if (const std::string* word = std::get_if<std::string>(&value)) return *word;
+  const double* number = std::get_if<double>(&value);
+  if (number == nullptr) return "-";
+  switch (figure.display) {
+    case FigureDisplay::plain: return fmt::format("{:.{}f}", *number, figure.precision);
+    case FigureDisplay::giga: return fmt::format("{:.{}f}", *number / 1e9, figure.precision);
+    case FigureDisplay::percent: return fmt::format("{:.{}f}", 100 * *number, figure.precision);
+  }
+  return "-";
+}
+
+std::string format_figure_raw(const Figure& figure, const FigureValue& value) {
+  if (const std::string* word = std::get_if<std::string>(&value)) return *word;
+  const double* number = std::get_if<double>(&value);
+  if (number == nullptr) return "";
+  switch (figure.display) {
+    case FigureDisplay::plain: return fmt::format("{}", *number);
+    case FigureDisplay::giga: return fmt::format("{}", *number / 1e9);
+    case FigureDisplay::percent: return fmt::format("{}", 100 * *number);
+  }
+  return "";
+}
+
+}  // namespace cfr

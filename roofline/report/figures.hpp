@@ -1,0 +1,87 @@
+#pragma once
+
+// A result row's figures, each defined once (nvbench's summaries: a tag, a
+// hint, a value and where it came from). The JSON writer and reader, the
+// `table` columns and legend, `audit`, `compare --figures` and `plot` all
+// iterate over row_figures(); adding a figure is one entry in figures.cpp.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "roofline/report/report.hpp"
+
+namespace cfr {
+
+// Where a figure's value comes from. `derived` figures combine a model and a
+// measurement (achieved TFLOP/s); `ceiling` ones come from the roof alone.
+enum class FigureSource { model, measured, derived, ceiling, historical };
+std::string_view to_string(FigureSource source);
+
+// The part of a row that holds a figure. A figure is absent when its part is:
+// a skipped row has no model, a ceiling without the row's peak no roofline.
+// `profile`: figures derived from a profiled row's counters (row_profile.hpp).
+enum class FigureGroup { model, roofline, timing, achieved, claimed, profile };
+
+// How `table` prints a number: as stored, in units of 10^9 (GFLOP, GB), or a
+// fraction as a percentage.
+enum class FigureDisplay { plain, giga, percent };
+
+// Absent, a number in the figure's unit, or a word (a regime, a model name).
+using FigureValue = std::variant<std::monostate, double, std::string>;
+
+struct Figure {
+  std::string_view tag{};    // stable machine name: "model/ai", "achieved/fraction_of_roof"
+  std::string_view json{};   // key path in a result row; empty for a view of stored figures
+  std::string_view unit{};   // FLOP, B, FLOP/B, TFLOPS, GB/s, ms, fraction, ratio; empty for a word
+  std::string_view label{};  // the `table` column header, unique among the columns
+  std::string_view description{};  // the legend's text
+  FigureSource source = FigureSource::model;
+  FigureGroup group = FigureGroup::model;
+  FigureDisplay display = FigureDisplay::plain;
+  int precision = 1;  // decimals `table` prints, after `display`
+  bool default_column = false;
+  // Absent from reports written before the key existed; the reader accepts
+  // its absence and `audit` does not count it missing.
+  bool optional_on_read = false;
+  // A signed figure (a model's error, model / measured - 1); every other
+  // stored number is a count or a ratio of counts, which the reader refuses
+  // below 0.
+  bool may_be_negative = false;
+  // Precondition of both: the row has the figure's group.
+  FigureValue (*read)(const ResultRow&) = nullptr;
+  // False for a word the figure does not know. Null for a view.
+  bool (*store)(ResultRow&, const FigureValue&) = nullptr;
+
+  bool view() const { return json.empty(); }
+  bool word() const { return unit.empty(); }
+};
+
+// Every figure, in the order of the `table` columns.
+std::span<const Figure> row_figures();
+
+// Nullptr when no figure has the tag.
+const Figure* find_figure(std::string_view tag);
+// The figure with this tag; throws std::invalid_argument naming an unknown one.
+const Figure& figure(std::string_view tag);
+
+bool has_group(const ResultRow& row, FigureGroup group);
+
+// The figure's value in the row; std::monostate when its group is absent.
+FigureValue figure_value(const Figure& figure, const ResultRow& row);
+// The number, or empty when absent or a word.
+std::optional<double> figure_number(const Figure& figure, const ResultRow& row);
+
+// The unit of what `table` prints: "GFLOP", "GB", "%", or the stored unit.
+std::string display_unit(const Figure& figure);
+
+// As `table` prints it: scaled by `display`, at the figure's precision; a
+// word as is; "-" when absent.
+std::string format_figure(const Figure& figure, const FigureValue& value);
+
+// For CSV: scaled by `display` as `table` prints it, at full precision; a
+// word as is; empty when absent.
+std::string format_figure_raw(const Figure& figure, const FigureValue& value);
+
+}  // namespace cfr

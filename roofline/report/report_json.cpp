@@ -1,0 +1,512 @@
+#include "roofline/report/report_json.hpp"
+
+#include <cmath>
+#include <variant>
+
+#include "roofline/report/figures.hpp"
+#include "roofline/report/json_reader.hpp"
+#include "roofline/report/report_values.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace cfr {
+
+namespace {
+
+using nlohmann::json;
+
+json optional_number(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json peaks_json(const std::array<std::optional<double>, all_compute_units.size()>& peaks) {
+  json out = json::object();
+  for (ComputeUnit unit : all_compute_units) {
+    out[std::string(to_string(unit))] = optional_number(peaks[static_cast<std::size_t>(unit)]);
+  }
+  return out;
+}
+
+// The raw part of a timing; its summary is figures (figures.cpp).
+json timing_json(const Timing& t) {
+  return json{{"samples_ms", t.samples_ms},
+              {"warmup", t.warmup},
+              {"l2_flush", t.l2_flush},
+              {"sm_clock_MHz", t.sm_clock_MHz},
+              {"sm_clock_min_MHz", t.sm_clock_min_MHz},
+              {"throttled", t.throttled},
+              {"throttled_discarded", t.throttled_discarded},
+              {"throttle_threshold_percent", optional_number(t.throttle_threshold_percent)},
+              {"kept_throttled", t.kept_throttled},
+              {"noise_target_met", t.noise_target_met},
+              {"stop_reason", t.stop_reason}};
+}
+
+json correctness_json(const Correctness& c) {
+  json tensors = json::array();
+  for (const TensorError& e : c.tensors) {
+    tensors.push_back(
+        {{"tensor", e.tensor}, {"rel_l2_err", e.rel_l2_err}, {"max_abs_err", e.max_abs_err}});
+  }
+  return json{{"reference", c.reference},     {"rel_l2_err", c.rel_l2_err},
+              {"max_abs_err", c.max_abs_err}, {"tolerance", c.tolerance},
+              {"passed", c.passed},           {"tensors", tensors}};
+}
+
+// The counters and what ran them; profile_figures' results are figures.
+json profile_json(const Profile& p) {
+  json counters = json::array();
+  for (const ProfileCounter& c : p.counters) {
+    counters.push_back({{"metric", c.metric},
+                        {"unit", c.unit},
+                        {"value", c.value ? json(*c.value) : json(nullptr)},
+                        {"note", c.note}});
+  }
+  return {{"tool", p.tool},
+          {"version", p.version},
+          {"command", p.command},
+          {"unavailable", p.unavailable},
+          {"counters", counters}};
+}
+
+// A figure's key path, "timing.median_ms", split at the dots.
+std::vector<std::string> keys_of(std::string_view path) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  for (std::size_t dot = path.find('.'); dot != std::string_view::npos;
+       dot = path.find('.', start)) {
+    keys.emplace_back(path.substr(start, dot - start));
+    start = dot + 1;
+  }
+  keys.emplace_back(path.substr(start));
+  return keys;
+}
+
+// Every stored figure at its key path. An absent figure is null at the top
+// level of the row and left out inside an object.
+void write_figures(const ResultRow& row, json& out) {
+  for (const Figure& figure : row_figures()) {
+    if (figure.view()) continue;
+    const FigureValue value = figure_value(figure, row);
+    const std::vector<std::string> keys = keys_of(figure.json);
+    if (std::holds_alternative<std::monostate>(value)) {
+      if (keys.size() == 1) out[keys[0]] = nullptr;
+      continue;
+    }
+    json* slot = &out;
+    for (const std::string& key : keys) slot = &(*slot)[key];
+    if (const double* number = std::get_if<double>(&value)) {
+      *slot = *number;
+    } else {
+      *slot = std::get<std::string>(value);
+    }
+  }
+}
+
+// ---- reading ---------------------------------------------------------------
+
+std::optional<Direction> parse_direction(std::string_view text) {
+  if (text == "forward") return Direction::forward;
+  if (text == "backward") return Direction::backward;
+  return std::nullopt;
+}
+
+std::optional<RowStatus> parse_status(std::string_view text) {
+  for (RowStatus s : {RowStatus::ok, RowStatus::skipped, RowStatus::failed}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProvenanceSource> parse_source(std::string_view text) {
+  for (auto s :
+       {ProvenanceSource::model, ProvenanceSource::measured, ProvenanceSource::historical}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> strings(const Node& node, std::string_view key) {
+  std::vector<std::string> out;
+  const json& list = node.array(key);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) {
+      throw ReportError(fmt::format("{}[{}]: expected a string", node.key_path(key), i));
+    }
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+std::array<std::optional<double>, all_compute_units.size()> read_peaks(const Node& peaks) {
+  std::array<std::optional<double>, all_compute_units.size()> out;
+  for (ComputeUnit unit : all_compute_units) {
+    out[static_cast<std::size_t>(unit)] = peaks.optional_number(to_string(unit));
+  }
+  return out;
+}
+
+Profile read_profile(const Node& n) {
+  Profile p;
+  p.tool = n.string("tool");
+  p.version = n.string("version");
+  p.command = n.string("command");
+  p.unavailable = n.string("unavailable");
+  const json& list = n.array("counters");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Node c(list[i], fmt::format("{}[{}]", n.key_path("counters"), i));
+    p.counters.push_back(
+        {c.string("metric"), c.string("unit"), c.optional_number("value"), c.string("note")});
+  }
+  return p;
+}
+
+// The raw part of a timing; read_figures reads its summary.
+Timing read_timing(const Node& n) {
+  Timing t;
+  const json& samples = n.array("samples_ms");
+  t.samples_ms.reserve(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (!samples[i].is_number() || !std::isfinite(samples[i].get<double>())) {
+      throw ReportError(
+          fmt::format("{}[{}]: expected a finite number", n.key_path("samples_ms"), i));
+    }
+    t.samples_ms.push_back(samples[i].get<double>());
+  }
+  t.summary.count = static_cast<int>(t.samples_ms.size());
+  t.warmup = n.int32("warmup");
+  t.l2_flush = n.boolean("l2_flush");
+  t.sm_clock_MHz = n.number("sm_clock_MHz");
+  if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
+  if (n.has("throttled")) t.throttled = n.boolean("throttled");
+  if (n.has("throttled_discarded")) t.throttled_discarded = n.int32("throttled_discarded");
+  if (n.has("throttle_threshold_percent")) {
+    t.throttle_threshold_percent = n.optional_number("throttle_threshold_percent");
+  }
+  if (n.has("kept_throttled")) t.kept_throttled = n.boolean("kept_throttled");
+  if (n.has("noise_target_met")) t.noise_target_met = n.boolean("noise_target_met");
+  if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
+  return t;
+}
+
+Correctness read_correctness(const Node& n) {
+  Correctness c;
+  c.reference = n.string("reference");
+  c.rel_l2_err = n.number("rel_l2_err");
+  c.max_abs_err = n.number("max_abs_err");
+  c.tolerance = n.number("tolerance");
+  c.passed = n.boolean("passed");
+  if (n.has("tensors")) {
+    const json& list = n.array("tensors");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Node e(list[i], fmt::format("{}[{}]", n.key_path("tensors"), i));
+      c.tensors.push_back({e.string("tensor"), e.number("rel_l2_err"), e.number("max_abs_err")});
+    }
+  }
+  return c;
+}
+
+// The parts of a row's model that are not figures: the FLOP convention, the
+// kernel's traffic model and its per-tensor breakdown.
+ModelFigures read_model(const Node& flops, const Node& traffic) {
+  ModelFigures model;
+  model.flops.convention = flops.named("convention", parse_flop_convention, "FLOP convention");
+  model.traffic.model = traffic.named("model", parse_traffic_model, "traffic model");
+  model.dram_model = model.traffic.model;  // reports from before traffic.dram_model
+  if (traffic.has("l2_model")) {
+    const Node l2 = traffic.object("l2_model");
+    L2ModelInputs inputs;
+    inputs.l2_bytes = l2.number("l2_bytes");
+    inputs.l2_partitions = static_cast<int>(l2.integer("l2_partitions"));
+    inputs.sm_count = static_cast<int>(l2.integer("sm_count"));
+    inputs.cc = l2.named("cc", parse_compute_capability, "compute capability");
+    inputs.source = l2.string("source");
+    model.l2_inputs = inputs;
+  }
+  const Node breakdown = traffic.object("breakdown");
+  for (const auto& [tensor, value] : traffic.get("breakdown").items()) {
+    model.traffic.breakdown.push_back({tensor, breakdown.number(tensor)});
+  }
+  return model;
+}
+
+// Why a row has no place for a figure its JSON carries.
+std::string_view why_absent(const ResultRow& row, FigureGroup group) {
+  if (group == FigureGroup::roofline && row.model) return "ridge is null";
+  if (group == FigureGroup::profile && row.model) return "the profile has no counters";
+  return "the row has no flops and traffic";
+}
+
+// Every stored figure of the row's groups; the groups are already in place.
+void read_figures(const Node& n, ResultRow& row) {
+  for (const Figure& figure : row_figures()) {
+    if (figure.view()) continue;
+    const std::vector<std::string> keys = keys_of(figure.json);
+    std::optional<Node> parent(n);
+    for (std::size_t i = 0; i + 1 < keys.size() && parent; ++i) {
+      if (parent->has(keys[i])) {
+        parent.emplace(parent->object(keys[i]));
+      } else {
+        parent.reset();
+      }
+    }
+    const std::string& key = keys.back();
+    const bool written = parent && parent->has(key);
+    const std::string path = n.key_path(figure.json);
+    if (!has_group(row, figure.group)) {
+      if (written) {
+        throw ReportError(fmt::format("{}: present, but {}", path, why_absent(row, figure.group)));
+      }
+      continue;
+    }
+    if (!written) {
+      if (figure.optional_on_read) continue;
+      throw ReportError(fmt::format("{}: missing", path));
+    }
+    const FigureValue value =
+        figure.word() ? FigureValue(parent->string(key)) : FigureValue(parent->number(key));
+    if (!figure.store(row, value)) {
+      throw ReportError(
+          fmt::format("{}: unknown {} '{}'", path, figure.label, std::get<std::string>(value)));
+    }
+  }
+}
+
+// Makes room for the groups of figures the row's JSON has.
+void read_groups(const Node& n, ResultRow& row) {
+  if (n.has("flops") != n.has("traffic")) {
+    n.fail("flops and traffic come together; one of them is missing");
+  }
+  if (n.has("flops")) {
+    row.model = read_model(n.object("flops"), n.object("traffic"));
+    if (n.has("ridge")) row.model->roofline.emplace();
+  }
+  if (n.has("timing")) row.timing = read_timing(n.object("timing"));
+  if (n.has("achieved")) {
+    (void)n.object("achieved");
+    row.achieved.emplace();
+  }
+  if (n.has("profile")) row.profile = read_profile(n.object("profile"));
+  if (n.has("claimed")) {
+    row.claimed.emplace();
+    row.claimed->source = n.object("claimed").string("source");
+  }
+}
+
+ResultRow read_row(const Node& n) {
+  ResultRow row;
+  row.kernel = n.string("kernel");
+  row.direction = n.named("direction", parse_direction, "direction");
+  row.problem.dtype = n.named("dtype", parse_dtype, "dtype");
+  row.problem.batch = n.integer("batch");
+  row.problem.heads = n.integer("heads");
+  row.problem.seq_len = n.integer("seq_len");
+  row.problem.head_dim = n.integer("head_dim");
+  row.problem.causal = n.boolean("causal");
+  if (n.has("tile")) {
+    const Node tile = n.object("tile");
+    row.tile = {tile.int32("br"), tile.int32("bc")};
+  }
+  row.compute_unit = n.named("compute_unit", parse_compute_unit, "compute unit");
+  row.status = n.named("status", parse_status, "status");
+  row.reason = n.string("reason");
+  read_groups(n, row);
+  read_figures(n, row);
+  if (n.has("device")) row.device = n.int32("device");
+  if (n.has("correctness")) row.correctness = read_correctness(n.object("correctness"));
+  if (row.status == RowStatus::ok && !row.model) {
+    n.fail("a row with status ok needs flops and traffic");
+  }
+  return row;
+}
+
+}  // namespace
+
+json identity_json(const RowIdentity& row) {
+  const AttentionProblem& p = row.problem;
+  return {{"kernel", row.kernel},
+          {"direction", to_string(row.direction)},
+          {"dtype", to_string(p.dtype)},
+          {"batch", p.batch},
+          {"heads", p.heads},
+          {"seq_len", p.seq_len},
+          {"head_dim", p.head_dim},
+          {"causal", p.causal}};
+}
+
+json to_json(const ResultRow& row) {
+  json out = identity_json(row);
+  out["tile"] = row.tile.tiled() ? json{{"br", row.tile.br}, {"bc", row.tile.bc}} : json(nullptr);
+  out["compute_unit"] = to_string(row.compute_unit);
+  out["status"] = to_string(row.status);
+  out["reason"] = row.reason;
+  if (row.model) {
+    json breakdown = json::object();
+    for (const TensorBytes& entry : row.model->traffic.breakdown) {
+      breakdown[entry.tensor] = entry.bytes;
+    }
+    out["flops"] = {{"convention", to_string(row.model->flops.convention)}};
+    out["traffic"] = {{"model", to_string(row.model->traffic.model)}, {"breakdown", breakdown}};
+    if (const auto& l2 = row.model->l2_inputs) {
+      out["traffic"]["l2_model"] = {{"l2_bytes", l2->l2_bytes},
+                                    {"l2_partitions", l2->l2_partitions},
+                                    {"sm_count", l2->sm_count},
+                                    {"cc", to_string(l2->cc)},
+                                    {"source", l2->source}};
+    }
+  }
+  if (row.device) out["device"] = *row.device;
+  if (row.timing) out["timing"] = timing_json(*row.timing);
+  if (row.correctness) out["correctness"] = correctness_json(*row.correctness);
+  if (row.claimed) out["claimed"] = {{"source", row.claimed->source}};
+  if (row.profile) out["profile"] = profile_json(*row.profile);
+  write_figures(row, out);
+  return out;
+}
+
+json to_json(const ToolInfo& tool) {
+  return {{"name", tool.name},
+          {"version", tool.version},
+          {"git_commit", tool.git_commit},
+          {"git_dirty", tool.git_dirty},
+          {"build_type", tool.build_type},
+          {"cuda_archs", tool.cuda_archs}};
+}
+
+json to_json(const Provenance& provenance) {
+  json out = {{"source", to_string(provenance.source)}, {"auditable", provenance.auditable},
+              {"reasons", provenance.reasons},          {"created_utc", provenance.created_utc},
+              {"command", provenance.command},          {"host", provenance.host}};
+  if (!provenance.plugins.empty()) {
+    json plugins = json::array();
+    for (const PluginKernelRecord& plugin : provenance.plugins) {
+      plugins.push_back({{"kernel", plugin.kernel},
+                         {"version", plugin.version},
+                         {"file", plugin.file},
+                         {"sha256", plugin.sha256}});
+    }
+    out["plugins"] = std::move(plugins);
+  }
+  return out;
+}
+
+json to_json(const DeviceRecord& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"cc", d.cc},
+          {"sm_count", d.sm_count},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_bytes", d.memory_bytes},
+          {"clock_MHz", d.clock_MHz},
+          {"memory_clock_MHz", d.memory_clock_MHz},
+          {"driver", d.driver},
+          {"runtime", d.runtime},
+          {"pci_bus_id", d.pci_bus_id}};
+}
+
+ToolInfo read_tool(const Node& tool) {
+  ToolInfo info;
+  info.name = tool.string("name");
+  info.version = tool.string("version");
+  info.git_commit = tool.string("git_commit");
+  info.git_dirty = tool.boolean("git_dirty");
+  if (tool.has("build_type")) info.build_type = tool.string("build_type");
+  if (tool.has("cuda_archs")) info.cuda_archs = tool.string("cuda_archs");
+  return info;
+}
+
+Provenance read_provenance(const Node& provenance) {
+  Provenance p;
+  p.source = provenance.named("source", parse_source, "provenance source");
+  p.auditable = provenance.boolean("auditable");
+  p.reasons = strings(provenance, "reasons");
+  p.created_utc = provenance.string("created_utc");
+  p.command = provenance.string("command");
+  if (provenance.has("host")) p.host = provenance.string("host");
+  if (provenance.has("plugins")) {
+    const json& plugins = provenance.array("plugins");
+    for (std::size_t i = 0; i < plugins.size(); ++i) {
+      const Node plugin(plugins[i], fmt::format("{}[{}]", provenance.key_path("plugins"), i));
+      p.plugins.push_back({plugin.string("kernel"), plugin.string("version"), plugin.string("file"),
+                           plugin.string("sha256")});
+    }
+  }
+  return p;
+}
+
+DeviceRecord read_device(const Node& n) {
+  DeviceRecord d;
+  d.index = n.int32("index");
+  d.name = n.string("name");
+  d.cc = n.string("cc");
+  d.sm_count = n.int32("sm_count");
+  d.l2_bytes = n.number("l2_bytes");
+  d.memory_bytes = n.number("memory_bytes");
+  d.clock_MHz = n.number("clock_MHz");
+  d.memory_clock_MHz = n.number("memory_clock_MHz");
+  d.driver = n.string("driver");
+  d.runtime = n.string("runtime");
+  d.pci_bus_id = n.string("pci_bus_id");
+  return d;
+}
+
+json to_json(const Report& report) {
+  json devices = json::array();
+  for (const DeviceRecord& d : report.devices) devices.push_back(to_json(d));
+  json results = json::array();
+  for (const ResultRow& row : report.results) results.push_back(to_json(row));
+  const CeilingRecord& c = report.ceiling;
+  return json{{"schema", report.schema},
+              {"tool", to_json(report.tool)},
+              {"provenance", to_json(report.provenance)},
+              {"devices", devices},
+              {"ceiling",
+               {{"gpu", c.gpu},
+                {"gpu_name", c.gpu_name},
+                {"source", c.source},
+                {"source_detail", c.source_detail},
+                {"bandwidth_GBps", c.bandwidth_GBps},
+                {"l2_bandwidth_GBps", optional_number(c.l2_bandwidth_GBps)},
+                {"peak_TFLOPs", peaks_json(c.peak_TFLOPs)},
+                {"matches_device", c.matches_device ? json(*c.matches_device) : json(nullptr)}}},
+              {"results", results}};
+}
+
+Report report_from_json(const json& document) {
+  const Node top(document, "");
+  Report report;
+  report.schema = top.string("schema");
+  if (report.schema != report_schema) {
+    throw ReportError(
+        fmt::format("schema: expected '{}', found '{}'", report_schema, report.schema));
+  }
+  report.tool = read_tool(top.object("tool"));
+  report.provenance = read_provenance(top.object("provenance"));
+
+  const json& devices = top.array("devices");
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    report.devices.push_back(read_device(Node(devices[i], fmt::format("devices[{}]", i))));
+  }
+
+  const Node ceiling = top.object("ceiling");
+  report.ceiling.gpu = ceiling.string("gpu");
+  if (ceiling.has("gpu_name")) report.ceiling.gpu_name = ceiling.string("gpu_name");
+  report.ceiling.source = ceiling.string("source");
+  if (ceiling.has("source_detail")) report.ceiling.source_detail = ceiling.string("source_detail");
+  report.ceiling.bandwidth_GBps = ceiling.number("bandwidth_GBps");
+  report.ceiling.l2_bandwidth_GBps = ceiling.optional_number("l2_bandwidth_GBps");
+  report.ceiling.peak_TFLOPs = read_peaks(ceiling.object("peak_TFLOPs"));
+  if (ceiling.has("matches_device"))
+    report.ceiling.matches_device = ceiling.boolean("matches_device");
+
+  const json& results = top.array("results");
+  report.results.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    report.results.push_back(read_row(Node(results[i], fmt::format("results[{}]", i))));
+  }
+  check_report_values(report);
+  return report;
+}
+
+}  // namespace cfr

@@ -1,0 +1,168 @@
+#include "roofline/report/row_model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "roofline/core/problem_limits.hpp"
+#include "roofline/model/own_byte_count.hpp"
+
+namespace cfr {
+
+CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origin) {
+  CeilingRecord ceiling;
+  ceiling.gpu = gpu.id;
+  ceiling.gpu_name = gpu.name;
+  ceiling.source = "datasheet";
+  ceiling.source_detail =
+      fmt::format("{} (bandwidth: {})", table_origin, gpu.memory_bandwidth_GBps.source);
+  ceiling.bandwidth_GBps = gpu.memory_bandwidth_GBps.value;
+  for (ComputeUnit unit : all_compute_units) {
+    ceiling.peak_TFLOPs[static_cast<std::size_t>(unit)] = gpu.peak(unit);
+  }
+  return ceiling;
+}
+
+L2ModelInputs l2_model_inputs(const DeviceRecord& device) {
+  const ComputeCapability cc = parse_compute_capability(device.cc).value_or(ComputeCapability{});
+  return {device.l2_bytes, l2_partitions_for(cc), device.sm_count, cc,
+          fmt::format("device {}", device.index)};
+}
+
+L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
+  return {gpu.l2_bytes.value, l2_partitions_for(gpu.cc()), static_cast<int>(gpu.sm_count.value),
+          gpu.cc(), fmt::format("GPU table {}", gpu.id)};
+}
+
+KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
+                           std::optional<ComputeCapability> gpu_cc) {
+  return {kernel.direction,
+          kernel.traffic,
+          kernel.tile_for(static_cast<int>(problem.head_dim),
+                          gpu_cc.value_or(kernel.min_compute_capability)),
+          kernel.compute_unit_for(problem.dtype),
+          find_kernel(kernel.name),
+          std::nullopt};
+}
+
+KernelRecord kernel_record(const ResultRow& row) {
+  const TrafficEstimate& traffic = row.model->traffic;
+  return {row.direction,
+          traffic.model,
+          row.tile,
+          row.compute_unit,
+          find_kernel(row.kernel),
+          traffic.model == TrafficModelKind::plugin ? std::optional(traffic.bytes) : std::nullopt};
+}
+
+ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
+                           const CeilingRecord& ceiling, FlopConvention convention,
+                           const std::optional<L2ModelInputs>& l2) {
+  ModelFigures model;
+  model.flops = attention_flops(problem, kernel.direction, convention);
+  if (kernel.traffic == TrafficModelKind::plugin) {
+    if (!kernel.own_bytes) {
+      throw std::invalid_argument("traffic model 'plugin' needs the kernel's own byte count");
+    }
+    model.traffic = own_count_traffic(problem, kernel.direction, *kernel.own_bytes);
+  } else {
+    model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
+  }
+  for (TrafficModelKind other : traffic_models_for(kernel.traffic)) {
+    const double bytes =
+        other == kernel.traffic
+            ? model.traffic.bytes
+            : estimate_traffic(problem, kernel.direction, other, kernel.tile).bytes;
+    model.bytes_by_model.push_back({other, bytes});
+  }
+  model.dram_model = kernel.traffic;
+  if (l2 && kernel.layout != nullptr) {
+    if (const auto dram = l2_aware_dram(*kernel.layout, problem, *l2)) {
+      model.bytes_by_model.push_back({TrafficModelKind::l2_aware, dram->bytes()});
+      model.dram_model = TrafficModelKind::l2_aware;
+      model.l2_inputs = l2;
+    }
+  }
+  const double dram_bytes = model.dram_bytes();
+  model.ai = model.flops.counted() / dram_bytes;
+  if (const auto peak = ceiling.peak(kernel.compute_unit)) {
+    model.roofline =
+        analyze_roofline(model.flops.counted(), dram_bytes, *peak, ceiling.bandwidth_GBps);
+  }
+  return model;
+}
+
+ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& problem,
+                    const CeilingRecord& ceiling, FlopConvention convention,
+                    std::optional<ComputeCapability> gpu_cc,
+                    const std::optional<L2ModelInputs>& l2) {
+  ResultRow row;
+  row.kernel = std::string(kernel.name);
+  row.direction = kernel.direction;
+  row.problem = problem;
+  row.compute_unit = kernel.compute_unit_for(problem.dtype);
+  if (const auto why = problem_out_of_range(problem)) {
+    row.status = RowStatus::skipped;
+    row.reason = *why;
+    return row;
+  }
+  KernelRecord record = kernel_record(kernel, problem, gpu_cc);
+  row.tile = record.tile;
+
+  if (!kernel.dtypes.contains(problem.dtype)) {
+    row.status = RowStatus::skipped;
+    row.reason = fmt::format("{} has no {} variant", kernel.name, to_string(problem.dtype));
+    return row;
+  }
+  if (!kernel.supports_head_dim(static_cast<int>(problem.head_dim))) {
+    row.status = RowStatus::skipped;
+    row.reason = fmt::format("{} has no head_dim {} variant", kernel.name, problem.head_dim);
+    return row;
+  }
+  if (gpu_cc) {
+    if (auto reason = below_minimum_reason(kernel, *gpu_cc)) {
+      row.status = RowStatus::skipped;
+      row.reason = std::move(*reason);
+      return row;
+    }
+  }
+  if (auto reason = grid_limit_reason(kernel, problem, record.tile)) {
+    row.status = RowStatus::skipped;
+    row.reason = std::move(*reason);
+    return row;
+  }
+  if (kernel.own_bytes != nullptr) {
+    const ByteCount count = checked_byte_count(*kernel.own_bytes, kernel.name, problem);
+    if (const std::string* why = std::get_if<std::string>(&count)) {
+      row.status = RowStatus::failed;
+      row.reason = *why;
+      return row;
+    }
+    record.own_bytes = std::get<double>(count);
+  }
+  row.model = model_figures(record, problem, ceiling, convention, l2);
+  if (!row.model->roofline) {
+    row.status = RowStatus::skipped;
+    row.reason = fmt::format("ceiling {} has no {} peak", ceiling.gpu, to_string(row.compute_unit));
+  }
+  return row;
+}
+
+Achieved achieved_figures(const ModelFigures& model, double median_ms,
+                          const CeilingRecord& ceiling) {
+  Achieved achieved;
+  if (median_ms <= 0) return achieved;
+  const double seconds = median_ms * 1e-3;
+  achieved.TFLOPs = model.flops.counted() / seconds / 1e12;
+  achieved.bandwidth_GBps = model.dram_bytes() / seconds / 1e9;
+  if (ceiling.bandwidth_GBps > 0) {
+    achieved.bandwidth_utilization = achieved.bandwidth_GBps / ceiling.bandwidth_GBps;
+  }
+  if (model.roofline && model.roofline->roof_TFLOPs > 0) {
+    achieved.fraction_of_roof = achieved.TFLOPs / model.roofline->roof_TFLOPs;
+  }
+  return achieved;
+}
+
+}  // namespace cfr

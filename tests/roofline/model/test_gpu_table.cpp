@@ -1,0 +1,116 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/model/gpu_table.hpp"
+
+using namespace cfr;
+using nlohmann::json;
+
+namespace {
+
+json shipped_table() {
+  std::ifstream in(std::string(CFR_SOURCE_ROOT) + "/configs/gpus.json");
+  REQUIRE(in);
+  return json::parse(in);
+}
+
+std::string error_of(const json& document) {
+  try {
+    parse_gpu_table(document, "my.json");
+  } catch (const GpuTableError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("configs/gpus.json: the seed's ceilings reproduce (§2) and V100's 31.4 is fp16 SIMT") {
+  const GpuTable table = parse_gpu_table(shipped_table(), "configs/gpus.json");
+  REQUIRE(table.ids() == std::vector<std::string>{"v100", "a100", "h100", "h200", "rtx3060"});
+  const GpuSpec& v100 = *table.find("v100");
+  CHECK(v100.memory_bandwidth_GBps.value == 900);
+  CHECK(*v100.peak(ComputeUnit::fp16_simt) == 31.4);
+  CHECK(*v100.peak(ComputeUnit::fp16_tensor) == 125);  // not the seed's 31.4
+  CHECK_FALSE(v100.peak(ComputeUnit::bf16_tensor));    // Volta has no bf16
+  CHECK(*v100.ridge(ComputeUnit::fp16_simt) == Approx(34.9).margin(0.05));
+  CHECK(*table.find("a100")->ridge(ComputeUnit::fp16_tensor) == Approx(153).margin(0.05));
+  CHECK(*table.find("h100")->ridge(ComputeUnit::fp16_tensor) == Approx(295).margin(0.5));
+  CHECK(*table.find("h200")->ridge(ComputeUnit::bf16_tensor) == Approx(206.1).margin(0.05));
+  CHECK(table.find("a100")->memory_bandwidth_GBps.value == 2039);
+  CHECK(*table.find("a100")->peak(ComputeUnit::fp16_tensor) == 312);
+  CHECK(table.find("h100")->memory_bandwidth_GBps.value == 3350);
+  CHECK(table.find("rtx3060")->compute_capability == "8.6");
+}
+
+TEST_CASE("every figure of the shipped table names its source document") {
+  for (const GpuSpec& gpu : parse_gpu_table(shipped_table(), "t").gpus) {
+    INFO(gpu.id);
+    CHECK_FALSE(gpu.memory_bandwidth_GBps.source.empty());
+    CHECK_FALSE(gpu.sm_count.source.empty());
+    CHECK_FALSE(gpu.l2_bytes.source.empty());
+    CHECK_FALSE(gpu.shared_memory_per_sm_bytes.source.empty());
+    for (const auto& peak : gpu.peak_TFLOPs) {
+      if (peak) CHECK_FALSE(peak->source.empty());
+    }
+  }
+}
+
+TEST_CASE("lookup is case-insensitive; --gpu auto matches by name and compute capability") {
+  const GpuTable table = parse_gpu_table(shipped_table(), "t");
+  CHECK(table.find("A100") == table.find("a100"));
+  CHECK(table.find("b200") == nullptr);
+  CHECK(table.match_device("NVIDIA H200", "9.0")->id == "h200");
+  CHECK(table.match_device("NVIDIA H100 80GB HBM3", "9.0")->id == "h100");
+  CHECK(table.match_device("NVIDIA A100-SXM4-80GB", "8.0")->id == "a100");
+  CHECK(table.match_device("NVIDIA H200", "8.0") == nullptr);
+  CHECK(table.match_device("NVIDIA L4", "8.9") == nullptr);
+}
+
+TEST_CASE("a missing or non-numeric field fails with one line naming file, GPU and field") {
+  json table = shipped_table();
+  json missing = table;
+  missing["gpus"][1].erase("memory_bandwidth_GBps");
+  CHECK(error_of(missing) == "my.json: gpu 'a100': field 'memory_bandwidth_GBps' is missing");
+
+  json text = table;
+  text["gpus"][2]["peak_TFLOPs"]["fp16_tensor"]["value"] = "fast";
+  CHECK(error_of(text) ==
+        "my.json: gpu 'h100': field 'peak_TFLOPs.fp16_tensor.value' is not a number");
+
+  json no_source = table;
+  no_source["gpus"][0]["sm_count"].erase("source");
+  CHECK(error_of(no_source) == "my.json: gpu 'v100': field 'sm_count.source' is missing");
+
+  json null_bandwidth = table;
+  null_bandwidth["gpus"][0]["memory_bandwidth_GBps"]["value"] = nullptr;
+  CHECK(error_of(null_bandwidth) ==
+        "my.json: gpu 'v100': field 'memory_bandwidth_GBps.value' is null");
+
+  json negative = table;
+  negative["gpus"][3]["sm_count"]["value"] = -1;
+  CHECK(error_of(negative) ==
+        "my.json: gpu 'h200': field 'sm_count.value' must be a positive number");
+
+  json no_unit = table;
+  no_unit["gpus"][4]["peak_TFLOPs"].erase("bf16_tensor");
+  CHECK(error_of(no_unit) == "my.json: gpu 'rtx3060': field 'peak_TFLOPs.bf16_tensor' is missing");
+
+  json no_cc = table;
+  no_cc["gpus"][1]["compute_capability"]["value"] = "sm_80";
+  CHECK(error_of(no_cc) ==
+        "my.json: gpu 'a100': field 'compute_capability.value' must be a "
+        "compute capability like \"8.0\"");
+
+  json twice = table;
+  twice["gpus"].push_back(table["gpus"][0]);
+  CHECK(error_of(twice) == "my.json: gpu 'v100' appears twice");
+
+  CHECK(error_of(json::array()) == "my.json: top level must be an object");
+  CHECK(error_of(json{{"gpus", json::array()}}) == "my.json: key 'gpus' must be a non-empty list");
+}

@@ -1,0 +1,202 @@
+// The catalog's rules and lookups (roofline/model/kernel_description.hpp): every
+// built-in entry keeps the rules, each kernel has its own head dims, a config
+// is chosen per head dim and per architecture, and each rule is enforced.
+// Expected values are the entries of roofline/model/kernel_catalog.hpp.
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <string>
+
+#include "roofline/model/kernel_catalog.hpp"
+
+using namespace cfr;
+
+namespace {
+
+// A kernel that exists only here: head dims 64, 128 and 256, a larger tile
+// on sm_90 for d <= 128, and the general tile elsewhere.
+constexpr std::array<int, 3> test_head_dims{64, 128, 256};
+constexpr std::array<ConfigRule, 3> test_configs{{
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config = {.tile = {128, 128}, .warps = 8, .stages = 3, .ctas_per_sm = 1}},
+    {.max_head_dim = 128, .config = {.tile = {128, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
+    {.max_head_dim = 256, .config = {.tile = {64, 32}, .warps = 4, .stages = 2, .ctas_per_sm = 1}},
+}};
+constexpr std::array<GridLaunch, 1> test_launches{{
+    {"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+constexpr KernelDescription test_kernel{
+    .name = "test_mma",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true},
+    .head_dims = test_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = test_configs,
+    .launches = test_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .traffic = TrafficModelKind::kv_reload,
+    .summary = "a kernel of this test",
+};
+static_assert(!description_error(test_kernel));
+
+std::string problem_of(const KernelDescription& kernel) {
+  return std::string(description_error(kernel).problem);
+}
+
+}  // namespace
+
+TEST_CASE("the built-in catalog keeps every rule") {
+  const DescriptionError error = catalog_error(kernel_catalog);
+  INFO(error.kernel << ": " << error.problem);
+  CHECK_FALSE(error);
+}
+
+TEST_CASE("each kernel has its own head dims") {
+  CHECK(std::vector<int>(fa1_wmma_kernel.head_dims.begin(), fa1_wmma_kernel.head_dims.end()) ==
+        std::vector<int>{32, 64, 128});
+  CHECK(test_kernel.supports_head_dim(256));
+  CHECK_FALSE(test_kernel.supports_head_dim(32));
+  for (const KernelDescription& kernel : kernel_catalog) {
+    INFO(kernel.name);
+    CHECK_FALSE(kernel.supports_head_dim(256));  // test_kernel's 256 is its own
+  }
+}
+
+TEST_CASE("a config is chosen per head dim and per architecture") {
+  // The catalog's tiles, warps and CTAs per SM (kernel_catalog.hpp).
+  CHECK(fa1_wmma_kernel.config_for(32, {8, 0}) ==
+        KernelConfig{.tile = {64, 32}, .warps = 4, .stages = 2, .ctas_per_sm = 4});
+  CHECK(fa1_wmma_kernel.config_for(64, {9, 0}).ctas_per_sm == 3);
+  CHECK(fa1_wmma_kernel.tile_for(128, {9, 0}) == TileShape{32, 32});
+  CHECK(fa1_scalar_kernel.config_for(64, {8, 0}).threads() == 256);
+  CHECK_FALSE(naive_kernel.tile_for(64, {9, 0}).tiled());  // cuBLAS picks its own
+
+  CHECK(test_kernel.tile_for(64, {9, 0}) == TileShape{128, 128});
+  CHECK(test_kernel.tile_for(64, {8, 6}) == TileShape{128, 64});
+  CHECK(test_kernel.tile_for(128, {10, 0}) == TileShape{128, 128});
+  CHECK(test_kernel.tile_for(256, {9, 0}) == TileShape{64, 32});  // no sm_90 rule for 256
+  CHECK_FALSE(test_kernel.config_independent_of_arch(128));
+  CHECK(test_kernel.config_independent_of_arch(256));
+  CHECK(tiles_on_any_arch(test_kernel, 64) == std::vector<TileShape>{{128, 64}, {128, 128}});
+  for (const KernelDescription& kernel : kernel_catalog) {
+    for (int head_dim : kernel.head_dims) {
+      INFO(kernel.name << " d=" << head_dim);
+      CHECK(kernel.config_independent_of_arch(head_dim));  // no built-in kernel varies yet
+    }
+  }
+}
+
+TEST_CASE("the minimum compute capability decides where a kernel runs") {
+  CHECK(fa1_wmma_kernel.min_compute_capability == ComputeCapability{8, 0});
+  CHECK_FALSE(fa1_wmma_kernel.runs_on({7, 5}));
+  CHECK(fa1_wmma_kernel.runs_on({12, 0}));
+  CHECK(below_minimum_reason(fa1_wmma_kernel, {7, 5}) ==
+        "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.5");
+  CHECK_FALSE(below_minimum_reason(fa1_scalar_kernel, {7, 5}));
+}
+
+TEST_CASE("a backward kernel names the forward kernel that produces its O and LSE") {
+  REQUIRE(fa1_backward_kernel.forward_partner == "fa1_scalar");
+  const KernelDescription* partner = find_kernel(fa1_backward_kernel.forward_partner);
+  REQUIRE(partner == &kernel_catalog[1]);
+  CHECK(partner_problem(fa1_backward_kernel, partner).empty());
+  // fa1_wmma lacks fp32, which fa1_bwd has: it could not feed it.
+  CHECK(partner_problem(fa1_backward_kernel, &fa1_wmma_kernel) ==
+        "its forward partner lacks one of its dtypes");
+  CHECK(partner_problem(fa1_backward_kernel, nullptr) ==
+        "its forward partner is not a known kernel");
+  for (const KernelDescription& kernel : kernel_catalog) {
+    INFO(kernel.name);
+    CHECK(kernel.forward_partner.empty() == (kernel.direction == Direction::forward));
+  }
+}
+
+TEST_CASE("launch orders are data: the grid axes, fastest first") {
+  REQUIRE(fa1_scalar_kernel.launches.size() == 1);
+  CHECK(fa1_scalar_kernel.launches[0].order ==
+        GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch});
+  REQUIRE(fa1_backward_kernel.launches.size() == 2);
+  CHECK(fa1_backward_kernel.launches[0].order[0] == GridAxis::kv_blocks);  // dK dV per K/V block
+  CHECK(fa1_backward_kernel.launches[1].order[0] == GridAxis::q_blocks);   // dQ per Q block
+  CHECK(naive_kernel.launches.empty());
+}
+
+TEST_CASE("a description that breaks a rule is named with the rule") {
+  KernelDescription k = test_kernel;
+  k.name = "";
+  CHECK(problem_of(k) == "has no name");
+  k.name = "fa2,mma";
+  CHECK(problem_of(k) == "name has a character other than [A-Za-z0-9_.-]");
+
+  k = test_kernel;
+  k.dtypes = {};
+  CHECK(problem_of(k) == "has no dtype");
+
+  constexpr std::array<int, 2> descending{128, 64};
+  k = test_kernel;
+  k.head_dims = descending;
+  CHECK(problem_of(k) == "head dims are not positive and ascending");
+
+  k = test_kernel;
+  k.min_compute_capability = {0, 0};
+  CHECK(problem_of(k) == "minimum compute capability is not one");
+
+  constexpr std::array<ConfigRule, 1> too_small{{{.max_head_dim = 128, .config = {{64, 64}}}}};
+  k = test_kernel;
+  k.configs = too_small;  // nothing for d = 256
+  CHECK(problem_of(k) == "a head dim has no config rule on its oldest architecture");
+
+  constexpr std::array<ConfigRule, 1> newer_only{
+      {{.max_head_dim = 256, .min_cc = {9, 0}, .config = {{64, 64}}}}};
+  k = test_kernel;
+  k.configs = newer_only;  // nothing on 8.0, the kernel's oldest
+  CHECK(problem_of(k) == "a head dim has no config rule on its oldest architecture");
+
+  constexpr std::array<ConfigRule, 1> no_tile{{{.max_head_dim = 256}}};
+  k = test_kernel;
+  k.configs = no_tile;
+  CHECK(problem_of(k) ==
+        "a config rule has no tile, or warps, stages or CTAs per SM that cannot be");
+
+  constexpr std::array<GridLaunch, 1> two_heads{
+      {{"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::heads}}}};
+  k = test_kernel;
+  k.launches = two_heads;
+  CHECK(problem_of(k) == "a launch order is not one block axis, heads and batch");
+
+  k = test_kernel;
+  k.traffic = TrafficModelKind::fa1_backward;
+  CHECK(problem_of(k) == "traffic model is of the other direction");
+  k = test_kernel;
+  k.forward_partner = "fa1_scalar";
+  CHECK(problem_of(k) == "a forward kernel names a forward partner");
+  k = fa1_backward_kernel;
+  k.forward_partner = "";
+  CHECK(problem_of(k) == "a backward kernel names no forward partner");
+}
+
+TEST_CASE("the catalog rules: unique names, declared configs, partners that can feed") {
+  const std::array twice{naive_kernel, fa1_scalar_kernel, naive_kernel};
+  CHECK(catalog_error(twice).problem == "appears twice");
+
+  // Tiles only (as a kernel added at run time may declare): a valid
+  // description, but not a built-in one.
+  constexpr std::array<ConfigRule, 1> tiles_only{{{.max_head_dim = 256, .config = {{64, 64}}}}};
+  KernelDescription undeclared = test_kernel;
+  undeclared.configs = tiles_only;
+  CHECK_FALSE(description_error(undeclared));
+  CHECK(catalog_error(std::array{undeclared}).problem ==
+        "a config rule does not declare its warps, stages or CTAs per SM");
+
+  KernelDescription no_launch = test_kernel;
+  no_launch.launches = {};
+  CHECK_FALSE(description_error(no_launch));
+  CHECK(catalog_error(std::array{no_launch}).problem == "a tiled kernel lists no launch order");
+
+  const std::array orphan{naive_kernel, fa1_backward_kernel};
+  const DescriptionError error = catalog_error(orphan);
+  CHECK(error.kernel == "fa1_bwd");
+  CHECK(error.problem == "its forward partner is not a known kernel");
+}

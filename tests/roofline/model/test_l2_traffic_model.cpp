@@ -1,0 +1,174 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "roofline/model/l2_traffic_model.hpp"
+#include "roofline/model/traffic_model.hpp"
+
+using namespace cfr;
+
+namespace {
+
+constexpr double mib = 1024.0 * 1024.0;
+// An H200 as Nsight Compute reports it: 60 MiB of L2 in two partitions, 132 SMs.
+const L2Config h200_l2{60 * mib, 2};
+// fa2_mma's d = 128 launch: Br 128, Bc 64, 2 CTAs per SM, heaviest causal block first.
+const LaunchGeometry fa2_d128{{128, 64}, 2, 132, blocks_fastest, CausalBlockOrder::heaviest_first};
+
+double matrix_bytes(const AttentionProblem& p) {
+  return static_cast<double>(p.heads_total() * p.seq_len * p.head_dim * element_bytes(p.dtype));
+}
+
+double lse_bytes(const AttentionProblem& p) {
+  return static_cast<double>(p.heads_total() * p.seq_len) * 4;
+}
+
+// K and V bytes read, as a multiple of reading each once.
+double kv_read_factor(const DramEstimate& e, const AttentionProblem& p) {
+  return (e.read_bytes - matrix_bytes(p)) / (2 * matrix_bytes(p));
+}
+
+}  // namespace
+
+TEST_CASE("no L2 to speak of: the forward model is the kv_reload count, causal or not") {
+  // Ragged N (1000 = 15 blocks of 64 and 40 rows) and several heads and batches; a 1-byte L2
+  // holds no tile, so every CTA reads its own K/V and every write goes to DRAM.
+  for (bool causal : {false, true}) {
+    const AttentionProblem p{2, 3, 1000, 64, causal, DType::fp16};
+    const LaunchGeometry geometry{{64, 32}, 2, 4};
+    const DramEstimate e = flash_forward_dram(p, geometry, {1, 1});
+    const TrafficEstimate reload =
+        estimate_traffic(p, Direction::forward, TrafficModelKind::kv_reload, {64, 32});
+    CHECK(e.bytes() == reload.bytes);
+    CHECK(e.retained_dirty_bytes == 0);
+  }
+}
+
+TEST_CASE("no L2 to speak of: the backward model is the fa1_backward count") {
+  for (bool causal : {false, true}) {
+    const AttentionProblem p{1, 2, 500, 64, causal, DType::bf16};
+    const LaunchGeometry geometry{{64, 64}, 2, 4};
+    const DramEstimate e = flash_backward_dram(p, geometry, geometry, {1, 1});
+    const TrafficEstimate model =
+        estimate_traffic(p, Direction::backward, TrafficModelKind::fa1_backward, {64, 64});
+    CHECK(e.bytes() == Approx(model.bytes).epsilon(1e-12));
+    REQUIRE(e.launches.size() == 3);
+    CHECK(e.launches[0].launch == "row_dot");
+    CHECK(e.launches[1].launch == "dk_dv");
+    CHECK(e.launches[2].launch == "dq");
+  }
+}
+
+TEST_CASE("an L2 that holds everything: each tensor once, the writes still in L2 at the end") {
+  const AttentionProblem p{1, 4, 2048, 128, true, DType::fp16};
+  const DramEstimate e = flash_forward_dram(p, fa2_d128, {1e12, 2});
+  // Q, K, V read once; O and LSE written but not yet evicted.
+  CHECK(e.read_bytes == 3 * matrix_bytes(p));
+  CHECK(e.written_bytes == 0);
+  CHECK(e.retained_dirty_bytes == matrix_bytes(p) + lse_bytes(p));
+  const TrafficEstimate compulsory =
+      estimate_traffic(p, Direction::forward, TrafficModelKind::compulsory, {});
+  CHECK(e.eventual_bytes() == compulsory.bytes + lse_bytes(p));
+}
+
+TEST_CASE("the materialized path with an L2 that holds everything is the materialized count") {
+  // S written and read once, P written and read once: the second softmax pass hits.
+  const AttentionProblem p{1, 2, 512, 64, false, DType::fp16};
+  const DramEstimate e = materialized_dram(p, {8, 8, 1, 128}, {1e12, 2});
+  const TrafficEstimate model =
+      estimate_traffic(p, Direction::forward, TrafficModelKind::materialized, {});
+  CHECK(e.eventual_bytes() == model.bytes);
+  // Causal: the softmax reads only each row's unmasked keys, N(N+1)/2 of the N^2 per head.
+  AttentionProblem causal = p;
+  causal.causal = true;
+  const double masked_keys = 2.0 * (512.0 * 512.0 - 512.0 * 513.0 / 2) * 2;
+  CHECK(materialized_dram(causal, {8, 8, 1, 128}, {1e12, 2}).eventual_bytes() ==
+        model.bytes - masked_keys);
+}
+
+TEST_CASE("materialized on an H200: S stays in L2 at N = 1024, spills to DRAM at N = 4096") {
+  // H = 8, d = 64: S is 8 x 1024^2 x 2 B = 16 MiB, under the 30 MiB each partition holds; at
+  // N = 4096 it is 256 MiB, so all but the last ~30 MiB of S reach DRAM during the S = QK^T launch.
+  const MaterializedGeometry naive{132, 8, 1, 128};
+  const DramEstimate small =
+      materialized_dram({1, 8, 1024, 64, false, DType::fp16}, naive, h200_l2);
+  REQUIRE(small.launches[0].launch == "qk_gemm");
+  CHECK(small.launches[0].written_bytes == 0);
+  const DramEstimate large =
+      materialized_dram({1, 8, 4096, 64, false, DType::fp16}, naive, h200_l2);
+  CHECK(large.launches[0].written_bytes > (256 - 30) * mib);
+  CHECK(large.launches[0].written_bytes < (256 - 20) * mib);
+}
+
+TEST_CASE("written S left in L2 at the end of S = QK^T: the H200 matches half its L2, not all") {
+  // H = 8, N = 2048, d = 64: S is 64 MiB. On the H200 that launch wrote 40,666,880 B to DRAM
+  // (l2data.csv, launch 3), leaving 26,441,984 B (25.2 MiB) of S in L2. The model leaves 24 MiB
+  // with 30 MiB per partition; were the whole 60 MiB available to S it would leave 56 MiB.
+  const AttentionProblem p{1, 8, 2048, 64, false, DType::fp16};
+  const MaterializedGeometry naive{132, 8, 1, 128};
+  CHECK(materialized_dram(p, naive, h200_l2).launches[0].retained_dirty_bytes == 24 * mib);
+  CHECK(materialized_dram(p, naive, {120 * mib, 2}).launches[0].retained_dirty_bytes == 56 * mib);
+}
+
+TEST_CASE("heads dispatched fastest defeat the L2 that Q blocks fastest exploit") {
+  // H = 32, N = 8192, d = 128: each head's K/V is 4 MiB, all heads' 128 MiB. Q blocks fastest:
+  // about five heads run at once (264 CTAs, 64 per head), their K/V fit the 30 MiB, and K/V come
+  // from DRAM a little more than once. Heads fastest: every wave of 264 CTAs runs 8 Q blocks of
+  // all 32 heads, whose K/V do not fit: each of the 64 / 8 = 8 waves reads them all again.
+  const AttentionProblem p{1, 32, 8192, 128, false, DType::fp16};
+  LaunchGeometry heads_first_launch = fa2_d128;
+  heads_first_launch.grid_order = heads_fastest;
+  const double blocks_first = kv_read_factor(flash_forward_dram(p, fa2_d128, h200_l2), p);
+  const double heads_first = kv_read_factor(flash_forward_dram(p, heads_first_launch, h200_l2), p);
+  CHECK(blocks_first < 1.3);
+  CHECK(heads_first == Approx(8.0));
+}
+
+TEST_CASE("concurrency above a head's Q blocks makes waves straddle heads whose K/V then reload") {
+  // N = 32768, d = 128: 256 Q blocks and 16 MiB of K/V per head. 256 CTAs at once run exactly one
+  // head: K/V once. 264 CTAs (the H200's 132 SMs x 2) straddle two heads, 32 MiB > 30 MiB, and
+  // every head after the first comes from DRAM twice: (1 + 3 x 2) / 4 = 1.75, less the few
+  // tiles still cached when the second wave reaches them (the H200 measured 1.7x for H = 32,
+  // l2data row 100).
+  const AttentionProblem p{1, 4, 32768, 128, false, DType::fp16};
+  LaunchGeometry one_head = fa2_d128;
+  one_head.sm_count = 128;
+  CHECK(kv_read_factor(flash_forward_dram(p, one_head, h200_l2), p) == 1.0);
+  CHECK(kv_read_factor(flash_forward_dram(p, fa2_d128, h200_l2), p) == Approx(1.75).margin(0.01));
+}
+
+TEST_CASE("heaviest causal Q blocks first keep long sequences near their compulsory K/V reads") {
+  // N = 131072, d = 128 (64 MiB of K/V per head): heaviest first staggers the CTA ends so a
+  // head's CTAs read its K/V close together; in natural order the short CTAs end early and
+  // their successors, starting a few steps apart, each walk the K/V alone.
+  const AttentionProblem p{1, 4, 131072, 128, true, DType::fp16};
+  LaunchGeometry natural = fa2_d128;
+  natural.causal_order = CausalBlockOrder::natural;
+  const double heaviest = kv_read_factor(flash_forward_dram(p, fa2_d128, h200_l2), p);
+  CHECK(heaviest < 3);
+  CHECK(kv_read_factor(flash_forward_dram(p, natural, h200_l2), p) > 50 * heaviest);
+}
+
+TEST_CASE("more L2 never means more DRAM reads, and the model is deterministic") {
+  const AttentionProblem p{1, 16, 16384, 64, false, DType::fp16};
+  double previous = 1e300;
+  for (double l2_mib : {1.0, 8.0, 30.0, 60.0, 240.0}) {
+    const DramEstimate e = flash_forward_dram(p, fa2_d128, {l2_mib * mib, 1});
+    CHECK(e.read_bytes <= previous);
+    previous = e.read_bytes;
+  }
+  CHECK(flash_forward_dram(p, fa2_d128, h200_l2).bytes() ==
+        flash_forward_dram(p, fa2_d128, h200_l2).bytes());
+}
+
+TEST_CASE("bad inputs are rejected with the bad value named") {
+  const AttentionProblem p{1, 8, 1024, 64, false, DType::fp16};
+  CHECK_THROWS_WITH(flash_forward_dram(p, {{0, 0}, 2, 132}, h200_l2),
+                    "forward: needs a tile (Br 0, Bc 0), resident CTAs per SM (2) and SMs (132) "
+                    "above 0");
+  CHECK_THROWS_WITH(flash_forward_dram(p, fa2_d128, {60 * mib, 0}),
+                    "L2 of 62914560 bytes in 0 partitions is not a cache");
+  CHECK_THROWS_WITH(flash_forward_dram({1, 0, 1024, 64}, fa2_d128, h200_l2),
+                    "attention problem dimensions must be positive");
+  CHECK_THROWS_AS(materialized_dram(p, {0, 8, 1, 128}, h200_l2), std::invalid_argument);
+}

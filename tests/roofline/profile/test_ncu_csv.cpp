@@ -1,0 +1,171 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "roofline/profile/ncu_csv.hpp"
+#include "tests/roofline/ncu_fixtures.hpp"
+
+using namespace cfr;
+using namespace cfr::ncu;
+
+namespace {
+
+const std::string nvtx_header =
+    R"("ID","Kernel Name","Block Size","Grid Size",)"
+    R"("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",)"
+    R"("gpu__time_duration.sum","dram__bytes_read.sum","sm__cycles_elapsed.avg.per_second",)"
+    R"("launch__grid_size")"
+    "\n"
+    R"("","","","","","ns","byte","hz","")"
+    "\n";
+
+std::string record(int id, const std::string& range, const std::string& duration,
+                   const std::string& bytes, const std::string& clock, const std::string& grid) {
+  return fmt::format(
+      R"~("{}","k(float *)","(128, 1, 1)","({}, 1, 1)","7  ""<default domain>:cfr_profile:)~"
+      R"~(none:none:none:none:none:none""  ""<default domain>:{}:none:none:none:none:none:none"" )~"
+      R"~(","{}","{}","{}","{}")~"
+      "\n",
+      id, grid, range, duration, bytes, clock, grid);
+}
+
+std::string message_of(const std::string& text) {
+  try {
+    const auto launches = parse_raw_csv(text);
+    (void)group_rows(launches);
+  } catch (const CsvError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("ncu probe: NVTX stacks, grid, block, units and separated numbers, as ncu 2025.3 wrote") {
+  // fixtures/ncu/nvtx-probe.csv: three launches, row_3 then row_7 twice.
+  const std::vector<Launch> launches = parse_raw_csv(test::read_fixture("nvtx-probe.csv"));
+  REQUIRE(launches.size() == 3);
+  CHECK(launches[0].id == 0);
+  CHECK(launches[0].kernel_name == "row_kernel_a(float *)");
+  CHECK(launches[0].nvtx_ranges == std::vector<std::string>{"cfr_profile", "row_3"});
+  CHECK(launches[2].nvtx_ranges == std::vector<std::string>{"cfr_profile", "row_7"});
+  CHECK(launches[0].grid == Dim3{3, 1, 1});
+  CHECK(launches[2].block == Dim3{128, 1, 1});
+  const MetricValue* duration = launches[0].metric("gpu__time_duration.sum");
+  REQUIRE(duration != nullptr);
+  CHECK(duration->unit == "ns");
+  CHECK(duration->value == 2912.0);  // printed "2,912"
+  // printed "62,914,560": the H200's 60 MiB L2.
+  CHECK(launches[0].metric("device__attribute_l2_cache_size")->value == 62914560.0);
+  // Text values stay, unavailable as numbers.
+  const MetricValue* name = launches[0].metric("device__attribute_display_name");
+  CHECK_FALSE(name->available());
+  CHECK(name->text == "NVIDIA H200");
+  // Launch columns are not metrics; a metric the recording lacks is absent.
+  CHECK(launches[0].metric("Kernel Name") == nullptr);
+  CHECK(launches[0].metric("dram__bytes_read.sum") == nullptr);
+}
+
+TEST_CASE("--print-nvtx-rename kernel prefixes the innermost range; the stack is the same") {
+  const std::vector<Launch> launches = parse_raw_csv(test::read_fixture("nvtx-probe-rename.csv"));
+  REQUIRE(launches.size() == 3);
+  CHECK(launches[1].kernel_name == "row_7/row_kernel_a(float *)");
+  CHECK(launches[1].nvtx_ranges == std::vector<std::string>{"cfr_profile", "row_7"});
+}
+
+TEST_CASE("an unfiltered sweep: no NVTX column, program output between ncu's lines") {
+  // fixtures/ncu/sweep-unfiltered.csv: the sweep's own table and notes surround the records.
+  const std::vector<Launch> launches = parse_raw_csv(test::read_fixture("sweep-unfiltered.csv"));
+  REQUIRE(launches.size() == 4);
+  CHECK(launches[3].kernel_name.starts_with("void kernels::<unnamed>::reference_forward_rows"));
+  CHECK(launches[3].nvtx_ranges.empty());
+  CHECK(launches[3].metric("gpu__time_duration.sum")->value == 433312.0);
+  CHECK(launches[3].metric("lts__t_sector_hit_rate.pct")->unit == "%");
+  CHECK(launches[3].metric("lts__t_sectors_srcunit_ltcfabric.sum") == nullptr);
+  CHECK(group_rows(launches).empty());
+}
+
+TEST_CASE("l2data: 208 launches in 120 rows; naive and fa1_bwd rows hold three launches") {
+  const std::vector<Launch> launches = parse_raw_csv(test::read_fixture("l2data.csv"));
+  REQUIRE(launches.size() == 208);
+  const auto rows = group_rows(launches);
+  REQUIRE(rows.size() == 120);
+  const RowCounters& naive = rows.at(0);
+  CHECK(naive.range == "cfr_row_0");
+  REQUIRE(naive.launch_ids == std::vector<std::int64_t>{0, 1, 2});
+  // dram__bytes_read.sum of the three launches as printed: 2,118,656 + 16,792,576 + 17,842,432.
+  CHECK(naive.metric("dram__bytes_read.sum")->value == 36753664.0);
+  CHECK(naive.metric("dram__bytes_read.sum")->unit == "byte");
+  // The durations add: 8,448 + 40,032 + 11,040 ns.
+  CHECK(naive.metric("gpu__time_duration.sum")->value == 59520.0);
+  // Grids differ between the three kernels: no common value.
+  CHECK_FALSE(naive.metric("launch__grid_size")->available());
+  CHECK(naive.metric("launch__grid_size")->text == "differs between launches");
+  CHECK(naive.metric("device__attribute_l2_cache_size")->value == 62914560.0);
+  CHECK(rows.at(20).kernel_names.size() == 1);
+  CHECK(rows.at(80).launch_ids.size() == 3);
+}
+
+TEST_CASE("per-second rates combine as a mean weighted by each launch's duration") {
+  // 1 GHz for 100 ns and 2 GHz for 300 ns: (100 + 600) / 400 = 1.75 GHz, i.e. cycles / time.
+  const std::string text = nvtx_header +
+                           record(0, "cfr_row_4", "100", "1,000", "1,000,000,000", "2") +
+                           record(1, "cfr_row_4", "300", "2,500", "2,000,000,000", "2");
+  const auto rows = group_rows(parse_raw_csv(text));
+  const RowCounters& row = rows.at(4);
+  CHECK(row.metric("sm__cycles_elapsed.avg.per_second")->value == Approx(1.75e9));
+  CHECK(row.metric("dram__bytes_read.sum")->value == 3500.0);
+  CHECK(row.metric("gpu__time_duration.sum")->value == 400.0);
+  CHECK(row.metric("launch__grid_size")->value == 2.0);  // common to both launches
+}
+
+TEST_CASE("combine rules follow the metric's suffix") {
+  CHECK(combine_rule("dram__bytes_read.sum") == Combine::sum);
+  CHECK(combine_rule("dram__bytes_read.avg") == Combine::sum);
+  CHECK(combine_rule("dram__bytes_read.max") == Combine::max);
+  CHECK(combine_rule("dram__bytes_read.min") == Combine::min);
+  CHECK(combine_rule("sm__cycles_elapsed.avg.per_second") == Combine::duration_weighted_mean);
+  CHECK(combine_rule("lts__t_sector_hit_rate.pct") == Combine::duration_weighted_mean);
+  CHECK(combine_rule("launch__registers_per_thread") == Combine::common);
+}
+
+TEST_CASE("empty and n/a values are unavailable, and stay so in the row's sum") {
+  const std::string text = nvtx_header + record(0, "cfr_row_1", "100", "n/a", "1", "1") +
+                           record(1, "cfr_row_1", "100", "", "1", "1");
+  const std::vector<Launch> launches = parse_raw_csv(text);
+  CHECK_FALSE(launches[0].metric("dram__bytes_read.sum")->available());
+  CHECK(launches[0].metric("dram__bytes_read.sum")->text == "n/a");
+  const RowCounters row = group_rows(launches).at(1);
+  CHECK_FALSE(row.metric("dram__bytes_read.sum")->available());
+  CHECK(row.metric("dram__bytes_read.sum")->text == "unavailable in launch 0");
+}
+
+TEST_CASE("bad input: one line naming the line and the problem") {
+  const std::string good = nvtx_header + record(0, "cfr_row_1", "100", "1", "1", "1");
+  CHECK(message_of(good).empty());
+  CHECK(message_of(nvtx_header + record(0, "cfr_row_1", "100", "1,5", "1", "1")) ==
+        "line 3: column 'dram__bytes_read.sum': '1,5' is not a number");
+  CHECK(message_of(nvtx_header + "\"0\",\"k\"\n") == "line 3: 2 fields; the header has 9");
+  CHECK(message_of(nvtx_header + "\"0\",\"k\n") ==
+        "line 3: a quoted field is not closed on its line");
+  CHECK(message_of(record(0, "cfr_row_1", "100", "1", "1", "1") +
+                   record(1, "cfr_row_1", "100", "1", "1", "1")) ==
+        "line 1: the header has no 'ID' column");
+  CHECK(message_of(nvtx_header.substr(0, nvtx_header.find('\n') + 1)) ==
+        "line 1: the header is not followed by a units record");
+  CHECK(message_of(nvtx_header + record(0, "cfr_row_x", "100", "1", "1", "1")) ==
+        "line 3: NVTX range 'cfr_row_x' is not cfr_row_<index>");
+  std::string bad_grid = good;
+  bad_grid.replace(bad_grid.find("(1, 1, 1)"), 9, "(1, 1)");
+  CHECK(message_of(bad_grid) == "line 3: column 'Grid Size': '(1, 1)' is not (x, y, z)");
+}
+
+TEST_CASE("a repeated identical header is skipped; a different one is an error") {
+  const std::string one = nvtx_header + record(0, "cfr_row_1", "100", "1", "1", "1");
+  CHECK(parse_raw_csv(one + one).size() == 2);
+  std::string other = nvtx_header;
+  other.replace(other.find("launch__grid_size"), 17, "launch__block_size");
+  CHECK(message_of(one + other) == "line 4: a second header with different columns");
+}

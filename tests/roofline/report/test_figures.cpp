@@ -1,0 +1,186 @@
+// The figure table (roofline/report/figures.hpp) is the one place a figure is
+// defined: these tests add nothing, they walk row_figures() and check that
+// every entry reaches the JSON writer and reader, the `table` columns and
+// legend, and docs/report-schema.md. (Audit coverage: tests/evidence/test_audit.cpp.)
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "roofline/core/statistics.hpp"
+#include "roofline/report/figures.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/report_table.hpp"
+#include "roofline/report/row_model.hpp"
+#include "tests/roofline/profiled_row.hpp"
+
+using namespace cfr;
+using nlohmann::json;
+
+namespace {
+
+// One measured row of every built-in kernel (so every traffic model has a
+// row it applies to), one with a historical claim and one profiled row:
+// between them every figure has a value.
+Report every_figure_report() {
+  Report r;
+  r.provenance.source = ProvenanceSource::measured;
+  r.ceiling = test::h200_profile_ceiling();
+  const AttentionProblem problem{1, 8, 1024, 64, true, DType::fp16};
+  for (const KernelDescription& kernel : kernel_catalog) {
+    ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact, test::h200_cc,
+                              test::h200_l2_inputs());
+    row.timing = Timing{};
+    row.timing->samples_ms = {0.5, 0.52, 0.49, 0.51};
+    row.timing->summary = summarize(row.timing->samples_ms);
+    row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
+    r.results.push_back(row);
+  }
+  // A plugin kernel that counts its own bytes (traffic `plugin`): 5e7 B.
+  ResultRow own = r.results[1];
+  own.kernel = "own_count";
+  const KernelRecord record{
+      own.direction, TrafficModelKind::plugin, own.tile, own.compute_unit, nullptr, 5e7};
+  own.model = model_figures(record, problem, r.ceiling, FlopConvention::exact);
+  own.achieved = achieved_figures(*own.model, own.timing->summary.median, r.ceiling);
+  r.results.push_back(own);
+  ResultRow claimed = r.results.front();
+  claimed.kernel = "cuflash-attn-v0.4.0";  // a historical row: one row per configuration
+  claimed.claimed =
+      ClaimedFigures{"a document", 0.5, 1.1, 2.2, 0.07, 140, 3, 15, "memory-bound", 13.6};
+  r.results.push_back(claimed);
+  r.results.push_back(test::profiled_row(r.ceiling));
+  return r;
+}
+
+bool absent(const FigureValue& value) {
+  return std::holds_alternative<std::monostate>(value);
+}
+
+const json* at_path(const json& row, std::string_view path) {
+  const json* node = &row;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &(*node)[key];
+    if (dot == std::string_view::npos) return node;
+    start = dot + 1;
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+TEST_CASE("every figure has a unique tag, column label and JSON key, and a way to read it") {
+  std::set<std::string_view> tags;
+  std::set<std::string_view> keys;
+  for (const Figure& f : row_figures()) {
+    INFO(f.tag);
+    CHECK(tags.insert(f.tag).second);
+    CHECK(!f.label.empty());
+    CHECK(!f.description.empty());
+    CHECK(f.read != nullptr);
+    CHECK(f.view() == (f.store == nullptr));  // only a view has no key and nothing to store
+    if (!f.view()) CHECK(keys.insert(f.json).second);
+    CHECK(find_figure(f.tag) == &f);
+  }
+  const std::vector<std::string> columns = table_column_names();
+  CHECK(std::set<std::string>(columns.begin(), columns.end()).size() == columns.size());
+  CHECK_THROWS_WITH(figure("model/speed"), "unknown figure 'model/speed'");
+}
+
+TEST_CASE("every stored figure is written at its key and read back to the same value") {
+  const Report original = every_figure_report();
+  const json written = to_json(original);
+  const Report back = report_from_json(json::parse(written.dump()));
+  for (const Figure& f : row_figures()) {
+    INFO(f.tag);
+    std::size_t rows_with_value = 0;
+    for (std::size_t i = 0; i < original.results.size(); ++i) {
+      const FigureValue value = figure_value(f, original.results[i]);
+      CHECK(figure_value(f, back.results[i]) == value);
+      if (absent(value)) continue;
+      ++rows_with_value;
+      if (f.view()) continue;
+      const json* stored = at_path(written["results"][i], f.json);
+      REQUIRE(stored != nullptr);
+      if (f.word()) {
+        CHECK(*stored == std::get<std::string>(value));
+      } else {
+        CHECK(stored->get<double>() == std::get<double>(value));
+      }
+    }
+    CHECK(rows_with_value > 0);  // the sample gives every figure a value
+  }
+  CHECK(to_json(back) == written);
+}
+
+TEST_CASE("every figure is a table column in text, CSV and Markdown, with its legend line") {
+  const Report report = every_figure_report();
+  for (const Figure& f : row_figures()) {
+    INFO(f.tag);
+    const std::string label(f.label);
+    const std::string cell = format_figure(f, figure_value(f, report.results.back()));
+    // CSV carries the number at full precision (issue 12: not rounded).
+    const std::string raw = format_figure_raw(f, figure_value(f, report.results.back()));
+    const std::string csv = render_table(report, TableFormat::csv, {label});
+    CHECK(csv.starts_with(label + "\n"));
+    CHECK(csv.ends_with("\n" + raw + "\n"));  // the last row's cell
+    const std::string text = render_table(report, TableFormat::text, {label});
+    CHECK(text.starts_with(label));
+    CHECK(text.find(cell) != std::string::npos);
+    CHECK(render_table(report, TableFormat::markdown, {label}).starts_with("| " + label));
+    CHECK(render_legend(report, {label})
+              .starts_with(fmt::format("{}: {} ({}", f.label, f.description, to_string(f.source))));
+  }
+}
+
+TEST_CASE("CSV prints a figure scaled by its display at full precision, empty when absent") {
+  CHECK(format_figure_raw(figure("model/bytes"), 8624013312.0) == "8.624013312");
+  CHECK(format_figure_raw(figure("achieved/fraction_of_roof"), 0.1234) == "12.34");
+  CHECK(format_figure_raw(figure("model/ai"), FigureValue{}).empty());
+  CHECK(format_figure_raw(figure("model/regime"), std::string("memory-bound")) == "memory-bound");
+}
+
+TEST_CASE("a figure prints scaled by its display at its precision, and '-' when absent") {
+  // 8,624,013,312 B of the seed shape's kv_reload traffic (test_traffic_model.cpp).
+  CHECK(format_figure(figure("model/bytes"), 8624013312.0) == "8.624");
+  CHECK(display_unit(figure("model/bytes")) == "GB");
+  CHECK(format_figure(figure("achieved/fraction_of_roof"), 0.1234) == "12.3");
+  CHECK(display_unit(figure("achieved/fraction_of_roof")) == "%");
+  CHECK(format_figure(figure("model/regime"), std::string("memory-bound")) == "memory-bound");
+  CHECK(format_figure(figure("measured/median_ms"), FigureValue()) == "-");
+}
+
+TEST_CASE("a word a figure does not know is refused by the reader, naming the key") {
+  json document = to_json(every_figure_report());
+  document["results"][0]["traffic"]["dram_model"] = "l3_magic";
+  CHECK_THROWS_WITH(report_from_json(document),
+                    "results[0].traffic.dram_model: unknown DRAM model 'l3_magic'");
+  document = to_json(every_figure_report());
+  document["results"][0]["ridge"] = nullptr;  // the roofline figures are all or none
+  CHECK_THROWS_WITH(report_from_json(document),
+                    "results[0].ridge_distance: present, but ridge is null");
+}
+
+TEST_CASE("docs/report-schema.md names every figure's tag and key") {
+  const std::string schema = read_text(std::string(CFR_SOURCE_ROOT) + "/docs/report-schema.md");
+  for (const Figure& f : row_figures()) {
+    INFO(f.tag);
+    CHECK(schema.find(fmt::format("`{}`", f.tag)) != std::string::npos);
+    if (!f.view()) CHECK(schema.find(fmt::format("`{}`", f.json)) != std::string::npos);
+  }
+}

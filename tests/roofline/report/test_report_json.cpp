@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/core/statistics.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
+#include "tests/roofline/seed_shape.hpp"
+
+using namespace cfr;
+using nlohmann::json;
+
+namespace {
+
+Report sample_report() {
+  Report r;
+  r.tool.version = "0.1.0";
+  r.tool.git_commit = "abc";
+  r.tool.git_dirty = false;
+  r.provenance.source = ProvenanceSource::measured;
+  r.provenance.auditable = true;
+  r.provenance.created_utc = "2026-12-02T00:00:00Z";
+  r.provenance.command = "cuflash-roofline sweep";
+  r.devices.push_back(
+      {0, "NVIDIA H200", "9.0", 132, 62914560, 1.5e11, 1980, 3201, "13.0", "13.0", "0000:00:01.0"});
+  r.ceiling.gpu = "h200";
+  r.ceiling.source = "datasheet";
+  r.ceiling.bandwidth_GBps = 4800;
+  r.ceiling.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
+  r.ceiling.matches_device = true;
+  ResultRow row = model_row(fa1_wmma_kernel, seed_shape(true), r.ceiling, FlopConvention::half);
+  row.device = 0;
+  row.timing = Timing{};
+  row.timing->samples_ms = {3.0, 3.1, 2.9};
+  row.timing->summary = summarize(row.timing->samples_ms);
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
+  row.correctness =
+      Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
+  r.results.push_back(row);
+  r.results.push_back(model_row(fa1_wmma_kernel, {1, 8, 1024, 64, false, DType::fp32}, r.ceiling,
+                                FlopConvention::half));
+  return r;
+}
+
+// The reader's one-line refusal, or "no error".
+std::string error_of(const json& document) {
+  try {
+    report_from_json(document);
+  } catch (const ReportError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a report survives a JSON round trip unchanged") {
+  const Report original = sample_report();
+  const json first = to_json(original);
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(to_json(back) == first);
+  CHECK(back.results[0].timing->samples_ms == std::vector<double>{3.0, 3.1, 2.9});
+  CHECK(back.results[0].model->flops.convention == FlopConvention::half);
+  CHECK(back.results[1].status == RowStatus::skipped);
+  CHECK(first["results"][1]["tile"]["br"] == 64);
+  CHECK(first["schema"] == "cuflash-roofline/report/v1");
+}
+
+TEST_CASE("schema violations name the key and the row") {
+  const json good = to_json(sample_report());
+  json wrong_schema = good;
+  wrong_schema["schema"] = "other/v9";
+  CHECK(error_of(wrong_schema) ==
+        "schema: expected 'cuflash-roofline/report/v1', found 'other/v9'");
+  json no_median = good;
+  no_median["results"][0]["timing"].erase("median_ms");
+  CHECK(error_of(no_median) == "results[0].timing.median_ms: missing");
+  json text_sample = good;
+  text_sample["results"][0]["timing"]["samples_ms"][1] = "fast";
+  CHECK(error_of(text_sample) == "results[0].timing.samples_ms[1]: expected a finite number");
+  json bad_dtype = good;
+  bad_dtype["results"][1]["dtype"] = "fp8";
+  CHECK(error_of(bad_dtype) == "results[1].dtype: unknown dtype 'fp8'");
+  json no_results = good;
+  no_results.erase("results");
+  CHECK(error_of(no_results) == "results: missing");
+  CHECK(error_of(json::array()) == "(top level): expected an object");
+}
+
+TEST_CASE("figures no measurement can have, and integers past int, are refused by key path") {
+  // Issue 12: negative samples audited clean; a device of 2^32 was truncated to 0.
+  const json good = to_json(sample_report());
+  const std::pair<std::string, std::function<void(json&)>> cases[] = {
+      {"results[0].timing.samples_ms[2]: must be positive, found -1",
+       [](json& d) { d["results"][0]["timing"]["samples_ms"][2] = -1; }},
+      {"results[0].timing.samples_ms[0]: must be positive, found 0",
+       [](json& d) { d["results"][0]["timing"]["samples_ms"][0] = 0; }},
+      {"results[0].timing.stdev_ms: must not be negative, found -0.1",
+       [](json& d) { d["results"][0]["timing"]["stdev_ms"] = -0.1; }},
+      {"results[1].heads: must be at least 1, found 0",
+       [](json& d) { d["results"][1]["heads"] = 0; }},
+      {"results[0].traffic.breakdown.K: must not be negative, found -5",
+       [](json& d) { d["results"][0]["traffic"]["breakdown"]["K"] = -5; }},
+      {"ceiling.bandwidth_GBps: must be positive, found 0",
+       [](json& d) { d["ceiling"]["bandwidth_GBps"] = 0; }},
+      {"ceiling.peak_TFLOPs.fp16_tensor: 1e+300 TFLOP/s over 4800 GB/s gives a ridge of inf "
+       "FLOP/byte",
+       [](json& d) { d["ceiling"]["peak_TFLOPs"]["fp16_tensor"] = 1e300; }},
+      {"results[0].device: 4294967296 is out of range",
+       [](json& d) { d["results"][0]["device"] = std::int64_t{1} << 32; }},
+      {"devices[0].index: must not be negative, found -1",
+       [](json& d) { d["devices"][0]["index"] = -1; }},
+      {"devices[0].sm_count: 8589934592 is out of range",
+       [](json& d) { d["devices"][0]["sm_count"] = std::int64_t{1} << 33; }},
+  };
+  for (const auto& [message, mutate] : cases) {
+    json edited = good;
+    mutate(edited);
+    CHECK(error_of(edited) == message);
+  }
+}
+
+// docs/report-schema.md: provenance.plugins is written only when a plugin
+// brought kernels, and read back field by field.
+TEST_CASE("provenance.plugins round-trips and is absent without plugins") {
+  Report report = sample_report();
+  CHECK_FALSE(to_json(report)["provenance"].contains("plugins"));
+  report.provenance.plugins = {{"my_fwd", "2.1", "lib/libmine.so", std::string(64, 'a')},
+                               {"my_bwd", "2.1", "lib/libmine.so", std::string(64, 'a')}};
+  const json written = to_json(report);
+  CHECK(written["provenance"]["plugins"][1]["kernel"] == "my_bwd");
+  const Report back = report_from_json(json::parse(written.dump()));
+  CHECK(back.provenance.plugins == report.provenance.plugins);
+  json no_sha = written;
+  no_sha["provenance"]["plugins"][0].erase("sha256");
+  CHECK_THROWS_WITH(report_from_json(no_sha), "provenance.plugins[0].sha256: missing");
+}
+
+TEST_CASE(
+    "the throttle threshold and the kept-throttled fallback round-trip; older rows lack them") {
+  // sweep --throttle-threshold 75 (nvbench's default) with 2 samples discarded.
+  Report r = sample_report();
+  r.results[0].timing->throttle_threshold_percent = 75;
+  r.results[0].timing->throttled_discarded = 2;
+  r.results[0].timing->kept_throttled = true;
+  const json first = to_json(r);
+  CHECK(first["results"][0]["timing"]["throttle_threshold_percent"] == 75);
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(back.results[0].timing->throttle_threshold_percent == 75);
+  CHECK(back.results[0].timing->kept_throttled);
+  CHECK(back.results[0].timing->throttled_discarded == 2);
+
+  json older = first;
+  older["results"][0]["timing"].erase("throttle_threshold_percent");
+  older["results"][0]["timing"].erase("kept_throttled");
+  const Report old_back = report_from_json(older);
+  CHECK_FALSE(old_back.results[0].timing->throttle_threshold_percent.has_value());
+  CHECK_FALSE(old_back.results[0].timing->kept_throttled);
+
+  json negative = first;
+  negative["results"][0]["timing"]["throttle_threshold_percent"] = -1;
+  CHECK(error_of(negative).find("throttle_threshold_percent") != std::string::npos);
+}

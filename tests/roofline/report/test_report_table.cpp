@@ -1,0 +1,125 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "roofline/report/report_table.hpp"
+#include "roofline/report/row_model.hpp"
+#include "tests/roofline/profiled_row.hpp"
+#include "tests/roofline/seed_shape.hpp"
+
+using namespace cfr;
+
+namespace {
+Report model_only() {
+  Report r;
+  r.ceiling.gpu = "a100";
+  r.ceiling.source = "datasheet";
+  r.ceiling.source_detail = "configs/gpus.json";
+  r.ceiling.bandwidth_GBps = 2039;
+  r.ceiling.peak_TFLOPs = {19.5, 78, 312, 312};
+  r.provenance.reasons = {"model projection, not a measurement"};
+  r.results.push_back(model_row(fa1_scalar_kernel, seed_shape(), r.ceiling, FlopConvention::exact));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("text, Markdown and CSV print the same figures from one column list") {
+  const Report r = model_only();
+  const std::string text = render_table(r, TableFormat::text);
+  const std::string md = render_table(r, TableFormat::markdown);
+  const std::string csv = render_table(r, TableFormat::csv);
+  for (const std::string* out : {&text, &md, &csv}) {
+    CHECK(out->find("549.") != std::string::npos);       // GFLOP
+    CHECK(out->find("8.624") != std::string::npos);      // model GB
+    CHECK(out->find("63.") != std::string::npos);        // AI
+    CHECK(out->find("median ms") == std::string::npos);  // nothing measured, no measured columns
+  }
+  // CSV at full precision (8,624,013,312 B, test_traffic_model.cpp), booleans as words.
+  CHECK(csv.find(",false,") != std::string::npos);
+  CHECK(csv.find(",8.624013312,") != std::string::npos);
+  CHECK(md.rfind("| kernel", 0) == 0);
+  CHECK(csv.rfind("kernel,dir,dtype", 0) == 0);
+}
+
+TEST_CASE("the legend says where every number came from and that a model is not evidence") {
+  const std::string legend = render_legend(model_only());
+  CHECK(legend.find("exact causal convention") != std::string::npos);
+  CHECK(legend.find("ceiling 'a100' (datasheet") != std::string::npos);
+  CHECK(legend.find("auditable: false") != std::string::npos);
+  CHECK(legend.find("model projection, not a measurement") != std::string::npos);
+}
+
+TEST_CASE("--columns picks and orders columns by name, and names an unknown one") {
+  const Report r = model_only();
+  const std::string md = render_table(r, TableFormat::markdown, {"N", "kernel", "AI"});
+  CHECK(md.rfind("| N     | kernel     | AI   |", 0) == 0);
+  CHECK(md.find("| 16384 | fa1_scalar | 63.7 |") != std::string::npos);
+  CHECK(md.find("GFLOP") == std::string::npos);
+  // A measured column asked for by name is shown even in a model report, as "-".
+  CHECK(render_table(r, TableFormat::csv, {"kernel", "median ms"}) ==
+        "kernel,median ms\nfa1_scalar,\n");
+  try {
+    (void)render_table(r, TableFormat::text, {"kernel", "speed"});
+    FAIL("an unknown column was accepted");
+  } catch (const std::invalid_argument& error) {
+    CHECK(std::string(error.what()).rfind("unknown column 'speed' (known: kernel, dir,", 0) == 0);
+  }
+  // The default is compact; "wide" is every default column (issue 12: 202 wide).
+  const std::string compact = render_table(r, TableFormat::text);
+  const std::string wide = render_table(r, TableFormat::text, {"wide"});
+  CHECK(compact.substr(0, compact.find('\n')) ==
+        "kernel      dir  dtype  B  H  N      d   causal  unit       GFLOP  model GB  AI    "
+        "ridge  regime         roof TFLOPS  roof ms  DRAM model  status");
+  CHECK(wide.find("tile") != std::string::npos);
+  CHECK(compact.find("tile") == std::string::npos);
+  const std::vector<std::string> names = table_column_names();
+  CHECK(names.front() == "kernel");
+  CHECK(std::find(names.begin(), names.end(), "% roof") != names.end());
+}
+
+TEST_CASE("the default columns add the measured regime and % roof when a row has counters") {
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.results.push_back(test::profiled_row(r.ceiling));
+  const std::string profiled = render_table(r, TableFormat::csv);
+  const std::string header = profiled.substr(0, profiled.find('\n'));
+  // Beside the model's regime and % roof, and the DRAM model they are from (the L2-aware one),
+  // what Nsight Compute's DRAM bytes say (the hand-made row: compute-bound at AI 268).
+  for (const char* column :
+       {"DRAM model", "regime", "% roof", "regime (ncu DRAM)", "% roof (ncu DRAM)", "limiter"}) {
+    INFO(column);
+    CHECK(header.find(column) != std::string::npos);
+  }
+  // The model errors and the timing check are in the wide set.
+  const std::string wide = render_table(r, TableFormat::csv, {"wide"});
+  for (const char* column : {"DRAM model err", "L2 model err", "timing ratio"}) {
+    INFO(column);
+    CHECK(header.find(column) == std::string::npos);
+    CHECK(wide.substr(0, wide.find('\n')).find(column) != std::string::npos);
+  }
+  CHECK(profiled.find("l2_aware") != std::string::npos);
+  CHECK(profiled.find("compute-bound") != std::string::npos);
+  r.results.front().profile.reset();
+  CHECK(render_table(r, TableFormat::csv).find("limiter") == std::string::npos);
+}
+
+TEST_CASE("n says how many samples were discarded as throttled, or that throttled ones were kept") {
+  // A measured row of 3 kept samples (profiled_row.hpp); the cold timer's two outcomes.
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.results.push_back(test::profiled_row(r.ceiling));
+  const auto n_cell = [&r] {
+    return render_table(r, TableFormat::markdown, {"n", "throttled"}).substr(0, 200);
+  };
+  CHECK(n_cell().find("| 3 ") != std::string::npos);
+  r.results.front().timing->throttled_discarded = 4;
+  CHECK(n_cell().find("| 3 -4thr | 4 ") != std::string::npos);
+  r.results.front().timing->throttled_discarded = 0;
+  r.results.front().timing->kept_throttled = true;
+  CHECK(n_cell().find("| 3 thr ") != std::string::npos);
+  // CSV keeps the raw count.
+  r.results.front().timing->throttled_discarded = 4;
+  r.results.front().timing->kept_throttled = false;
+  CHECK(render_table(r, TableFormat::csv, {"n", "throttled"}) == "n,throttled\n3,4\n");
+}
