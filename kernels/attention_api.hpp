@@ -2,7 +2,10 @@
 
 // Host-side entry points of the attention kernels. Plain C++ callers (app/,
 // tests) include this; the definitions live in the .cu file of each family.
-// Layout of every tensor: [batch, heads, seq_len, head_dim], contiguous.
+// Layout of every tensor, contiguous: Q, O [batch, heads, seq_len, head_dim];
+// K, V [batch, kv_heads, kv_len, head_dim], or paged (page_size > 0): pages
+// [pages, kv_heads, page_size, head_dim] reached through ForwardBuffers'
+// page table. seq_len is the query length.
 
 #include <cstddef>
 #include <functional>
@@ -20,11 +23,20 @@ namespace cfr::kernels {
 struct AttentionShape {
   int batch = 1;
   int heads = 1;
-  int seq_len = 1;
+  int seq_len = 1;  // query tokens
   int head_dim = 64;
-  bool causal = false;
+  bool causal = false;  // bottom-right aligned when kv_len > seq_len
   DType dtype = DType::fp16;
   float softmax_scale = 0.f;  // 0 means 1/sqrt(head_dim)
+  int kv_len = 0;             // 0: seq_len
+  int kv_heads = 0;           // 0: heads; else a divisor of heads (GQA, MQA)
+  int page_size = 0;          // 0: a contiguous K/V cache
+
+  int keys() const { return kv_len > 0 ? kv_len : seq_len; }
+  int key_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  // Whether K and V are what square self-attention has: as many heads and
+  // tokens as Q, contiguous. The kernels that take nothing else refuse the rest.
+  bool square() const { return keys() == seq_len && key_heads() == heads && page_size == 0; }
 };
 
 // The launch shape of a problem (the report's dimensions are 64-bit; a
@@ -46,6 +58,9 @@ struct ForwardBuffers {
   const void* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;  // [batch, heads, seq_len], natural-log logsumexp of the scaled scores
+  // A paged cache's [batch, pages_per_sequence] page indices; null otherwise.
+  const int* page_table = nullptr;
+  int pages_per_sequence = 0;
 };
 
 struct BackwardBuffers {

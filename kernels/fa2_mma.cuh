@@ -263,8 +263,8 @@ __device__ __forceinline__ float quad_max(float value) {
 template <typename T, typename Cfg>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     fa2_mma_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                    T* __restrict__ o, float* __restrict__ lse, int seq_len, bool causal,
-                    float scale_log2) {
+                    T* __restrict__ o, float* __restrict__ lse, int q_len, int kv_len,
+                    int heads_per_kv_head, bool causal, float scale_log2) {
   constexpr int row_tiles = Cfg::row_tiles;
   extern __shared__ __align__(1024) unsigned char smem[];
   const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
@@ -279,29 +279,37 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 
   // Heaviest causal Q blocks first: the last wave then holds the short ones.
   const GridPosition at = grid_position<Cfg::order, GridAxis::q_blocks>();
-  const int q_blocks = (seq_len + Cfg::br - 1) / Cfg::br;
+  const int q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
   const bool reversed = causal && Cfg::causal_order == CausalBlockOrder::heaviest_first;
   const int q_block = reversed ? q_blocks - 1 - at.block : at.block;
   const int q0 = q_block * Cfg::br;
   const std::int64_t head = at.head;
-  const std::int64_t head_offset = head * seq_len * Cfg::head_dim;
-  const T* k_head = k + head_offset;
-  const T* v_head = v + head_offset;
+  const std::int64_t head_offset = head * q_len * Cfg::head_dim;
+  // The kv head of this query head: GQA gives each kv head heads_per_kv_head
+  // consecutive query heads, so (batch * heads + h) / heads_per_kv_head is
+  // batch * kv_heads + h's kv head.
+  const std::int64_t kv_offset = head / heads_per_kv_head * kv_len * Cfg::head_dim;
+  const T* k_head = k + kv_offset;
+  const T* v_head = v + kv_offset;
+  // Causal is bottom-right aligned: query row i sees keys up to i + shift.
+  const int shift = kv_len - q_len;
 
   const int warp_row0 = warp * Cfg::rows_per_warp;  // within the Q block
   const int warp_first = q0 + warp_row0;
   const int warp_last = warp_first + Cfg::rows_per_warp - 1;
-  const int last_row = min(seq_len, q0 + Cfg::br) - 1;
-  const int kv_blocks = causal ? last_row / Cfg::bc + 1 : (seq_len + Cfg::bc - 1) / Cfg::bc;
+  const int last_row = min(q_len, q0 + Cfg::br) - 1;
+  const int all_kv_blocks = (kv_len + Cfg::bc - 1) / Cfg::bc;
+  const int kv_blocks =
+      causal ? min(all_kv_blocks, (last_row + shift) / Cfg::bc + 1) : all_kv_blocks;
 
-  load_tile<T, Cfg, Cfg::br>(q_tile, q + head_offset, q0, seq_len);
+  load_tile<T, Cfg, Cfg::br>(q_tile, q + head_offset, q0, q_len);
 #pragma unroll
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < kv_blocks) {
       load_tile<T, Cfg, Cfg::bc>(k_tiles + stage * Cfg::kv_tile_bytes, k_head, stage * Cfg::bc,
-                                 seq_len);
+                                 kv_len);
       load_tile<T, Cfg, Cfg::bc>(v_tiles + stage * Cfg::kv_tile_bytes, v_head, stage * Cfg::bc,
-                                 seq_len);
+                                 kv_len);
     }
     commit_async_copies();
   }
@@ -331,8 +339,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       const int next = block + Cfg::stages - 1;
       if (next < kv_blocks) {
         const std::uint32_t offset = (next % Cfg::stages) * Cfg::kv_tile_bytes;
-        load_tile<T, Cfg, Cfg::bc>(k_tiles + offset, k_head, next * Cfg::bc, seq_len);
-        load_tile<T, Cfg, Cfg::bc>(v_tiles + offset, v_head, next * Cfg::bc, seq_len);
+        load_tile<T, Cfg, Cfg::bc>(k_tiles + offset, k_head, next * Cfg::bc, kv_len);
+        load_tile<T, Cfg, Cfg::bc>(v_tiles + offset, v_head, next * Cfg::bc, kv_len);
       }
       commit_async_copies();  // possibly empty: keeps the group count per block fixed
     }
@@ -345,8 +353,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
     const int c0 = block * Cfg::bc;
-    // Rows past seq_len, or (causal) all above this block's first key, add nothing.
-    if (warp_first >= seq_len || (causal && warp_last < c0)) continue;
+    // Rows past q_len, or (causal) all above this block's first key, add nothing.
+    if (warp_first >= q_len || (causal && warp_last + shift < c0)) continue;
 
     const std::uint32_t k_tile = k_tiles + (block % Cfg::stages) * Cfg::kv_tile_bytes;
     const std::uint32_t v_tile = v_tiles + (block % Cfg::stages) * Cfg::kv_tile_bytes;
@@ -378,8 +386,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
 
-    // Mask only where a key can be past seq_len or right of a row's diagonal.
-    if (c0 + Cfg::bc > seq_len || (causal && c0 + Cfg::bc - 1 > warp_first)) {
+    // Mask only where a key can be past kv_len or right of a row's diagonal.
+    if (c0 + Cfg::bc > kv_len || (causal && c0 + Cfg::bc - 1 > warp_first + shift)) {
 #pragma unroll
       for (int mt = 0; mt < row_tiles; ++mt) {
 #pragma unroll
@@ -388,7 +396,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
           for (int e = 0; e < 4; ++e) {
             const int row = warp_first + 16 * mt + group + 8 * (e / 2);
             const int col = c0 + 8 * nt + 2 * quad + (e % 2);
-            if (col >= seq_len || (causal && col > row)) s[mt][nt][e] = -INFINITY;
+            if (col >= kv_len || (causal && col > row + shift)) s[mt][nt][e] = -INFINITY;
           }
         }
       }
@@ -470,7 +478,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 
   // Epilogue: O / l through this warp's own Q rows in shared memory (no other
   // warp reads them), then 16-byte coalesced stores; LSE in natural log.
-  if (warp_first >= seq_len) return;
+  if (warp_first >= q_len) return;
   __syncwarp();  // every lane's last ldmatrix of these Q rows precedes the first store over them
 #pragma unroll
   for (int mt = 0; mt < row_tiles; ++mt) {
@@ -481,8 +489,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       total += __shfl_xor_sync(0xffffffffu, total, 2);
       const float inverse = 1.f / total;  // total >= 1: the row max contributes 2^0
       const int local_row = warp_row0 + 16 * mt + group + 8 * h;
-      if (quad == 0 && q0 + local_row < seq_len) {
-        lse[head * seq_len + q0 + local_row] = natural_lse(row_max[mt][h] * scale_log2, total);
+      if (quad == 0 && q0 + local_row < q_len) {
+        lse[head * q_len + q0 + local_row] = natural_lse(row_max[mt][h] * scale_log2, total);
       }
 #pragma unroll
       for (int nt = 0; nt < Cfg::o_tiles; ++nt) {
@@ -500,7 +508,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   for (int chunk = lane; chunk < warp_chunks; chunk += 32) {
     const int local_row = warp_row0 + chunk / Cfg::chunks_per_row;
     const int column = chunk % Cfg::chunks_per_row;
-    if (q0 + local_row >= seq_len) continue;
+    if (q0 + local_row >= q_len) continue;
     const std::uint32_t address = q_tile + swizzled(local_row, column, Cfg::row_bytes);
     uint4 value;
     asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
@@ -519,7 +527,7 @@ cudaError_t launch_fa2_mma_config(const AttentionShape& shape, const T* q, const
   if (!(scale_log2 > 0.f)) return cudaErrorInvalidValue;  // the raw-score row max needs scale > 0
   return launch_tiled(fa2_mma_forward<T, Cfg>, Cfg::order, shape, TileShape{Cfg::br, Cfg::bc},
                       Cfg::threads, Cfg::smem_bytes, stream, q, k, v, o, lse, shape.seq_len,
-                      shape.causal, scale_log2);
+                      shape.keys(), shape.heads / shape.key_heads(), shape.causal, scale_log2);
 }
 
 }  // namespace cfr::kernels::fa2
