@@ -17,15 +17,23 @@ double causal_pairs(double seq_len) {
   return seq_len * (seq_len + 1) / 2;
 }
 
+double unmasked_pairs(const AttentionProblem& problem) {
+  const double queries = static_cast<double>(problem.seq_len);
+  const double keys = static_cast<double>(problem.keys());
+  if (!problem.causal) return queries * keys;
+  if (queries <= keys) return queries * (keys - queries) + causal_pairs(queries);
+  return causal_pairs(keys);
+}
+
 FlopCounts attention_flops(const AttentionProblem& problem, Direction direction,
                            FlopConvention convention) {
   const double heads = static_cast<double>(problem.heads_total());
-  const double n = static_cast<double>(problem.seq_len);
   const double d = static_cast<double>(problem.head_dim);
   const double scale = direction == Direction::backward ? backward_to_forward_matmuls : 1.0;
 
-  const double dense_pairs = n * n;
-  const double exact_pairs = problem.causal ? causal_pairs(n) : dense_pairs;
+  const double dense_pairs =
+      static_cast<double>(problem.seq_len) * static_cast<double>(problem.keys());
+  const double exact_pairs = unmasked_pairs(problem);
   const double half_pairs = problem.causal ? dense_pairs / 2 : dense_pairs;
   const double flops_per_pair = 4 * d * scale;
 

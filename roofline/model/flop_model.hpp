@@ -30,13 +30,20 @@ struct FlopCounts {
   double counted() const { return convention == FlopConvention::exact ? exact : half; }
 };
 
-// Forward matmul FLOPs: QK^T and PV, 2 FLOP per multiply-add, 4·B·H·N²·d dense.
-// Backward counts 2.5x the forward matmuls (five N×N×d products to the forward's two; the
-// FlashAttention convention), whatever a kernel actually recomputes.
+// Forward matmul FLOPs: QK^T and PV, 2 FLOP per multiply-add, 4·B·H·Nq·Nk·d
+// dense (4·B·H·N²·d square). Backward counts 2.5x the forward matmuls (five
+// N×N×d products to the forward's two; the FlashAttention convention),
+// whatever a kernel actually recomputes.
 FlopCounts attention_flops(const AttentionProblem& problem, Direction direction,
                            FlopConvention convention);
 
 // Unmasked (query, key) pairs per head for a causal mask: N(N+1)/2.
 double causal_pairs(double seq_len);
+
+// Unmasked (query, key) pairs per head of `problem`: Nq·Nk without a mask;
+// with the bottom-right causal mask query i sees min(Nk, max(0, i + Nk - Nq
+// + 1)) keys, so Nq·(Nk - Nq) + Nq(Nq+1)/2 for Nq <= Nk and Nk(Nk+1)/2 for
+// Nq > Nk (the first Nq - Nk queries see none).
+double unmasked_pairs(const AttentionProblem& problem);
 
 }  // namespace cfr

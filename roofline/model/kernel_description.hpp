@@ -35,8 +35,18 @@ constexpr std::string_view to_string(Direction direction) {
 // launches (l2_aware_model.hpp) and predicts the DRAM bytes where it applies.
 // plugin is the kernel's own count per problem, through its own_bytes
 // (own_byte_count.hpp): a total with no per-tensor breakdown, of either
-// direction.
-enum class TrafficModelKind { compulsory, materialized, kv_reload, fa1_backward, l2_aware, plugin };
+// direction. split_kv is flash-decoding's: a CTA per (split of the keys,
+// block of a K/V head's group rows), so K/V once per row block, and the
+// splits' partial outputs.
+enum class TrafficModelKind {
+  compulsory,
+  materialized,
+  kv_reload,
+  fa1_backward,
+  l2_aware,
+  plugin,
+  split_kv
+};
 
 constexpr std::string_view to_string(TrafficModelKind kind) {
   switch (kind) {
@@ -46,6 +56,7 @@ constexpr std::string_view to_string(TrafficModelKind kind) {
     case TrafficModelKind::fa1_backward: return "fa1_backward";
     case TrafficModelKind::l2_aware: return "l2_aware";
     case TrafficModelKind::plugin: return "plugin";
+    case TrafficModelKind::split_kv: return "split_kv";
   }
   return "?";
 }

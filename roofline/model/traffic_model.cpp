@@ -56,6 +56,7 @@ class Breakdown {
     estimate_.breakdown.push_back({std::move(tensor), bytes});
     estimate_.bytes += bytes;
   }
+  void set_kv_splits(int splits) { estimate_.kv_splits = splits; }
   TrafficEstimate finish(double compulsory_bytes) {
     estimate_.compulsory_bytes = compulsory_bytes;
     return estimate_;
@@ -83,17 +84,26 @@ std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own) {
 // The causal sums below are sums of floor((a·i + b) / m) over a block index,
 // evaluated in closed form: a loop over blocks takes minutes for the shapes a
 // report file or a historical table may hold (N = 2^31 is 2^25 blocks per row).
+double kv_rows_loaded_per_head(std::int64_t q_len, std::int64_t kv_len, TileShape tile,
+                               bool causal) {
+  const std::int64_t q_blocks = blocks(q_len, tile.br);
+  if (!causal) return static_cast<double>(q_blocks) * static_cast<double>(kv_len);
+  // Bottom-right: query row r sees keys up to r + shift. Q block i needs the
+  // K/V blocks up to the one holding key (i+1)·br - 1 + shift, so it loads
+  // bc·floor(((i+1)·br - 1 + shift) / bc + 1) rows, capped at kv_len. Below
+  // block `first_full` that is under kv_len; from it on (the last, ragged
+  // block always), kv_len.
+  const std::int64_t shift = kv_len - q_len;
+  const std::int64_t below_last_kv_block = (blocks(kv_len, tile.bc) - 1) * tile.bc;
+  const std::int64_t first_full =
+      std::clamp<std::int64_t>((below_last_kv_block - shift) / tile.br, 0, q_blocks - 1);
+  const double partial = static_cast<double>(tile.bc) *
+                         floor_sum(first_full, tile.bc, tile.br, tile.br + tile.bc - 1 + shift);
+  return partial + static_cast<double>(q_blocks - first_full) * static_cast<double>(kv_len);
+}
+
 double kv_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal) {
-  const std::int64_t q_blocks = blocks(seq_len, tile.br);
-  if (!causal) return static_cast<double>(q_blocks) * static_cast<double>(seq_len);
-  // Q block i needs the K/V blocks up to the one holding its last row, so it
-  // loads bc·ceil(min(N, (i+1)·br) / bc) rows, capped at N. Below block
-  // `first_full` that is bc·ceil((i+1)·br / bc) < N; from it on, N.
-  const std::int64_t below_last_kv_block = (blocks(seq_len, tile.bc) - 1) * tile.bc;
-  const std::int64_t first_full = below_last_kv_block / tile.br;
-  const double partial =
-      static_cast<double>(tile.bc) * floor_sum(first_full, tile.bc, tile.br, tile.br + tile.bc - 1);
-  return partial + static_cast<double>(q_blocks - first_full) * static_cast<double>(seq_len);
+  return kv_rows_loaded_per_head(seq_len, seq_len, tile, causal);
 }
 
 double q_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal) {
@@ -105,85 +115,170 @@ double q_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal)
          static_cast<double>(tile.br) * floor_sum(kv_blocks, tile.br, tile.bc, 0);
 }
 
-TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
-                                 TrafficModelKind model, TileShape tile) {
-  if (problem.batch <= 0 || problem.heads <= 0 || problem.seq_len <= 0 || problem.head_dim <= 0) {
-    throw std::invalid_argument("attention problem dimensions must be positive");
-  }
-  if (model == TrafficModelKind::plugin) {
-    throw std::invalid_argument("traffic model 'plugin' is the kernel's own count");
+namespace {
+
+// The backward of square self-attention: the only backward the tool has.
+TrafficEstimate backward_traffic(const AttentionProblem& problem, TrafficModelKind model,
+                                 TileShape tile) {
+  if (!problem.square()) {
+    throw std::invalid_argument("the backward models describe square self-attention only");
   }
   const double n = static_cast<double>(problem.seq_len);
   const double row = static_cast<double>(problem.head_dim * element_bytes(problem.dtype));
   const double matrix = n * row;  // one [N, d] tensor of one head
   const double heads = static_cast<double>(problem.heads_total());
-
-  const double forward_floor = 4 * matrix;  // Q, K, V read; O written
   // Q, K, V, O, dO, LSE read; dQ, dK, dV written.
-  const double backward_floor = 8 * matrix + n * fp32_bytes;
-  const double floor = heads * (direction == Direction::forward ? forward_floor : backward_floor);
+  const double floor = heads * (8 * matrix + n * fp32_bytes);
 
   Breakdown out(model, heads);
-  if (direction == Direction::backward) {
-    if (model == TrafficModelKind::compulsory) {
-      for (const char* tensor : {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"})
-        out.add(tensor, matrix);
-      out.add("LSE", n * fp32_bytes);
-      return out.finish(floor);
-    }
-    if (model != TrafficModelKind::fa1_backward) {
-      throw std::invalid_argument(
-          fmt::format("traffic model '{}' describes a forward kernel", to_string(model)));
-    }
-    require_tiled(tile, model);
-    const double kv_rows = kv_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
-    const double q_rows = q_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
-    // Pass 1: D = rowsum(dO * O).
-    out.add("O", matrix);
-    out.add("dO", matrix);
-    out.add("D", n * fp32_bytes);
-    // Pass 2, one CTA per K/V block: K and V once, Q, dO, LSE and D once per
-    // K/V block that needs them; dK and dV written once.
-    out.add("K", matrix);
-    out.add("V", matrix);
-    out.add("Q", q_rows * row);
-    out.add("dO", q_rows * row);
-    out.add("LSE", q_rows * fp32_bytes);
-    out.add("D", q_rows * fp32_bytes);
-    out.add("dK", matrix);
-    out.add("dV", matrix);
-    // Pass 3, one CTA per Q block: Q, dO, LSE, D once; K and V once per Q
-    // block that needs them; dQ written once.
-    out.add("Q", matrix);
-    out.add("dO", matrix);
+  if (model == TrafficModelKind::compulsory) {
+    for (const char* tensor : {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"}) out.add(tensor, matrix);
     out.add("LSE", n * fp32_bytes);
-    out.add("D", n * fp32_bytes);
-    out.add("K", kv_rows * row);
-    out.add("V", kv_rows * row);
-    out.add("dQ", matrix);
     return out.finish(floor);
   }
+  if (model != TrafficModelKind::fa1_backward) {
+    throw std::invalid_argument(
+        fmt::format("traffic model '{}' describes a forward kernel", to_string(model)));
+  }
+  require_tiled(tile, model);
+  const double kv_rows = kv_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
+  const double q_rows = q_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
+  // Pass 1: D = rowsum(dO * O).
+  out.add("O", matrix);
+  out.add("dO", matrix);
+  out.add("D", n * fp32_bytes);
+  // Pass 2, one CTA per K/V block: K and V once, Q, dO, LSE and D once per
+  // K/V block that needs them; dK and dV written once.
+  out.add("K", matrix);
+  out.add("V", matrix);
+  out.add("Q", q_rows * row);
+  out.add("dO", q_rows * row);
+  out.add("LSE", q_rows * fp32_bytes);
+  out.add("D", q_rows * fp32_bytes);
+  out.add("dK", matrix);
+  out.add("dV", matrix);
+  // Pass 3, one CTA per Q block: Q, dO, LSE, D once; K and V once per Q
+  // block that needs them; dQ written once.
+  out.add("Q", matrix);
+  out.add("dO", matrix);
+  out.add("LSE", n * fp32_bytes);
+  out.add("D", n * fp32_bytes);
+  out.add("K", kv_rows * row);
+  out.add("V", kv_rows * row);
+  out.add("dQ", matrix);
+  return out.finish(floor);
+}
 
+// The forward's tensors, as totals over the problem: Q, O and LSE per query
+// head, K and V per K/V head, the page table per sequence.
+struct ForwardSizes {
+  double row;       // one row of d elements
+  double q;         // all of Q (and of O)
+  double lse;       // all of LSE
+  double kv;        // all of K (and of V), each K/V head once
+  double table;     // a paged cache's page indices, each once; 0 contiguous
+  double q_heads;   // batch x heads
+  double kv_heads;  // batch x kv_heads
+};
+
+// Each total is a head's bytes times the heads, in that order: the figures of
+// square problems come out bit for bit as the committed reports hold them.
+ForwardSizes forward_sizes(const AttentionProblem& problem) {
+  ForwardSizes s{};
+  s.row = static_cast<double>(problem.head_dim * element_bytes(problem.dtype));
+  s.q_heads = static_cast<double>(problem.heads_total());
+  s.kv_heads = static_cast<double>(problem.kv_heads_total());
+  const double queries = static_cast<double>(problem.seq_len);
+  s.q = queries * s.row * s.q_heads;
+  s.lse = queries * fp32_bytes * s.q_heads;
+  s.kv = static_cast<double>(problem.keys()) * s.row * s.kv_heads;
+  if (problem.paged()) {
+    s.table = static_cast<double>(blocks(problem.keys(), problem.page_size)) * fp32_bytes *
+              static_cast<double>(problem.batch);
+  }
+  return s;
+}
+
+void add_table(Breakdown& out, double bytes) {
+  if (bytes > 0) out.add("page_table", bytes);
+}
+
+}  // namespace
+
+TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
+                                 TrafficModelKind model, TileShape tile, int kv_splits) {
+  if (problem.batch <= 0 || problem.heads <= 0 || problem.seq_len <= 0 || problem.head_dim <= 0 ||
+      problem.keys() <= 0 || problem.key_heads() <= 0 || problem.page_size < 0) {
+    throw std::invalid_argument("attention problem dimensions must be positive");
+  }
+  if (problem.heads % problem.key_heads() != 0) {
+    throw std::invalid_argument("heads must be a multiple of kv_heads");
+  }
+  if (problem.causal && problem.seq_len > problem.keys()) {
+    throw std::invalid_argument("a causal mask needs kv_len >= seq_len (bottom-right aligned)");
+  }
+  if (model == TrafficModelKind::plugin) {
+    throw std::invalid_argument("traffic model 'plugin' is the kernel's own count");
+  }
+  if (direction == Direction::backward) return backward_traffic(problem, model, tile);
+
+  const ForwardSizes s = forward_sizes(problem);
+  const double floor = 2 * s.q + 2 * s.kv + s.table;  // Q, K, V read; O written
+  Breakdown out(model, 1);
   switch (model) {
     case TrafficModelKind::compulsory:
-      for (const char* tensor : {"Q", "K", "V", "O"}) out.add(tensor, matrix);
+      out.add("Q", s.q);
+      out.add("K", s.kv);
+      out.add("V", s.kv);
+      out.add("O", s.q);
+      add_table(out, s.table);
       break;
     case TrafficModelKind::materialized: {
-      const double scores = n * n * element_bytes(problem.dtype);
-      for (const char* tensor : {"Q", "K", "V", "O"}) out.add(tensor, matrix);
-      out.add("S", 2 * scores);  // written by QK^T, read by softmax
-      out.add("P", 2 * scores);  // written by softmax, read by PV
-      out.add("LSE", n * fp32_bytes);
+      if (problem.paged()) throw std::invalid_argument("'materialized' reads a contiguous cache");
+      const double scores = static_cast<double>(problem.seq_len) *
+                            static_cast<double>(problem.keys()) * element_bytes(problem.dtype);
+      out.add("Q", s.q);
+      out.add("K", s.kv);
+      out.add("V", s.kv);
+      out.add("O", s.q);
+      out.add("S", 2 * scores * s.q_heads);  // written by QK^T, read by softmax
+      out.add("P", 2 * scores * s.q_heads);  // written by softmax, read by PV
+      out.add("LSE", s.lse);
       break;
     }
     case TrafficModelKind::kv_reload: {
       require_tiled(tile, model);
-      const double kv_rows = kv_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
-      out.add("Q", matrix);
-      out.add("K", kv_rows * row);
-      out.add("V", kv_rows * row);
-      out.add("O", matrix);
-      out.add("LSE", n * fp32_bytes);
+      if (problem.paged()) throw std::invalid_argument("'kv_reload' reads a contiguous cache");
+      // Every query head's Q blocks read their K/V rows, GQA or not.
+      const double kv_rows =
+          kv_rows_loaded_per_head(problem.seq_len, problem.keys(), tile, problem.causal);
+      out.add("Q", s.q);
+      out.add("K", kv_rows * s.row * s.q_heads);
+      out.add("V", kv_rows * s.row * s.q_heads);
+      out.add("O", s.q);
+      out.add("LSE", s.lse);
+      break;
+    }
+    case TrafficModelKind::split_kv: {
+      require_tiled(tile, model);
+      if (kv_splits < 1) throw std::invalid_argument("'split_kv' needs at least one split");
+      out.set_kv_splits(kv_splits);
+      // A CTA per (split, block of tile.br group rows, K/V head): K and V once
+      // per row block, Q once per split, each split's O / l and LSE in fp32
+      // written and read back by the combining split.
+      const double row_blocks =
+          static_cast<double>(blocks(problem.group() * problem.seq_len, tile.br));
+      out.add("Q", kv_splits * s.q);
+      out.add("K", row_blocks * s.kv);
+      out.add("V", row_blocks * s.kv);
+      out.add("O", s.q);
+      out.add("LSE", s.lse);
+      if (kv_splits > 1) {
+        const double partial = kv_splits * s.q_heads * static_cast<double>(problem.seq_len) *
+                               static_cast<double>(problem.head_dim + 1) * fp32_bytes;
+        out.add("O_partial", 2 * partial);
+      }
+      add_table(out, row_blocks * s.table * s.kv_heads / static_cast<double>(problem.batch));
       break;
     }
     case TrafficModelKind::fa1_backward:

@@ -21,13 +21,18 @@ struct TrafficEstimate {
   double bytes = 0;  // sum of the breakdown
   std::vector<TensorBytes> breakdown;
   double compulsory_bytes = 0;  // the floor for this direction, for comparison
+  int kv_splits = 1;            // split_kv: CTAs per group's keys (kv_splits.hpp)
 };
 
 // Throws std::invalid_argument for a tiled model given an untiled TileShape,
-// for a problem with a non-positive dimension, or for `plugin`, which only the
-// kernel can count (own_count_traffic).
+// for a problem with a non-positive dimension, heads not a multiple of
+// kv_heads, a causal mask with more queries than keys, a model that cannot
+// read the problem's cache (a backward model and anything but square
+// self-attention, a paged cache and anything but split_kv or compulsory), or
+// for `plugin`, which only the kernel can count (own_count_traffic).
+// kv_splits: how many CTAs split each group's keys (split_kv only).
 TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
-                                 TrafficModelKind model, TileShape tile);
+                                 TrafficModelKind model, TileShape tile, int kv_splits = 1);
 
 // A kernel's own count (TrafficModelKind::plugin): `bytes` as the total, no
 // per-tensor breakdown, and the compulsory floor of the direction beside it.
@@ -40,9 +45,13 @@ TrafficEstimate own_count_traffic(const AttentionProblem& problem, Direction dir
 // traffic.by_model holds the bytes of each.
 std::vector<TrafficModelKind> traffic_models_for(TrafficModelKind own);
 
-// K/V rows one head loads when every Q block of `tile.br` rows streams over the
-// Bc-row K/V blocks it needs (all of them, or those at or left of the diagonal
-// when causal). Never counts rows past seq_len.
+// K/V rows one query head loads when every Q block of `tile.br` rows streams
+// over the Bc-row K/V blocks it needs (all of them, or, causal, those at or
+// left of the bottom-right aligned diagonal: row i sees keys up to i + kv_len
+// - q_len). Never counts rows past kv_len. Causal needs kv_len >= q_len.
+double kv_rows_loaded_per_head(std::int64_t q_len, std::int64_t kv_len, TileShape tile,
+                               bool causal);
+// Square self-attention: q_len = kv_len = seq_len.
 double kv_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal);
 
 // Q rows one head loads when every K/V block of `tile.bc` rows streams over

@@ -46,9 +46,15 @@ void ModelFigures::set_bytes_of(TrafficModelKind model, double bytes) {
 
 std::string row_label(const RowIdentity& row) {
   const AttentionProblem& p = row.problem;
-  return fmt::format("{} {} {} B={} H={} N={} d={}{}", row.kernel, to_string(row.direction),
-                     to_string(p.dtype), p.batch, p.heads, p.seq_len, p.head_dim,
-                     p.causal ? " causal" : "");
+  if (p.square()) {
+    return fmt::format("{} {} {} B={} H={} N={} d={}{}", row.kernel, to_string(row.direction),
+                       to_string(p.dtype), p.batch, p.heads, p.seq_len, p.head_dim,
+                       p.causal ? " causal" : "");
+  }
+  return fmt::format(
+      "{} {} {} B={} H={} Hkv={} Nq={} Nk={} d={}{}{}", row.kernel, to_string(row.direction),
+      to_string(p.dtype), p.batch, p.heads, p.key_heads(), p.seq_len, p.keys(), p.head_dim,
+      p.paged() ? fmt::format(" page={}", p.page_size) : "", p.causal ? " causal" : "");
 }
 
 std::string row_location(std::size_t index, const RowIdentity& row) {

@@ -224,6 +224,7 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
     inputs.source = l2.string("source");
     model.l2_inputs = inputs;
   }
+  if (traffic.has("kv_splits")) model.traffic.kv_splits = traffic.int32("kv_splits");
   const Node breakdown = traffic.object("breakdown");
   for (const auto& [tensor, value] : traffic.get("breakdown").items()) {
     model.traffic.breakdown.push_back({tensor, breakdown.number(tensor)});
@@ -304,6 +305,10 @@ ResultRow read_row(const Node& n) {
   row.problem.seq_len = n.integer("seq_len");
   row.problem.head_dim = n.integer("head_dim");
   row.problem.causal = n.boolean("causal");
+  // Absent for square self-attention (every report before they existed).
+  if (n.has("kv_len")) row.problem.kv_len = n.integer("kv_len");
+  if (n.has("kv_heads")) row.problem.kv_heads = n.integer("kv_heads");
+  if (n.has("page_size")) row.problem.page_size = n.integer("page_size");
   if (n.has("tile")) {
     const Node tile = n.object("tile");
     row.tile = {tile.int32("br"), tile.int32("bc")};
@@ -323,16 +328,22 @@ ResultRow read_row(const Node& n) {
 
 }  // namespace
 
+// kv_len, kv_heads and page_size only where the problem has them, so a
+// square problem's row reads as it always has.
 json identity_json(const RowIdentity& row) {
   const AttentionProblem& p = row.problem;
-  return {{"kernel", row.kernel},
-          {"direction", to_string(row.direction)},
-          {"dtype", to_string(p.dtype)},
-          {"batch", p.batch},
-          {"heads", p.heads},
-          {"seq_len", p.seq_len},
-          {"head_dim", p.head_dim},
-          {"causal", p.causal}};
+  json out = {{"kernel", row.kernel},
+              {"direction", to_string(row.direction)},
+              {"dtype", to_string(p.dtype)},
+              {"batch", p.batch},
+              {"heads", p.heads},
+              {"seq_len", p.seq_len},
+              {"head_dim", p.head_dim},
+              {"causal", p.causal}};
+  if (p.keys() != p.seq_len) out["kv_len"] = p.keys();
+  if (p.key_heads() != p.heads) out["kv_heads"] = p.key_heads();
+  if (p.paged()) out["page_size"] = p.page_size;
+  return out;
 }
 
 json to_json(const ResultRow& row) {
@@ -348,6 +359,9 @@ json to_json(const ResultRow& row) {
     }
     out["flops"] = {{"convention", to_string(row.model->flops.convention)}};
     out["traffic"] = {{"model", to_string(row.model->traffic.model)}, {"breakdown", breakdown}};
+    if (row.model->traffic.model == TrafficModelKind::split_kv) {
+      out["traffic"]["kv_splits"] = row.model->traffic.kv_splits;
+    }
     if (const auto& l2 = row.model->l2_inputs) {
       out["traffic"]["l2_model"] = {{"l2_bytes", l2->l2_bytes},
                                     {"l2_partitions", l2->l2_partitions},

@@ -86,8 +86,19 @@ void check_row(const ResultRow& row, const Checker& at) {
   for (const auto& [key, value] : {std::pair{"batch", p.batch},
                                    {"heads", p.heads},
                                    {"seq_len", p.seq_len},
-                                   {"head_dim", p.head_dim}}) {
+                                   {"head_dim", p.head_dim},
+                                   {"kv_len", p.keys()},
+                                   {"kv_heads", p.key_heads()}}) {
     if (value < 1) at.at(key).fail(fmt::format("must be at least 1, found {}", value));
+  }
+  if (p.kv_len < 0) at.at("kv_len").fail(fmt::format("must be at least 1, found {}", p.kv_len));
+  if (p.kv_heads < 0) {
+    at.at("kv_heads").fail(fmt::format("must be at least 1, found {}", p.kv_heads));
+  }
+  if (p.page_size < 0)
+    at.at("page_size").fail(fmt::format("must be at least 0, found {}", p.page_size));
+  if (p.key_heads() >= 1 && p.heads % p.key_heads() != 0) {
+    at.at("kv_heads").fail(fmt::format("{} does not divide heads = {}", p.key_heads(), p.heads));
   }
   if (row.tile.br != 0 || row.tile.bc != 0) {
     at.at("tile.br").positive(row.tile.br);

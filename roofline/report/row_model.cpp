@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "roofline/core/problem_limits.hpp"
+#include "roofline/model/kv_splits.hpp"
 #include "roofline/model/own_byte_count.hpp"
 
 namespace cfr {
@@ -36,14 +37,18 @@ L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
 }
 
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
-                           std::optional<ComputeCapability> gpu_cc) {
-  return {kernel.direction,
-          kernel.traffic,
-          kernel.tile_for(static_cast<int>(problem.head_dim),
-                          gpu_cc.value_or(kernel.min_compute_capability)),
-          kernel.compute_unit_for(problem.dtype),
-          find_kernel(kernel.name),
-          std::nullopt};
+                           std::optional<ComputeCapability> gpu_cc, std::optional<int> sm_count) {
+  KernelRecord record{kernel.direction,
+                      kernel.traffic,
+                      kernel.tile_for(static_cast<int>(problem.head_dim),
+                                      gpu_cc.value_or(kernel.min_compute_capability)),
+                      kernel.compute_unit_for(problem.dtype),
+                      find_kernel(kernel.name),
+                      std::nullopt};
+  if (kernel.traffic == TrafficModelKind::split_kv && sm_count && record.tile.tiled()) {
+    record.kv_splits = plan_kv_splits(problem, record.tile, *sm_count).splits;
+  }
+  return record;
 }
 
 KernelRecord kernel_record(const ResultRow& row) {
@@ -53,7 +58,8 @@ KernelRecord kernel_record(const ResultRow& row) {
           row.tile,
           row.compute_unit,
           find_kernel(row.kernel),
-          traffic.model == TrafficModelKind::plugin ? std::optional(traffic.bytes) : std::nullopt};
+          traffic.model == TrafficModelKind::plugin ? std::optional(traffic.bytes) : std::nullopt,
+          traffic.kv_splits};
 }
 
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
@@ -67,7 +73,8 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
     }
     model.traffic = own_count_traffic(problem, kernel.direction, *kernel.own_bytes);
   } else {
-    model.traffic = estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile);
+    model.traffic =
+        estimate_traffic(problem, kernel.direction, kernel.traffic, kernel.tile, kernel.kv_splits);
   }
   for (TrafficModelKind other : traffic_models_for(kernel.traffic)) {
     const double bytes =
@@ -107,7 +114,8 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
     row.reason = *why;
     return row;
   }
-  KernelRecord record = kernel_record(kernel, problem, gpu_cc);
+  KernelRecord record =
+      kernel_record(kernel, problem, gpu_cc, l2 ? std::optional(l2->sm_count) : std::nullopt);
   row.tile = record.tile;
 
   if (!kernel.dtypes.contains(problem.dtype)) {

@@ -32,15 +32,18 @@ struct KernelRecord {
   const KernelDescription* layout = nullptr;
   // Traffic `plugin`: the kernel's own HBM bytes for the problem (checked).
   std::optional<double> own_bytes{};
+  // Traffic `split_kv`: the CTAs that split each group's keys.
+  int kv_splits = 1;
 
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
 
 // A catalog kernel's record for this problem (its tile for the head dim, its
-// compute unit for the dtype).
+// compute unit for the dtype, a split-KV kernel's splits for sm_count SMs).
 // The tile is the one for gpu_cc, or for the kernel's oldest architecture.
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
-                           std::optional<ComputeCapability> gpu_cc = std::nullopt);
+                           std::optional<ComputeCapability> gpu_cc = std::nullopt,
+                           std::optional<int> sm_count = std::nullopt);
 // The record a row carries; the traffic model comes from row.model, which
 // must be present. A `plugin` row's own bytes are its traffic.bytes, as
 // recorded: only the plugin can count them again.

@@ -4,18 +4,10 @@
 #include <stdexcept>
 
 #include "roofline/model/traffic_model.hpp"
+#include "tests/roofline/model/tensor_bytes.hpp"
 #include "tests/roofline/seed_shape.hpp"
 
 using namespace cfr;
-
-namespace {
-double tensor(const TrafficEstimate& t, const std::string& name) {
-  for (const TensorBytes& entry : t.breakdown) {
-    if (entry.tensor == name) return entry.bytes;
-  }
-  return -1;
-}
-}  // namespace
 
 TEST_CASE("kv_reload, seed shape, Br = 64, non-causal: ≈ 8.6 GB (§4.1)") {
   const TrafficEstimate t =

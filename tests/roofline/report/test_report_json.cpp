@@ -163,3 +163,42 @@ TEST_CASE(
   negative["results"][0]["timing"]["throttle_threshold_percent"] = -1;
   CHECK(error_of(negative).find("throttle_threshold_percent") != std::string::npos);
 }
+
+TEST_CASE(
+    "a served shape's row carries kv_len, kv_heads, page_size and kv_splits; a square "
+    "row none of them") {
+  Report report = sample_report();
+  ResultRow row;
+  row.kernel = "decode_like";
+  row.problem = {4, 32, 1, 128, false, DType::fp16};
+  row.problem.kv_len = 8192;
+  row.problem.kv_heads = 8;
+  row.problem.page_size = 16;
+  row.compute_unit = ComputeUnit::fp16_tensor;
+  row.tile = {16, 64};
+  const KernelRecord record{Direction::forward,
+                            TrafficModelKind::split_kv,
+                            row.tile,
+                            ComputeUnit::fp16_tensor,
+                            nullptr,
+                            std::nullopt,
+                            8};
+  row.model = model_figures(record, row.problem, report.ceiling, FlopConvention::exact);
+  report.results.push_back(row);
+  const json first = to_json(report);
+  const json& served = first["results"][2];
+  CHECK(served["kv_len"] == 8192);
+  CHECK(served["kv_heads"] == 8);
+  CHECK(served["page_size"] == 16);
+  CHECK(served["traffic"]["kv_splits"] == 8);
+  CHECK(served["traffic"]["breakdown"].contains("page_table"));
+  for (const char* key : {"kv_len", "kv_heads", "page_size"}) {
+    CHECK_FALSE(first["results"][0].contains(key));
+  }
+  CHECK_FALSE(first["results"][0]["traffic"].contains("kv_splits"));
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(back.results[2].problem == row.problem);
+  CHECK(back.results[2].model->traffic.kv_splits == 8);
+  CHECK(kernel_record(back.results[2]).kv_splits == 8);
+  CHECK(to_json(back) == first);
+}
