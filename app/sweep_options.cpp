@@ -176,7 +176,8 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
       ->type_name("LIST")
       ->capture_default_str();
   command
-      .add_option("--kernels", o.kernels, "kernels from the registry; all: every forward kernel")
+      .add_option("--kernels", o.kernels,
+                  "kernels from the registry; all: every forward kernel that takes the shape")
       ->type_name("LIST")
       ->capture_default_str();
   command.add_flag("--backward", o.backward, "add the backward kernels");
@@ -233,7 +234,11 @@ SweepPlan plan_sweep(const SweepOptions& options) {
           for (std::int64_t h : heads) {
             for (std::int64_t n : seq_lens) {
               for (const KernelDescription* kernel : kernels) {
-                plan.points.push_back({kernel, {b, h, n, d, causal, dtype}});
+                const AttentionProblem problem{b, h, n, d, causal, dtype};
+                // `all` is every kernel that takes the shape; a kernel named
+                // with --kernels gets a skipped row saying why it does not.
+                if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
+                plan.points.push_back({kernel, problem});
               }
             }
           }

@@ -49,7 +49,20 @@ inline AttentionShape shape_of(const AttentionProblem& p) {
   shape.head_dim = static_cast<int>(p.head_dim);
   shape.causal = p.causal;
   shape.dtype = p.dtype;
+  shape.kv_len = static_cast<int>(p.keys());
+  shape.kv_heads = static_cast<int>(p.key_heads());
+  shape.page_size = static_cast<int>(p.page_size);
   return shape;
+}
+
+// The problem of a launch shape: what the models and kv_splits.hpp take.
+inline AttentionProblem problem_of(const AttentionShape& shape) {
+  AttentionProblem p{shape.batch,    shape.heads,  shape.seq_len,
+                     shape.head_dim, shape.causal, shape.dtype};
+  p.kv_len = shape.keys();
+  p.kv_heads = shape.key_heads();
+  p.page_size = shape.page_size;
+  return p;
 }
 
 struct ForwardBuffers {
@@ -76,7 +89,9 @@ struct BackwardBuffers {
 };
 
 // What a launch may use beyond its buffers. workspace must hold at least the
-// kernel's workspace_bytes(shape).
+// kernel's workspace_bytes(shape) and be zero-filled when it is allocated for
+// a shape; a launch leaves zero whatever of it must start at zero (fa2_decode
+// counts its splits' arrivals there), so launches of one shape may reuse it.
 struct LaunchContext {
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;

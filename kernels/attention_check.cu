@@ -1,6 +1,7 @@
 #include "kernels/attention_check.hpp"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "kernels/element_type.cuh"
@@ -54,6 +55,25 @@ __global__ void __launch_bounds__(threads)
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * threads + threadIdx.x; i < count;
        i += stride) {
     dst[i] = from_float<T>(src[i]);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(threads)
+    scatter_kernel(const T* src, T* dst, const int* table, std::size_t count, int kv_heads,
+                   int kv_len, int head_dim, int page_size, int pages_per_sequence) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * threads;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * threads + threadIdx.x; i < count;
+       i += stride) {
+    const std::size_t row = i / static_cast<std::size_t>(head_dim);
+    const int column = static_cast<int>(i % static_cast<std::size_t>(head_dim));
+    const int token = static_cast<int>(row % static_cast<std::size_t>(kv_len));
+    const std::size_t head = row / static_cast<std::size_t>(kv_len);  // batch * kv_heads + h
+    const std::size_t batch = head / static_cast<std::size_t>(kv_heads);
+    const int kv_head = static_cast<int>(head % static_cast<std::size_t>(kv_heads));
+    const std::int64_t page =
+        table[batch * static_cast<std::size_t>(pages_per_sequence) + token / page_size];
+    dst[((page * kv_heads + kv_head) * page_size + token % page_size) * head_dim + column] = src[i];
   }
 }
 
@@ -111,6 +131,40 @@ cudaError_t fill_random(void* data, std::size_t count, DType dtype, std::uint64_
   return with_element_type<every_dtype>(dtype, [&]<typename T>() {
     fill_kernel<T>
         <<<fill_blocks, threads, 0, stream>>>(static_cast<T*>(data), count, seed, distribution);
+    return cudaGetLastError();
+  });
+}
+
+std::vector<int> shuffled_page_table(int batch, int pages_per_sequence, std::uint64_t seed) {
+  std::vector<int> table(static_cast<std::size_t>(batch) *
+                         static_cast<std::size_t>(pages_per_sequence));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int>(i);
+  // Fisher-Yates with splitmix64: the same table for the same seed anywhere.
+  std::uint64_t state = seed;
+  const auto next = [&state]() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (std::size_t i = table.size(); i > 1; --i) std::swap(table[i - 1], table[next() % i]);
+  return table;
+}
+
+cudaError_t scatter_to_pages(const void* src, void* dst, const int* table, int batch, int kv_heads,
+                             int kv_len, int head_dim, int page_size, int pages_per_sequence,
+                             DType dtype, cudaStream_t stream) {
+  if (src == nullptr || dst == nullptr || table == nullptr || page_size < 1 ||
+      static_cast<std::int64_t>(pages_per_sequence) * page_size < kv_len) {
+    return cudaErrorInvalidValue;
+  }
+  const std::size_t count = static_cast<std::size_t>(batch) * static_cast<std::size_t>(kv_heads) *
+                            static_cast<std::size_t>(kv_len) * static_cast<std::size_t>(head_dim);
+  if (count == 0) return cudaSuccess;
+  return with_element_type<every_dtype>(dtype, [&]<typename T>() {
+    scatter_kernel<T><<<fill_blocks, threads, 0, stream>>>(
+        static_cast<const T*>(src), static_cast<T*>(dst), table, count, kv_heads, kv_len, head_dim,
+        page_size, pages_per_sequence);
     return cudaGetLastError();
   });
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -79,5 +80,17 @@ cudaError_t convert_from_fp32(const float* src, void* dst, std::size_t count, DT
 // device; synchronizes `stream` and fills `result`.
 cudaError_t compare_with_reference(const void* out, DType dtype, const float* ref,
                                    std::size_t count, cudaStream_t stream, CheckResult& result);
+
+// A paged K/V cache: the page indices of each sequence, pages_per_sequence
+// per batch entry, every page of the pool used once and in shuffled order
+// (as a serving engine's allocator leaves them), from `seed`.
+std::vector<int> shuffled_page_table(int batch, int pages_per_sequence, std::uint64_t seed);
+
+// dst (pages [pages, kv_heads, page_size, d]) = src (contiguous [batch,
+// kv_heads, kv_len, d]) through the page table, element for element; a last
+// page's rows past kv_len are left as they were. `table` is on the device.
+cudaError_t scatter_to_pages(const void* src, void* dst, const int* table, int batch, int kv_heads,
+                             int kv_len, int head_dim, int page_size, int pages_per_sequence,
+                             DType dtype, cudaStream_t stream);
 
 }  // namespace cfr::kernels

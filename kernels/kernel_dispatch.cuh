@@ -24,7 +24,20 @@
 namespace cfr::kernels {
 
 inline bool has_positive_dimensions(const AttentionShape& shape) {
-  return shape.batch > 0 && shape.heads > 0 && shape.seq_len > 0 && shape.head_dim > 0;
+  return shape.batch > 0 && shape.heads > 0 && shape.seq_len > 0 && shape.head_dim > 0 &&
+         shape.kv_len >= 0 && shape.kv_heads >= 0 && shape.page_size >= 0;
+}
+
+// Whether `kernel` computes this shape (its ShapeSupport), and the shape is
+// one: heads a multiple of kv_heads, a causal mask with no more queries than
+// keys (bottom-right aligned).
+inline bool takes_shape(const KernelDescription& kernel, const AttentionShape& shape) {
+  const ShapeSupport& can = kernel.shapes;
+  return shape.heads % shape.key_heads() == 0 && (!shape.causal || shape.seq_len <= shape.keys()) &&
+         (shape.keys() == shape.seq_len || can.kv_len) &&
+         (shape.key_heads() == shape.heads || can.kv_heads) &&
+         (shape.page_size == 0 || can.paged) &&
+         (can.max_q_len == 0 || shape.seq_len <= can.max_q_len);
 }
 
 // softmax_scale == 0 selects the usual 1/sqrt(head_dim).
@@ -107,8 +120,8 @@ cudaError_t dispatch_dtype_and_head_dim(const AttentionShape& shape, Launch&& la
   static_assert(__CUDA_ARCH__ >= kernel.min_compute_capability.number() * 10,
                 "compiled for an architecture older than the catalog entry's minimum");
 #endif
-  if (!has_positive_dimensions(shape) || !kernel.supports_head_dim(shape.head_dim) ||
-      !kernel.dtypes.contains(shape.dtype)) {
+  if (!has_positive_dimensions(shape) || !takes_shape(kernel, shape) ||
+      !kernel.supports_head_dim(shape.head_dim) || !kernel.dtypes.contains(shape.dtype)) {
     return cudaErrorInvalidValue;
   }
   return with_element_type<kernel.dtypes>(shape.dtype, [&]<typename T>() {

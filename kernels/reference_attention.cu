@@ -4,7 +4,8 @@
 // instead of being stored, so any seq_len fits. Reads the I/O dtype, writes
 // fp32.
 //
-// Forward, for query row i (keys j < N, or j <= i when causal):
+// Forward, for query row i (keys j < Nk, or j <= i + Nk - Nq when causal;
+// query head h reads K/V head h / (heads / kv_heads)):
 //   s_j = scale * q_i . k_j,  m = max_j s_j,  l = sum_j exp(s_j - m)
 //   O_i = sum_j exp(s_j - m) v_j / l,  L_i = m + log(l)
 // Backward, with P_ij = exp(s_ij - L_i) and dP_ij = dO_i . v_j:
@@ -72,16 +73,20 @@ template <typename T>
 __global__ void __launch_bounds__(threads, 4)
     reference_forward_rows(const T* __restrict__ q, const T* __restrict__ k,
                            const T* __restrict__ v, float* __restrict__ o, float* __restrict__ lse,
-                           int seq_len, int head_dim, bool causal, float scale) {
+                           int seq_len, int kv_len, int group, int head_dim, bool causal,
+                           float scale) {
   __shared__ float q_row[max_head_dim];
   __shared__ float weights[threads];
   const std::int64_t row = blockIdx.x;
-  const std::int64_t head_offset = row / seq_len * seq_len * head_dim;
+  // Query head row / seq_len reads K/V head row / seq_len / group (GQA); the
+  // causal mask is bottom-right aligned: query i sees keys up to
+  // i + kv_len - seq_len.
+  const std::int64_t kv_offset = row / seq_len / group * kv_len * head_dim;
   const int i = static_cast<int>(row % seq_len);
   const int t = static_cast<int>(threadIdx.x);
-  const int keys = causal ? i + 1 : seq_len;
-  const T* k_head = k + head_offset;
-  const T* v_head = v + head_offset;
+  const int keys = causal ? i + kv_len - seq_len + 1 : kv_len;
+  const T* k_head = k + kv_offset;
+  const T* v_head = v + kv_offset;
 
   load_row(q_row, q + row * head_dim, head_dim, scale);
   __syncthreads();
@@ -244,8 +249,11 @@ __global__ void __launch_bounds__(threads, 4)
 
 constexpr DTypeSet every_dtype{.fp16 = true, .bf16 = true, .fp32 = true};
 
+// The forward reads a contiguous cache (a sweep keeps one beside its pages);
+// the backward is square self-attention's.
 bool reference_supports(const AttentionShape& shape) {
-  return has_positive_dimensions(shape) && shape.head_dim <= max_head_dim;
+  return has_positive_dimensions(shape) && shape.head_dim <= max_head_dim && shape.page_size == 0 &&
+         shape.heads % shape.key_heads() == 0 && (!shape.causal || shape.seq_len <= shape.keys());
 }
 
 unsigned rows_of(const AttentionShape& shape) {
@@ -263,7 +271,8 @@ cudaError_t reference_forward(const AttentionShape& shape, const void* q, const 
   return with_element_type<every_dtype>(shape.dtype, [&]<typename T>() {
     reference_forward_rows<T><<<rows_of(shape), threads, 0, stream>>>(
         static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), o, lse,
-        shape.seq_len, shape.head_dim, shape.causal, softmax_scale_of(shape));
+        shape.seq_len, shape.keys(), shape.heads / shape.key_heads(), shape.head_dim, shape.causal,
+        softmax_scale_of(shape));
     return cudaGetLastError();
   });
 }
@@ -271,8 +280,8 @@ cudaError_t reference_forward(const AttentionShape& shape, const void* q, const 
 cudaError_t reference_backward(const AttentionShape& shape, const void* q, const void* k,
                                const void* v, const void* d_o, float* d_q, float* d_k, float* d_v,
                                cudaStream_t stream) {
-  if (!reference_supports(shape) || q == nullptr || k == nullptr || v == nullptr ||
-      d_o == nullptr || d_q == nullptr || d_k == nullptr || d_v == nullptr) {
+  if (!reference_supports(shape) || !shape.square() || q == nullptr || k == nullptr ||
+      v == nullptr || d_o == nullptr || d_q == nullptr || d_k == nullptr || d_v == nullptr) {
     return cudaErrorInvalidValue;
   }
   // L and D of every row, recomputed here: the reference depends on no

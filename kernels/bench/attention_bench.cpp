@@ -308,6 +308,8 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     lse = DeviceBuffer(rows(problem) * 4);
     const std::size_t forward_ws = forward->workspace_bytes(shape);
     forward_workspace = DeviceBuffer(forward_ws);
+    // Zero-filled, as LaunchContext asks (kernels/attention_api.hpp).
+    if (forward_ws > 0) CFR_CUDA_CHECK(cudaMemset(forward_workspace.data(), 0, forward_ws));
     if (backward) {
       d_q = DeviceBuffer(bytes);
       d_k = DeviceBuffer(bytes);

@@ -26,16 +26,16 @@ struct AttentionProblem {
   std::int64_t kv_heads = 0;
   std::int64_t page_size = 0;
 
-  std::int64_t keys() const { return kv_len > 0 ? kv_len : seq_len; }
-  std::int64_t key_heads() const { return kv_heads > 0 ? kv_heads : heads; }
-  std::int64_t heads_total() const { return batch * heads; }
-  std::int64_t kv_heads_total() const { return batch * key_heads(); }
+  constexpr std::int64_t keys() const { return kv_len > 0 ? kv_len : seq_len; }
+  constexpr std::int64_t key_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  constexpr std::int64_t heads_total() const { return batch * heads; }
+  constexpr std::int64_t kv_heads_total() const { return batch * key_heads(); }
   // Query heads per K/V head (1 without GQA).
-  std::int64_t group() const { return heads / key_heads(); }
-  bool paged() const { return page_size > 0; }
+  constexpr std::int64_t group() const { return heads / key_heads(); }
+  constexpr bool paged() const { return page_size > 0; }
   // What every kernel takes: as many keys and K/V heads as queries and heads,
   // a contiguous cache.
-  bool square() const { return keys() == seq_len && key_heads() == heads && !paged(); }
+  constexpr bool square() const { return keys() == seq_len && key_heads() == heads && !paged(); }
 
   // The fields with 0 spelled out: kv_len 0 and kv_len = seq_len are one
   // problem, and compare as one.

@@ -17,6 +17,7 @@
 
 #include "claimed_figures_check.hpp"
 #include "roofline/core/statistics.hpp"
+#include "roofline/model/kv_splits.hpp"
 #include "roofline/model/own_byte_count.hpp"
 #include "roofline/profile/profile_figures.hpp"
 #include "roofline/report/auditability.hpp"
@@ -203,9 +204,14 @@ class RowAudit {
     // The tile of the row's device where the report names its compute
     // capability; otherwise (a model report) any the catalog gives at d.
     const auto cc = device_compute_capability();
-    const std::vector<TileShape> tiles =
+    std::vector<TileShape> tiles =
         cc ? std::vector<TileShape>{kernel->tile_for(static_cast<int>(head_dim), *cc)}
            : tiles_on_any_arch(*kernel, static_cast<int>(head_dim));
+    if (kernel->problem_tile != nullptr) {
+      for (TileShape& tile : tiles) {
+        if (tile.tiled()) tile = kernel->problem_tile(row_.problem, tile);
+      }
+    }
     if (kernel->supports_head_dim(static_cast<int>(head_dim)) &&
         std::find(tiles.begin(), tiles.end(), row_.tile) == tiles.end()) {
       std::vector<std::string> names;
@@ -226,6 +232,32 @@ class RowAudit {
                       to_string(row_.model->traffic.model), kernel->name,
                       to_string(catalog.traffic)));
     }
+    check_kv_splits();
+  }
+
+  // A split-KV row's splits are the plan for its GPU's SMs (the device's in a
+  // sweep, the L2 model's inputs otherwise), as the launcher makes it.
+  void check_kv_splits() {
+    if (!row_.model || row_.model->traffic.model != TrafficModelKind::split_kv) return;
+    if (!row_.tile.tiled()) return;
+    std::optional<int> sm_count;
+    if (const DeviceRecord* device = row_device()) sm_count = device->sm_count;
+    if (!sm_count && row_.model->l2_inputs) sm_count = row_.model->l2_inputs->sm_count;
+    if (!sm_count || *sm_count < 1) return;
+    const int planned = plan_kv_splits(row_.problem, row_.tile, *sm_count).splits;
+    if (row_.model->traffic.kv_splits != planned) {
+      add(FindingKind::mismatch,
+          fmt::format("traffic.kv_splits: report {}, the plan for {} SMs is {}",
+                      row_.model->traffic.kv_splits, *sm_count, planned));
+    }
+  }
+
+  const DeviceRecord* row_device() const {
+    if (!row_.device) return nullptr;
+    for (const DeviceRecord& device : report_.devices) {
+      if (device.index == *row_.device) return &device;
+    }
+    return nullptr;
   }
 
   std::optional<ComputeCapability> device_compute_capability() const {

@@ -109,6 +109,8 @@ inline constexpr std::array<GridLaunch, 1> fa2_mma_launches{{
      {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
      CausalBlockOrder::heaviest_first},
 }};
+// fa2_mma takes K/V of any length and fewer K/V heads (each query head reads
+// its group's K/V), not a paged cache.
 inline constexpr KernelDescription fa2_mma_kernel{
     .name = "fa2_mma",
     .direction = Direction::forward,
@@ -120,6 +122,46 @@ inline constexpr KernelDescription fa2_mma_kernel{
     .arithmetic = ArithmeticPath::tensor_for_dtype,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "FA2 structure: mma.sync m16n8k16, S and P in registers, cp.async K/V pipeline",
+    .shapes = {.kv_len = true, .kv_heads = true},
+};
+
+// Split-KV decoding (kernels/fa2_decode.cuh, flash-decoding): the query
+// heads of a K/V head's group and their tokens share one m16n8k16 tile of
+// 16 rows (64 when they are more than 16), so K/V is read once per group;
+// the keys are split across CTAs (kv_splits.hpp) and the last split of a
+// group combines them. Four warps split each tile's keys; a 16-row tile
+// streams 64 keys at d = 128 and 128 at d = 64, 3 stages, 2 CTAs per SM
+// (102 and 100 KB of shared memory): the variants timed on the H200 in
+// results/h200/decode-dev/ (docs/perf-notes.md). Grid: row blocks x splits
+// on blockIdx.x, K/V heads on y, batch on z.
+inline constexpr std::array<int, 2> fa2_decode_head_dims{64, 128};
+inline constexpr std::array<ConfigRule, 2> fa2_decode_configs{{
+    {.max_head_dim = 64, .config = {.tile = {16, 128}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
+    {.max_head_dim = 128, .config = {.tile = {16, 64}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
+}};
+inline constexpr std::array<GridLaunch, 1> fa2_decode_launches{{
+    {"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+// More than 16 group rows (16 query tokens of a 4-head group): 64-row CTAs
+// over 64-key tiles, each warp 16 rows (round 7: 342 us against 434 for 32
+// rows at B 8, Nk 32768, d 128).
+constexpr TileShape fa2_decode_tile(const AttentionProblem& problem, TileShape config_tile) {
+  return problem.group() * problem.seq_len > 16 ? TileShape{64, 64} : config_tile;
+}
+inline constexpr KernelDescription fa2_decode_kernel{
+    .name = "fa2_decode",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa2_decode_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = fa2_decode_configs,
+    .launches = fa2_decode_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .traffic = TrafficModelKind::split_kv,
+    .summary =
+        "split-KV decoding: a K/V head's query heads share an mma.sync tile, splits combined",
+    .shapes = {.kv_len = true, .kv_heads = true, .paged = true, .max_q_len = 16},
+    .problem_tile = fa2_decode_tile,
 };
 
 // Same thread layout and CTA budget as fa1_scalar in both tiled passes. It
@@ -149,8 +191,9 @@ inline constexpr KernelDescription fa1_backward_kernel{
     .summary = "FA1 backward: D = rowsum(dO*O), dK/dV per K/V block, dQ per Q block, fp32 SIMT",
 };
 
-inline constexpr std::array<KernelDescription, 5> kernel_catalog{
-    naive_kernel, fa1_scalar_kernel, fa1_wmma_kernel, fa2_mma_kernel, fa1_backward_kernel};
+inline constexpr std::array<KernelDescription, 6> kernel_catalog{
+    naive_kernel,   fa1_scalar_kernel, fa1_wmma_kernel,
+    fa2_mma_kernel, fa2_decode_kernel, fa1_backward_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

@@ -16,6 +16,32 @@ std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> shape_reason(const KernelDescription& kernel,
+                                        const AttentionProblem& problem) {
+  const ShapeSupport& can = kernel.shapes;
+  if (problem.keys() != problem.seq_len && !can.kv_len) {
+    return fmt::format("{} takes as many keys as queries (kv_len {} != seq_len {})", kernel.name,
+                       problem.keys(), problem.seq_len);
+  }
+  if (problem.key_heads() != problem.heads && !can.kv_heads) {
+    return fmt::format("{} takes as many K/V heads as query heads (kv_heads {} != heads {})",
+                       kernel.name, problem.key_heads(), problem.heads);
+  }
+  if (problem.paged() && !can.paged) {
+    return fmt::format("{} reads a contiguous K/V cache, not pages of {} tokens", kernel.name,
+                       problem.page_size);
+  }
+  if (problem.paged() && (problem.page_size & (problem.page_size - 1)) != 0) {
+    return fmt::format("{} takes pages of a power of two tokens, not {}", kernel.name,
+                       problem.page_size);
+  }
+  if (can.max_q_len > 0 && problem.seq_len > can.max_q_len) {
+    return fmt::format("{} is built for at most {} query tokens, not {}", kernel.name,
+                       can.max_q_len, problem.seq_len);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> below_minimum_reason(const KernelDescription& kernel,
                                                 ComputeCapability cc) {
   if (kernel.runs_on(cc)) return std::nullopt;

@@ -156,6 +156,19 @@ enum class ArithmeticPath {
   library_gemm,      // cuBLAS: tensor cores for fp16/bf16, fp32 SIMT for fp32
 };
 
+// The shapes beyond square self-attention a kernel computes (issue 25): K/V
+// of another length than Q (decode, a KV cache, the bottom-right causal
+// mask), fewer K/V heads than query heads (GQA, MQA), a paged cache; and the
+// most query tokens it is built for (0: any). kv_per_group: it reads a K/V
+// head's K/V once for all the query heads of its group (split_kv), not once
+// per query head (kv_reload): the traffic models' fact.
+struct ShapeSupport {
+  bool kv_len = false;
+  bool kv_heads = false;
+  bool paged = false;
+  int max_q_len = 0;
+};
+
 struct DTypeSet {
   bool fp16 = false;
   bool bf16 = false;
@@ -194,6 +207,11 @@ struct KernelDescription {
   // Its own HBM byte count, with traffic `plugin` and only then; it outlives
   // the description (a plugin's, kept for the process: plugin_loader.cpp).
   const OwnByteCount* own_bytes = nullptr;
+  ShapeSupport shapes{};
+  // The rows of Q a CTA owns for a problem where they depend on more than the
+  // head dim (fa2_decode: one or four 16-row MMA tiles of a K/V head's group
+  // rows); null: the config's tile. The launcher picks by the same function.
+  TileShape (*problem_tile)(const AttentionProblem&, TileShape config_tile) = nullptr;
 
   constexpr bool supports_head_dim(int head_dim) const {
     for (int supported : head_dims) {
@@ -246,6 +264,11 @@ struct DescriptionError {
   std::string_view problem{};
   constexpr explicit operator bool() const { return !problem.empty(); }
 };
+
+// Why `kernel` cannot compute `problem`'s shape (its K/V length, K/V heads,
+// paged cache or query tokens); empty when it can.
+std::optional<std::string> shape_reason(const KernelDescription& kernel,
+                                        const AttentionProblem& problem);
 
 // Why `kernel` cannot run on a GPU of compute capability `cc` (older than
 // its minimum); empty when it can.

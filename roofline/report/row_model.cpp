@@ -38,10 +38,13 @@ L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
 
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc, std::optional<int> sm_count) {
+  const TileShape config_tile = kernel.tile_for(static_cast<int>(problem.head_dim),
+                                                gpu_cc.value_or(kernel.min_compute_capability));
   KernelRecord record{kernel.direction,
                       kernel.traffic,
-                      kernel.tile_for(static_cast<int>(problem.head_dim),
-                                      gpu_cc.value_or(kernel.min_compute_capability)),
+                      kernel.problem_tile && config_tile.tiled()
+                          ? kernel.problem_tile(problem, config_tile)
+                          : config_tile,
                       kernel.compute_unit_for(problem.dtype),
                       find_kernel(kernel.name),
                       std::nullopt};
@@ -126,6 +129,11 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
   if (!kernel.supports_head_dim(static_cast<int>(problem.head_dim))) {
     row.status = RowStatus::skipped;
     row.reason = fmt::format("{} has no head_dim {} variant", kernel.name, problem.head_dim);
+    return row;
+  }
+  if (auto reason = shape_reason(kernel, problem)) {
+    row.status = RowStatus::skipped;
+    row.reason = std::move(*reason);
     return row;
   }
   if (gpu_cc) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 
 using nlohmann::json;
 
@@ -50,18 +51,24 @@ TEST_CASE("cli: model axes: ranges, --both, --backward, ragged N and N = 1") {
       "--dtype fp16,fp32 --json -");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
-  // 2 masks · 2 dtypes · 2 head dims · 3 N · 5 kernels
-  CHECK(doc["results"].size() == 120);
+  // 2 masks · 2 dtypes · 2 head dims · 3 N · 5 kernels, and fa2_decode (built for at most
+  // 16 query tokens) at N = 1 only: 2 · 2 · 2.
+  CHECK(doc["results"].size() == 128);
   int skipped = 0;
   for (const json& row : doc["results"]) {
     if (row["status"] == "skipped") {
       ++skipped;
       const std::string kernel = row["kernel"];
-      CHECK((kernel == "fa1_wmma" || kernel == "fa2_mma"));
-      CHECK(row["reason"] == kernel + " has no fp32 variant");
+      CHECK((kernel == "fa1_wmma" || kernel == "fa2_mma" || kernel == "fa2_decode"));
+      if (row["dtype"] == "fp32") {
+        CHECK(row["reason"] == kernel + " has no fp32 variant");
+      } else {
+        CHECK(row["reason"] == kernel + " has no head_dim 32 variant");
+      }
     }
   }
-  CHECK(skipped == 24);  // fp32 of the two tensor-core kernels
+  // fp32 of the two tensor-core kernels; fa2_decode's fp32 and its fp16 at d 32.
+  CHECK(skipped == 24 + 4 + 2);
 }
 
 TEST_CASE("cli: csv and md outputs are written; the table lists every row") {
@@ -78,14 +85,17 @@ TEST_CASE("cli: csv and md outputs are written; the table lists every row") {
 
 TEST_CASE("cli: bad values fail with one line naming the value; nothing half-written") {
   const std::string out = temp_path("never.json");
+  std::string known;
+  for (const cfr::KernelDescription& kernel : cfr::kernel_catalog) {
+    known += std::string(kernel.name) + ", ";
+  }
+  const std::string unknown_kernel = "--kernels: unknown kernel 'fa9' (known: " + known + "all)";
   const std::pair<const char*, const char*> cases[] = {
       {"--seq-lens 0", "--seq-lens: 0 must be positive"},
       {"--seq-lens -3", "--seq-lens: -3 must be positive"},
       {"--seq-lens 1024:16384:2", "--seq-lens: malformed step '2' in '1024:16384:2'"},
       {"--head-dims 96", "--head-dims: 96 is not supported (supported: 32, 64, 128)"},
-      {"--kernels fa9",
-       "--kernels: unknown kernel 'fa9' (known: naive, fa1_scalar, fa1_wmma, fa2_mma, fa1_bwd, "
-       "all)"},
+      {"--kernels fa9", unknown_kernel.c_str()},
       {"--dtype fp8", "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"},
       {"--gpu b200", "--gpu b200: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"},
       {"--batch x", "--batch: 'x' is not an integer (in 'x')"},

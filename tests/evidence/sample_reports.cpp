@@ -132,9 +132,16 @@ Report every_kernel_report() {
   r.results.clear();
   r.ceiling.l2_bandwidth_GBps = 10000;  // as `ceilings` would measure it: the L2 roof
   for (const KernelDescription& kernel : kernel_catalog) {
-    ResultRow row =
-        model_row(kernel, {1, 8, 1024, 64, true, DType::fp16}, r.ceiling, FlopConvention::exact,
-                  ComputeCapability{9, 0}, l2_model_inputs(r.devices.front()));
+    // Square self-attention, or a decode step of 4 query heads per K/V head
+    // for a kernel built for few query tokens (fa2_decode).
+    AttentionProblem problem{1, 8, 1024, 64, true, DType::fp16};
+    if (shape_reason(kernel, problem)) {
+      problem.seq_len = 1;
+      problem.kv_len = 1024;
+      problem.kv_heads = 2;
+    }
+    ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact,
+                              ComputeCapability{9, 0}, l2_model_inputs(r.devices.front()));
     row.device = 0;
     const double t = row.model->roofline->roof_time_ms * 3;
     row.timing = Timing{};

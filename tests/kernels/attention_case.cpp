@@ -40,6 +40,10 @@ std::string describe(const AttentionShape& shape) {
   text << to_string(shape.dtype) << " B=" << shape.batch << " H=" << shape.heads
        << " N=" << shape.seq_len << " d=" << shape.head_dim
        << (shape.causal ? " causal" : " non-causal");
+  if (!shape.square()) {
+    text << " Hkv=" << shape.key_heads() << " Nk=" << shape.keys();
+    if (shape.page_size > 0) text << " page=" << shape.page_size;
+  }
   if (shape.softmax_scale != 0.f) text << " scale=" << shape.softmax_scale;
   return text.str();
 }
@@ -57,18 +61,60 @@ std::size_t tensor_bytes(const AttentionShape& shape) {
   return tensor_elements(shape) * static_cast<std::size_t>(element_bytes(shape.dtype));
 }
 
+std::size_t kv_elements(const AttentionShape& shape) {
+  return static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.key_heads()) *
+         static_cast<std::size_t>(shape.keys()) * static_cast<std::size_t>(shape.head_dim);
+}
+
+bool takes(const KernelEntry& kernel, const AttentionShape& shape) {
+  return !shape_reason(kernel.description, problem_of(shape));
+}
+
 Inputs::Inputs(const AttentionShape& shape, std::uint64_t seed, cudaStream_t stream)
     : q(tensor_bytes(shape)),
-      k(tensor_bytes(shape)),
-      v(tensor_bytes(shape)),
+      k(kv_elements(shape) * element_bytes(shape.dtype)),
+      v(kv_elements(shape) * element_bytes(shape.dtype)),
       d_o(tensor_bytes(shape)) {
   const std::size_t count = tensor_elements(shape);
+  const std::size_t kv_count = kv_elements(shape);
   CFR_CUDA_CHECK(fill_random(q.data(), count, shape.dtype, seed, Distribution::normal, stream));
-  CFR_CUDA_CHECK(fill_random(k.data(), count, shape.dtype, seed + 1, Distribution::normal, stream));
   CFR_CUDA_CHECK(
-      fill_random(v.data(), count, shape.dtype, seed + 2, Distribution::uniform, stream));
+      fill_random(k.data(), kv_count, shape.dtype, seed + 1, Distribution::normal, stream));
+  CFR_CUDA_CHECK(
+      fill_random(v.data(), kv_count, shape.dtype, seed + 2, Distribution::uniform, stream));
   CFR_CUDA_CHECK(
       fill_random(d_o.data(), count, shape.dtype, seed + 3, Distribution::uniform, stream));
+  if (shape.page_size == 0) return;
+  pages_per_sequence = (shape.keys() + shape.page_size - 1) / shape.page_size;
+  const std::vector<int> table = shuffled_page_table(shape.batch, pages_per_sequence, seed);
+  page_table = DeviceBuffer(table.size() * sizeof(int));
+  CFR_CUDA_CHECK(cudaMemcpyAsync(page_table.data(), table.data(), page_table.bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  const std::size_t page_bytes = table.size() * static_cast<std::size_t>(shape.key_heads()) *
+                                 static_cast<std::size_t>(shape.page_size) *
+                                 static_cast<std::size_t>(shape.head_dim) *
+                                 element_bytes(shape.dtype);
+  k_pages = DeviceBuffer(page_bytes);
+  v_pages = DeviceBuffer(page_bytes);
+  for (auto [from, to] : {std::pair{&k, &k_pages}, std::pair{&v, &v_pages}}) {
+    CFR_CUDA_CHECK(poison(to->data(), to->bytes(), stream));
+    CFR_CUDA_CHECK(scatter_to_pages(from->data(), to->data(), page_table.as<int>(), shape.batch,
+                                    shape.key_heads(), shape.keys(), shape.head_dim,
+                                    shape.page_size, pages_per_sequence, shape.dtype, stream));
+  }
+  // The table must outlive the copy of `table` above.
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+ForwardBuffers Inputs::forward(void* o, float* lse) const {
+  ForwardBuffers io{q.data(), k.data(), v.data(), o, lse};
+  if (page_table.data() != nullptr) {
+    io.k = k_pages.data();
+    io.v = v_pages.data();
+    io.page_table = page_table.as<int>();
+    io.pages_per_sequence = pages_per_sequence;
+  }
+  return io;
 }
 
 ForwardReference::ForwardReference(const AttentionShape& shape, const Inputs& inputs,

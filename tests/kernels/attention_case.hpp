@@ -40,13 +40,26 @@ std::string describe(const AttentionShape& shape);
 std::size_t tensor_elements(const AttentionShape& shape);
 std::size_t tensor_bytes(const AttentionShape& shape);  // in the I/O dtype
 std::size_t row_count(const AttentionShape& shape);
+// K and V: [batch, kv_heads, kv_len, d], contiguous.
+std::size_t kv_elements(const AttentionShape& shape);
+
+// Whether `kernel` takes this shape (its K/V length, K/V heads, pages, query
+// tokens); one that does not is not launched by the grids.
+bool takes(const KernelEntry& kernel, const AttentionShape& shape);
 
 // Q, K, V and dO in the problem's dtype. Q and K are normal (scores of a few
 // units after scaling, so rows have a clear maximum and the online rescaling
-// is exercised); V and dO are uniform in [-1, 1).
+// is exercised); V and dO are uniform in [-1, 1). K and V are contiguous
+// (the reference reads them so); a paged shape also gets them scattered into
+// shuffled pages, which the kernel reads.
 struct Inputs {
   Inputs(const AttentionShape& shape, std::uint64_t seed, cudaStream_t stream);
   DeviceBuffer q, k, v, d_o;
+  DeviceBuffer k_pages, v_pages, page_table;
+  int pages_per_sequence = 0;
+
+  // The buffers a forward launch reads: the pages where the shape has them.
+  ForwardBuffers forward(void* o, float* lse) const;
 };
 
 struct ForwardReference {

@@ -22,10 +22,12 @@ void check_forward(const KernelEntry& entry, const AttentionShape& shape, const 
   DeviceBuffer o(tensor_bytes(shape));
   DeviceBuffer lse(row_count(shape) * sizeof(float));
   DeviceBuffer workspace(kernel.workspace_bytes(shape));
+  if (workspace.bytes() > 0) {
+    CFR_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, workspace.bytes(), stream));
+  }
   CFR_CUDA_CHECK(poison(o.data(), o.bytes(), stream));
   CFR_CUDA_CHECK(poison(lse.data(), lse.bytes(), stream));
-  const ForwardBuffers io{inputs.q.data(), inputs.k.data(), inputs.v.data(), o.data(),
-                          lse.as<float>()};
+  const ForwardBuffers io = inputs.forward(o.data(), lse.as<float>());
   const LaunchContext context{stream, cublas, workspace.data(), workspace.bytes()};
   REQUIRE(kernel.launch(shape, io, context) == cudaSuccess);
   check_against_reference("O", o.data(), shape.dtype, reference.o.as<float>(),
@@ -44,6 +46,7 @@ void check_on_test_grid(const KernelEntry& entry) {
       for (int seq_len : test_seq_lens) {
         for (bool causal : {false, true}) {
           const AttentionShape shape = make_shape(dtype, seq_len, head_dim, causal);
+          if (!takes(entry, shape)) continue;
           const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
           const ForwardReference reference(shape, inputs, stream);
           check_forward(entry, shape, inputs, reference, stream, cublas);
@@ -72,11 +75,66 @@ TEST_CASE("every forward kernel applies an explicit softmax_scale", "[forward]")
     const DType dtype = description.dtypes.fp16 ? DType::fp16 : DType::fp32;
     const int head_dim = description.supports_head_dim(64) ? 64 : description.head_dims.front();
     for (bool causal : {false, true}) {
-      AttentionShape shape = make_shape(dtype, 200, head_dim, causal);
+      // 200 query tokens, or 9 for a kernel built for few (fa2_decode).
+      const int q_len = description.shapes.max_q_len > 0 ? 9 : 200;
+      AttentionShape shape = make_shape(dtype, q_len, head_dim, causal);
       shape.softmax_scale = 0.5f;
       const Inputs inputs(shape, seed + 7, stream);
       const ForwardReference reference(shape, inputs, stream);
       check_forward(*entry, shape, inputs, reference, stream, cublas);
+    }
+  }
+}
+
+// The shapes attention is served in (issue 25), for every kernel that takes
+// them: fewer K/V heads than query heads, K/V of another length than Q (the
+// causal mask bottom-right aligned), paged caches of 16 and 256 tokens with
+// their pages shuffled, odd lengths; one key, and more queries than keys
+// without a mask.
+struct Served {
+  int batch, heads, kv_heads, q_len, kv_len;
+};
+const std::vector<Served> served_shapes{
+    {2, 8, 2, 1, 1},      {2, 8, 2, 1, 17},    {1, 8, 1, 3, 1000},
+    {2, 4, 4, 16, 4097},  {1, 16, 2, 5, 3000}, {1, 8, 2, 100, 100},
+    {1, 6, 2, 257, 1000}, {2, 4, 2, 64, 64},   {1, 8, 8, 200, 130},
+};
+
+TEST_CASE("every forward kernel that takes served shapes matches the reference on them",
+          "[forward][served]") {
+  measure::CudaStream stream;
+  measure::CublasHandle cublas;
+  for (const KernelEntry* entry : runnable_kernels(Direction::forward)) {
+    const ShapeSupport& can = entry->description.shapes;
+    if (!can.kv_len && !can.kv_heads && !can.paged) continue;
+    DYNAMIC_SECTION(entry->description.name) {
+      int checked = 0;
+      for (DType dtype : {DType::fp16, DType::bf16}) {
+        if (!entry->description.dtypes.contains(dtype)) continue;
+        for (int head_dim : {64, 128}) {
+          if (!entry->description.supports_head_dim(head_dim)) continue;
+          for (const Served& s : served_shapes) {
+            for (bool causal : {false, true}) {
+              for (int page_size : {0, 16, 256}) {
+                AttentionShape shape = make_shape(dtype, s.q_len, head_dim, causal);
+                shape.batch = s.batch;
+                shape.heads = s.heads;
+                shape.kv_heads = s.kv_heads;
+                shape.kv_len = s.kv_len;
+                shape.page_size = page_size;
+                if (causal && s.q_len > s.kv_len) continue;
+                if (!takes(*entry, shape)) continue;
+                const Inputs inputs(shape, seed + static_cast<std::uint64_t>(s.kv_len + page_size),
+                                    stream);
+                const ForwardReference reference(shape, inputs, stream);
+                check_forward(*entry, shape, inputs, reference, stream, cublas);
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+      CHECK(checked > 0);
     }
   }
 }
