@@ -2,17 +2,21 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "builtin_model_presets.hpp"
 #include "cli_checks.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "roofline/core/axis_values.hpp"
 #include "roofline/core/checked_math.hpp"
+#include "roofline/model/model_presets.hpp"
 
 namespace cfr::app {
 
@@ -118,7 +122,7 @@ void check_plan_size(const std::vector<std::size_t>& axis_sizes,
   if (!count || *count > max_configurations) {
     throw std::invalid_argument(fmt::format(
         "the axes make {} configurations (masks × dtypes × head dims × batches × heads × "
-        "sequence lengths × kernels); the cap is {}: narrow an axis",
+        "K/V heads × lengths × page sizes × kernels); the cap is {}: narrow an axis",
         count ? fmt::format("{}", *count) : std::string("more than 2^63"), max_configurations));
   }
   const auto [batch, heads, seq_len, head_dim] = largest;
@@ -145,6 +149,122 @@ std::vector<int> head_dims_of(std::span<const KernelDescription* const> kernels)
   return head_dims;
 }
 
+// The shape axes: head dims and heads (from --preset or their options),
+// K/V heads, (query, key) length pairs, page sizes. 0 K/V heads: as many as
+// heads.
+struct Shapes {
+  std::vector<std::int64_t> head_dims;
+  std::vector<std::int64_t> heads;
+  std::vector<std::int64_t> kv_heads;
+  std::vector<std::pair<std::int64_t, std::int64_t>> lengths;
+  std::vector<std::int64_t> page_sizes;
+};
+
+bool given(const SweepOptions& options, const char* name) {
+  return options.given.count(name) != 0;
+}
+
+// The option's value if the command line gave one (empty too), else `fallback`.
+std::string or_default(const SweepOptions& options, const char* name, const std::string& value,
+                       std::string_view fallback) {
+  return given(options, name) ? value : std::string(fallback);
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> chosen_lengths(const SweepOptions& options) {
+  const bool apart = given(options, "--q-lens") || given(options, "--kv-lens");
+  if (apart && given(options, "--seq-lens")) {
+    throw std::invalid_argument(
+        "--seq-lens sets both lengths: give it or --q-lens/--kv-lens, not both");
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> lengths;
+  if (!apart) {
+    for (std::int64_t n :
+         bounded_axis(or_default(options, "--seq-lens", options.seq_lens, default_seq_lens),
+                      "--seq-lens", max_seq_len)) {
+      lengths.emplace_back(n, n);
+    }
+    return lengths;
+  }
+  const auto queries =
+      bounded_axis(or_default(options, "--q-lens", options.q_lens, "1"), "--q-lens", max_seq_len);
+  if (!given(options, "--kv-lens")) {
+    for (std::int64_t q : queries) lengths.emplace_back(q, q);
+    return lengths;
+  }
+  const auto keys = bounded_axis(options.kv_lens, "--kv-lens", max_seq_len);
+  if (!checked_mul(static_cast<std::int64_t>(queries.size()),
+                   static_cast<std::int64_t>(keys.size()))
+           .has_value() ||
+      queries.size() * keys.size() > static_cast<std::size_t>(max_configurations)) {
+    throw std::invalid_argument(
+        fmt::format("--q-lens × --kv-lens make {} × {} length pairs; the cap is {}: narrow an axis",
+                    queries.size(), keys.size(), max_configurations));
+  }
+  for (std::int64_t q : queries) {
+    for (std::int64_t kv : keys) lengths.emplace_back(q, kv);
+  }
+  return lengths;
+}
+
+std::vector<std::int64_t> chosen_page_sizes(const SweepOptions& options) {
+  std::vector<std::int64_t> sizes;
+  if (!given(options, "--page-size")) return {0};
+  for (std::string_view item : split_list(options.page_sizes, "--page-size")) {
+    std::int64_t size = -1;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), size);
+    if (error != std::errc{} || end != item.data() + item.size() || size < 0 ||
+        size > max_seq_len || (size & (size - 1)) != 0) {
+      throw std::invalid_argument(fmt::format(
+          "--page-size: '{}' is not 0 (contiguous) or a power of two up to {}", item, max_seq_len));
+    }
+    sizes.push_back(size);
+  }
+  refuse_repeats(sizes, "--page-size");
+  return sizes;
+}
+
+Shapes chosen_shapes(const SweepOptions& options) {
+  Shapes shapes;
+  if (given(options, "--preset")) {
+    if (given(options, "--heads") || given(options, "--kv-heads") ||
+        given(options, "--head-dims")) {
+      throw std::invalid_argument(
+          fmt::format("--preset {} sets --heads, --kv-heads and --head-dims: give one or the "
+                      "other",
+                      options.preset));
+    }
+    try {
+      const ModelPreset& preset = find_preset(builtin_model_presets(), options.preset);
+      shapes.heads = {preset.heads.value};
+      shapes.kv_heads = {preset.kv_heads.value};
+      shapes.head_dims = {preset.head_dim.value};
+    } catch (const ModelPresetError& error) {
+      throw std::invalid_argument(error.what());
+    }
+  } else {
+    shapes.heads = bounded_axis(or_default(options, "--heads", options.heads, default_heads),
+                                "--heads", max_batch_or_heads);
+    shapes.head_dims =
+        bounded_axis(or_default(options, "--head-dims", options.head_dims, default_head_dims),
+                     "--head-dims", 1 << 20);
+    shapes.kv_heads = {0};
+    if (given(options, "--kv-heads")) {
+      shapes.kv_heads = bounded_axis(options.kv_heads, "--kv-heads", max_batch_or_heads);
+      for (std::int64_t kv : shapes.kv_heads) {
+        for (std::int64_t h : shapes.heads) {
+          if (h % kv != 0) {
+            throw std::invalid_argument(
+                fmt::format("--kv-heads: {} does not divide --heads {}", kv, h));
+          }
+        }
+      }
+    }
+  }
+  shapes.lengths = chosen_lengths(options);
+  shapes.page_sizes = chosen_page_sizes(options);
+  return shapes;
+}
+
 std::vector<const KernelDescription*> every_kernel() {
   std::vector<const KernelDescription*> kernels;
   for (const KernelDescription& kernel : kernel_catalog) kernels.push_back(&kernel);
@@ -153,20 +273,56 @@ std::vector<const KernelDescription*> every_kernel() {
 
 }  // namespace
 
+// Records that `option` was set on the command line.
+CLI::Option* noted(CLI::Option* option, SweepOptions& o) {
+  const std::string name = option->get_name();
+  return option->each([&o, name](const std::string&) { o.given.insert(name); });
+}
+
 void add_sweep_options(CLI::App& command, SweepOptions& o) {
   command
       .add_option("--seq-lens", o.seq_lens,
-                  "sequence lengths: a list and/or ranges: 1024:16384:x2, 64:256:+64, 1:8 "
-                  "(step +1), [pow2]10:14 (2^10..2^14)")
+                  "sequence lengths, of the queries and the keys alike: a list and/or ranges: "
+                  "1024:16384:x2, 64:256:+64, 1:8 (step +1), [pow2]10:14 (2^10..2^14)")
       ->type_name("LIST")
-      ->capture_default_str();
+      ->default_str(std::string(default_seq_lens));
+  command
+      .add_option("--q-lens", o.q_lens,
+                  "query tokens, apart from the keys (a list or ranges; 1 where only --kv-lens "
+                  "is given)")
+      ->type_name("LIST");
+  command
+      .add_option("--kv-lens", o.kv_lens,
+                  "keys (the K/V cache), apart from the queries (each query length where only "
+                  "--q-lens is given); a causal mask is bottom-right aligned")
+      ->type_name("LIST");
   command
       .add_option("--head-dims", o.head_dims,
                   fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
       ->type_name("LIST")
-      ->capture_default_str();
+      ->default_str(std::string(default_head_dims));
   command.add_option("--batch", o.batch, "batch sizes")->type_name("LIST")->capture_default_str();
-  command.add_option("--heads", o.heads, "head counts")->type_name("LIST")->capture_default_str();
+  command.add_option("--heads", o.heads, "query head counts")
+      ->type_name("LIST")
+      ->default_str(std::string(default_heads));
+  command
+      .add_option("--kv-heads", o.kv_heads,
+                  "K/V head counts (GQA, MQA), each dividing every --heads (default: as many as "
+                  "--heads)")
+      ->type_name("LIST");
+  command
+      .add_option("--page-size", o.page_sizes,
+                  "a paged K/V cache of this many tokens a page (powers of two; 0: contiguous, "
+                  "the default), pages shuffled")
+      ->type_name("LIST");
+  command
+      .add_option("--preset", o.preset,
+                  "a model's heads, K/V heads and head dim (configs/models.json: llama3-8b, ...)")
+      ->type_name("MODEL");
+  for (const char* name : {"--seq-lens", "--q-lens", "--kv-lens", "--head-dims", "--heads",
+                           "--kv-heads", "--page-size", "--preset"}) {
+    noted(command.get_option(name), o);
+  }
   auto* causal = command.add_flag("--causal", o.causal, "causal mask only");
   auto* no_causal = command.add_flag("--no-causal", o.no_causal, "no mask (the default)");
   auto* both = command.add_flag("--both", o.both, "both causal and not");
@@ -206,8 +362,8 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   plan.convention = *convention;
 
   const auto kernels = chosen_kernels(options);
-  const auto seq_lens = bounded_axis(options.seq_lens, "--seq-lens", max_seq_len);
-  const auto head_dims = bounded_axis(options.head_dims, "--head-dims", 1 << 20);
+  const Shapes shapes = chosen_shapes(options);
+  const auto& head_dims = shapes.head_dims;
   const std::vector<int> supported = head_dims_of(kernels);
   for (std::int64_t d : head_dims) {
     if (std::find(supported.begin(), supported.end(), d) == supported.end()) {
@@ -216,7 +372,6 @@ SweepPlan plan_sweep(const SweepOptions& options) {
     }
   }
   const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
-  const auto heads = bounded_axis(options.heads, "--heads", max_batch_or_heads);
   const std::vector<DType> dtypes = chosen_dtypes(options);
   std::vector<bool> masks{options.causal};
   if (options.both) masks = {false, true};
@@ -224,21 +379,31 @@ SweepPlan plan_sweep(const SweepOptions& options) {
   const auto largest = [](const std::vector<std::int64_t>& values) {
     return *std::max_element(values.begin(), values.end());
   };
-  check_plan_size({masks.size(), dtypes.size(), head_dims.size(), batches.size(), heads.size(),
-                   seq_lens.size(), kernels.size()},
-                  {largest(batches), largest(heads), largest(seq_lens), largest(head_dims)});
+  std::int64_t longest = 0;
+  for (const auto& [q, kv] : shapes.lengths) longest = std::max({longest, q, kv});
+  check_plan_size(
+      {masks.size(), dtypes.size(), head_dims.size(), batches.size(), shapes.heads.size(),
+       shapes.kv_heads.size(), shapes.lengths.size(), shapes.page_sizes.size(), kernels.size()},
+      {largest(batches), largest(shapes.heads), longest, largest(head_dims)});
   for (bool causal : masks) {
     for (DType dtype : dtypes) {
       for (std::int64_t d : head_dims) {
         for (std::int64_t b : batches) {
-          for (std::int64_t h : heads) {
-            for (std::int64_t n : seq_lens) {
-              for (const KernelDescription* kernel : kernels) {
-                const AttentionProblem problem{b, h, n, d, causal, dtype};
-                // `all` is every kernel that takes the shape; a kernel named
-                // with --kernels gets a skipped row saying why it does not.
-                if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
-                plan.points.push_back({kernel, problem});
+          for (std::int64_t h : shapes.heads) {
+            for (std::int64_t kv_heads : shapes.kv_heads) {
+              for (const auto& [q, kv] : shapes.lengths) {
+                for (std::int64_t page_size : shapes.page_sizes) {
+                  AttentionProblem problem{b, h, q, d, causal, dtype};
+                  problem.kv_len = kv;
+                  problem.kv_heads = kv_heads;
+                  problem.page_size = page_size;
+                  for (const KernelDescription* kernel : kernels) {
+                    // `all` is every kernel that takes the shape; a kernel named
+                    // with --kernels gets a skipped row saying why it does not.
+                    if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
+                    plan.points.push_back({kernel, problem});
+                  }
+                }
               }
             }
           }

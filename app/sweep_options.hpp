@@ -2,6 +2,7 @@
 
 // The axes and outputs shared by `model` and `sweep`.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,25 @@ namespace cfr::app {
 // --kernels: every forward kernel of the catalog.
 inline constexpr std::string_view all_kernels = "all";
 
+// An axis not given takes its default (default_*); `given` holds the options
+// the command line set, so a conflict between --seq-lens and
+// --q-lens/--kv-lens, or between --preset and the options it sets, is told
+// apart from a default, and an empty value is still refused as one.
+inline constexpr std::string_view default_seq_lens = "1024:16384:x2";
+inline constexpr std::string_view default_head_dims = "64";
+inline constexpr std::string_view default_heads = "8";
+
 struct SweepOptions {
-  std::string seq_lens = "1024:16384:x2";
-  std::string head_dims = "64";
+  std::string seq_lens;  // both lengths (default_seq_lens)
+  std::string q_lens;    // query tokens; with --kv-lens alone: 1
+  std::string kv_lens;   // keys; with --q-lens alone: each query length
+  std::string head_dims;
   std::string batch = "1";
-  std::string heads = "8";
+  std::string heads;
+  std::string kv_heads;    // each a divisor of every --heads; empty: as many as heads
+  std::string page_sizes;  // 0 (contiguous) or powers of two; empty: 0
+  std::string preset;      // a configs/models.json id: heads, kv_heads, head_dim
+  std::set<std::string> given;
   bool causal = false;
   bool no_causal = false;
   bool both = false;

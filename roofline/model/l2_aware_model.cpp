@@ -1,5 +1,7 @@
 #include "roofline/model/l2_aware_model.hpp"
 
+#include "roofline/model/kv_splits.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -48,6 +50,11 @@ namespace {
 std::optional<DramEstimate> simulate(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs) {
   const L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+  if (problem.paged() && kernel.traffic != TrafficModelKind::split_kv) return std::nullopt;
+  if (!problem.square() && kernel.traffic != TrafficModelKind::kv_reload &&
+      kernel.traffic != TrafficModelKind::split_kv) {
+    return std::nullopt;  // the materialized and backward simulations are square's
+  }
   if (kernel.traffic == TrafficModelKind::materialized) {
     if (too_large(problem, 1)) return std::nullopt;  // the softmax runs one CTA per row
     return materialized_dram(
@@ -57,6 +64,16 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
   const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
   if (!config.tile.tiled() || too_large(problem, std::min(config.tile.br, config.tile.bc))) {
     return std::nullopt;
+  }
+  if (kernel.traffic == TrafficModelKind::split_kv && kernel.launches.size() == 1) {
+    const TileShape tile =
+        kernel.problem_tile ? kernel.problem_tile(problem, config.tile) : config.tile;
+    KernelConfig split_config = config;
+    split_config.tile = tile;
+    const auto forward = geometry_of(kernel.launches[0], split_config, inputs.sm_count);
+    if (!forward) return std::nullopt;
+    return split_kv_dram(problem, *forward, plan_kv_splits(problem, tile, inputs.sm_count).splits,
+                         l2);
   }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
     const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count);

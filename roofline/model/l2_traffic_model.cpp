@@ -76,23 +76,28 @@ std::vector<StreamedCta> grid_ctas(std::int64_t heads, const std::vector<std::in
 }
 
 struct Shape {
-  std::int64_t n;
-  std::int64_t heads;
-  double row;  // bytes of one row of Q, K, V, O, dO, dQ, dK or dV
+  std::int64_t n;      // query rows of a head
+  std::int64_t heads;  // query heads, batch included
+  double row;          // bytes of one row of Q, K, V, O, dO, dQ, dK or dV
   bool causal;
+  std::int64_t kv_n = n;   // K/V rows of a head
+  std::int64_t group = 1;  // query heads per K/V head: they stream the same tiles
 };
 
 Shape shape_of(const AttentionProblem& problem) {
-  return {problem.seq_len, problem.heads_total(),
+  Shape s{problem.seq_len, problem.heads_total(),
           static_cast<double>(problem.head_dim * element_bytes(problem.dtype)), problem.causal};
+  s.kv_n = problem.keys();
+  s.group = problem.group();
+  return s;
 }
 
 // K/V blocks Q block `q_block` needs: all, or those at or left of the
-// diagonal of its last row.
+// bottom-right aligned diagonal of its last row.
 std::int64_t kv_tiles_for(const Shape& s, TileShape tile, std::int64_t q_block) {
-  if (!s.causal) return blocks(s.n, tile.bc);
-  const std::int64_t last_row = std::min(s.n, (q_block + 1) * tile.br) - 1;
-  return last_row / tile.bc + 1;
+  if (!s.causal) return blocks(s.kv_n, tile.bc);
+  const std::int64_t last_key = std::min(s.n, (q_block + 1) * tile.br) - 1 + s.kv_n - s.n;
+  return std::min(blocks(s.kv_n, tile.bc), last_key / tile.bc + 1);
 }
 
 // One CTA per Q block streaming K/V: the forward, and the backward's dQ pass.
@@ -104,17 +109,17 @@ StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeom
       dispatch_order(blocks(s.n, tile.br), s.causal, geometry.causal_order, tiles);
   StreamedLaunch launch;
   launch.name = std::move(name);
-  launch.groups = s.heads;
-  launch.tiles_per_group = blocks(s.n, tile.bc);
+  launch.groups = s.heads / s.group;
+  launch.tiles_per_group = blocks(s.kv_n, tile.bc);
   launch.concurrency = geometry.concurrency();
   launch.tile_bytes = [s, tile](std::int64_t, std::int64_t kv_block) {
-    return rows_of(s.n, tile.bc, kv_block) * 2 * s.row;  // K and V
+    return rows_of(s.kv_n, tile.bc, kv_block) * 2 * s.row;  // K and V
   };
   launch.ctas =
       grid_ctas(s.heads, owned, geometry.grid_order, [&](std::int64_t head, std::int64_t q_block) {
         const double rows = rows_of(s.n, tile.br, q_block);
-        return StreamedCta{
-            head, 0, tiles(q_block), 1, rows * own_read_per_row, rows * own_write_per_row};
+        return StreamedCta{head / s.group,          0, tiles(q_block), 1, rows * own_read_per_row,
+                           rows * own_write_per_row};
       });
   return launch;
 }
@@ -197,6 +202,46 @@ DramEstimate flash_forward_dram(const AttentionProblem& problem, const LaunchGeo
   const Shape s = shape_of(problem);
   // Own: Q read; O and LSE written.
   return run(in_order(q_block_launch("forward", s, geometry, s.row, s.row + fp32_bytes)), l2);
+}
+
+DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry& geometry,
+                           int kv_splits, const L2Config& l2) {
+  require_valid(problem, l2);
+  require_valid(geometry, "forward");
+  if (kv_splits < 1) throw std::invalid_argument("split_kv: needs at least one split");
+  const Shape s = shape_of(problem);
+  const TileShape tile = geometry.tile;
+  const std::int64_t group_rows = s.group * s.n;
+  const std::int64_t row_blocks = blocks(group_rows, tile.br);
+  const std::int64_t tiles = blocks(s.kv_n, tile.bc);
+  const std::int64_t tiles_per_split = blocks(tiles, kv_splits);
+  const std::int64_t splits = blocks(tiles, tiles_per_split);  // none empty, as the launcher
+  StreamedLaunch launch;
+  launch.name = "forward";
+  launch.groups = s.heads / s.group;
+  launch.tiles_per_group = tiles;
+  launch.concurrency = geometry.concurrency();
+  launch.tile_bytes = [s, tile](std::int64_t, std::int64_t kv_block) {
+    return rows_of(s.kv_n, tile.bc, kv_block) * 2 * s.row;  // K and V
+  };
+  // blockIdx.x: the row block fastest, then the split; y the K/V head, z the
+  // batch: one linear order over (K/V head of the batch, split, row block).
+  // Own: the block's Q rows read; its O and LSE written, or its split's fp32
+  // O / l and LSE (read back by the combining split while in L2).
+  const double out_per_row =
+      splits > 1 ? static_cast<double>(problem.head_dim + 1) * fp32_bytes : s.row + fp32_bytes;
+  launch.ctas.reserve(static_cast<std::size_t>(launch.groups * splits * row_blocks));
+  for (std::int64_t kv_head = 0; kv_head < launch.groups; ++kv_head) {
+    for (std::int64_t split = 0; split < splits; ++split) {
+      const std::int64_t first = split * tiles_per_split;
+      for (std::int64_t block = 0; block < row_blocks; ++block) {
+        const double rows = rows_of(group_rows, tile.br, block);
+        launch.ctas.push_back({kv_head, first, std::min(tiles_per_split, tiles - first), 1,
+                               rows * s.row, rows * out_per_row});
+      }
+    }
+  }
+  return run(in_order(std::move(launch)), l2);
 }
 
 DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,

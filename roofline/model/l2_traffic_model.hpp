@@ -85,10 +85,19 @@ struct DramEstimate {
 };
 
 // FA-structured forward (fa1_scalar, fa1_wmma, fa2): one CTA per (Q block,
-// head) reads its Q block, streams the K/V blocks it needs (all, or those at
-// or left of the diagonal when causal), writes O and LSE.
+// query head) reads its Q block, streams the K/V blocks it needs (all, or
+// those at or left of the bottom-right aligned diagonal when causal), writes
+// O and LSE; the query heads of a K/V head (GQA) stream the same tiles.
 DramEstimate flash_forward_dram(const AttentionProblem& problem, const LaunchGeometry& geometry,
                                 const L2Config& l2);
+
+// Split-KV decoding (fa2_decode): one CTA per (split of a K/V head's keys,
+// block of tile.br of its group rows); the row blocks of a split run side by
+// side (blockIdx.x) and stream the same K/V tiles. Own: Q rows read; O and
+// LSE written, or with several splits each split's fp32 O / l and LSE, whose
+// read back by the combining split the model takes from L2.
+DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry& geometry,
+                           int kv_splits, const L2Config& l2);
 
 // fa1_bwd's three launches: D = rowsum(dO * O); dK/dV with one CTA per K/V
 // block streaming the Q blocks that see it (Q, dO, LSE, D); dQ with one CTA

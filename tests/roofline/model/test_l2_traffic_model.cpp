@@ -172,3 +172,43 @@ TEST_CASE("bad inputs are rejected with the bad value named") {
                     "attention problem dimensions must be positive");
   CHECK_THROWS_AS(materialized_dram(p, {0, 8, 1, 128}, h200_l2), std::invalid_argument);
 }
+
+TEST_CASE("split-KV decoding reads each K/V byte from DRAM once per group, whatever the splits") {
+  // 32 query heads over 8 K/V heads, 16 query tokens: 64 group rows in 4 blocks
+  // of 16 that run side by side, so three of every four tile reads hit the L2.
+  AttentionProblem p{2, 32, 16, 128, true, DType::fp16};
+  p.kv_len = 8192;
+  p.kv_heads = 8;
+  const L2Config l2{60e6, 2};
+  const LaunchGeometry geometry{
+      {16, 64}, 2, 132, {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}};
+  const double kv = 2.0 * 2 * 8 * 8192 * 256;  // K and V of every K/V head once
+  const double q = 2.0 * 32 * 16 * 256;
+  for (int splits : {1, 4, 16}) {
+    INFO(splits << " splits");
+    const DramEstimate d = split_kv_dram(p, geometry, splits, l2);
+    // Reads: K/V once and Q once per split; nothing more within 0.1 %.
+    CHECK(d.read_bytes == Approx(kv + splits * q).epsilon(1e-3));
+  }
+  // Writes: O and LSE with one split; each split's fp32 O / l and LSE with more.
+  const DramEstimate one = split_kv_dram(p, geometry, 1, l2);
+  CHECK(one.written_bytes + one.retained_dirty_bytes == Approx(2 * 32 * 16 * (256.0 + 4)));
+  const DramEstimate four = split_kv_dram(p, geometry, 4, l2);
+  CHECK(four.written_bytes + four.retained_dirty_bytes == Approx(4 * 2 * 32 * 16 * (129 * 4.0)));
+}
+
+TEST_CASE("kv_reload with GQA: the query heads of a K/V head share its tiles in the L2") {
+  // fa2_mma's order (heads fastest): the 4 query heads of a group run side by
+  // side and read their K/V head's tiles together, so GQA's K/V reads are a
+  // quarter of those of 32 K/V heads (whatever the waves re-read), and Q, read
+  // once, is the same.
+  AttentionProblem mha{1, 32, 4096, 128, false, DType::fp16};
+  AttentionProblem gqa = mha;
+  gqa.kv_heads = 8;
+  const LaunchGeometry geometry{{256, 64}, 1, 132, heads_fastest, CausalBlockOrder::natural};
+  const double q = 32.0 * 4096 * 256;
+  const double mha_kv = flash_forward_dram(mha, geometry, {60e6, 2}).read_bytes - q;
+  const double gqa_kv = flash_forward_dram(gqa, geometry, {60e6, 2}).read_bytes - q;
+  CHECK(gqa_kv > 0);
+  CHECK(mha_kv / gqa_kv == Approx(4).epsilon(0.02));
+}

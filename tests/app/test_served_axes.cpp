@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+// The served-shape axes of `model` and `sweep` (issue 25): --q-lens and
+// --kv-lens apart, --kv-heads, --page-size, --preset (configs/models.json).
+
+using nlohmann::json;
+
+namespace {
+
+json model_json(const std::string& arguments) {
+  const CliResult r = run_cli("model --gpu h200 " + arguments + " --json -");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+std::string refusal(const std::string& arguments) {
+  const CliResult r = run_cli("model " + arguments);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  return r.err;
+}
+
+}  // namespace
+
+TEST_CASE("served axes: a preset's decode step over key lengths, pages, query tokens") {
+  const json doc =
+      model_json("--preset llama3-8b --q-lens 1,4 --kv-lens 4096,32768 --page-size 0,16");
+  // `all`: only the kernels that take these shapes (fa2_mma: contiguous only).
+  std::set<std::tuple<std::string, int, int, int>> rows;
+  for (const json& row : doc["results"]) {
+    CHECK(row["heads"] == 32);
+    CHECK(row["kv_heads"] == 8);
+    CHECK(row["head_dim"] == 128);
+    CHECK(row["status"] == "ok");
+    const int page = row.value("page_size", 0);
+    rows.insert({row["kernel"], row["seq_len"], row["kv_len"], page});
+    if (row["kernel"] == "fa2_decode") CHECK(row["traffic"]["model"] == "split_kv");
+  }
+  // 2 query lengths x 2 key lengths: fa2_decode with both page sizes, fa2_mma contiguous.
+  CHECK(rows.size() == 2 * 2 * 3);
+  CHECK(rows.count({"fa2_decode", 4, 32768, 16}) == 1);
+  CHECK(rows.count({"fa2_mma", 1, 4096, 0}) == 1);
+  CHECK(rows.count({"fa2_mma", 1, 4096, 16}) == 0);
+}
+
+TEST_CASE("served axes: --kv-lens alone is a one-token decode; --q-lens alone is square") {
+  const json decode = model_json("--kv-lens 2048 --kernels fa2_decode --head-dims 128");
+  REQUIRE(decode["results"].size() == 1);
+  CHECK(decode["results"][0]["seq_len"] == 1);
+  CHECK(decode["results"][0]["kv_len"] == 2048);
+  const json square = model_json("--q-lens 512 --kernels fa2_mma");
+  CHECK(square["results"][0]["seq_len"] == 512);
+  CHECK_FALSE(square["results"][0].contains("kv_len"));
+}
+
+TEST_CASE("served axes: a kernel named for a shape it does not take gets a skipped row") {
+  const json doc = model_json("--kv-lens 4096 --kv-heads 2 --kernels fa1_wmma");
+  REQUIRE(doc["results"].size() == 1);
+  CHECK(doc["results"][0]["status"] == "skipped");
+  CHECK(doc["results"][0]["reason"] ==
+        "fa1_wmma takes as many keys as queries (kv_len 4096 != seq_len 1)");
+  const json causal = model_json("--q-lens 8 --kv-lens 4 --causal --kernels fa2_mma");
+  CHECK(causal["results"][0]["status"] == "skipped");
+  CHECK(causal["results"][0]["reason"].get<std::string>().find("bottom-right") !=
+        std::string::npos);
+}
+
+TEST_CASE("served axes: bad values fail with one line naming them") {
+  CHECK(refusal("--heads 32 --kv-heads 5").find("--kv-heads: 5 does not divide --heads 32") !=
+        std::string::npos);
+  CHECK(refusal("--seq-lens 1024 --kv-lens 4096").find("--seq-lens sets both lengths") !=
+        std::string::npos);
+  CHECK(refusal("--preset llama3-8b --heads 8").find("--preset llama3-8b sets --heads") !=
+        std::string::npos);
+  CHECK(refusal("--preset gpt5").find("unknown model 'gpt5'") != std::string::npos);
+  CHECK(refusal("--page-size 12").find("--page-size: '12' is not 0") != std::string::npos);
+  CHECK(refusal("--kv-lens ''").find("--kv-lens") != std::string::npos);
+}
