@@ -5,10 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include <mutex>
-#include <vector>
-
 #include "kernels/attention_launchers.hpp"
+#include "kernels/current_device.hpp"
 #include "kernels/fa2_decode.cuh"
 #include "kernels/kernel_dispatch.cuh"
 #include "roofline/model/kv_splits.hpp"
@@ -16,9 +14,8 @@
 namespace cfr::kernels {
 namespace {
 
-template <int head_dim>
+template <int head_dim, KernelConfig config>
 struct DecodeTraits {
-  static constexpr KernelConfig config = arch_independent_config<fa2_decode_kernel, head_dim>();
   using Rows16 = decode::DecodeConfig<head_dim, config.warps, 1, config.tile.bc, config.stages,
                                       config.ctas_per_sm>;
   // 64 rows over 64-key tiles: 2 stages at d = 128 keep 2 CTAs per SM.
@@ -27,24 +24,6 @@ struct DecodeTraits {
   static_assert(Rows16::rows == config.tile.br && Rows16::bc == config.tile.bc);
   static_assert(Rows64::rows == 64 && Rows64::bc == 64, "fa2_decode_tile's 64-row tile");
 };
-
-// The SM count of the current device, read once per device.
-int current_sm_count() {
-  static std::mutex mutex;
-  static std::vector<int> counts;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 1;
-  const std::lock_guard lock(mutex);
-  if (counts.size() <= static_cast<std::size_t>(device)) {
-    counts.resize(static_cast<std::size_t>(device) + 1, 0);
-  }
-  int& count = counts[static_cast<std::size_t>(device)];
-  if (count == 0 &&
-      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    count = 1;
-  }
-  return count;
-}
 
 // The tile and splits of this launch, as the model plans them.
 struct DecodePlan {
@@ -57,7 +36,21 @@ DecodePlan plan_of(const AttentionShape& shape) {
   const TileShape tile = fa2_decode_tile(
       problem,
       fa2_decode_kernel.tile_for(shape.head_dim, fa2_decode_kernel.min_compute_capability));
-  return {tile, plan_kv_splits(problem, tile, current_sm_count()).splits};
+  return {tile, plan_kv_splits(problem, tile, current_device().sm_count).splits};
+}
+
+// Calls body.template operator()<Rows>() with the device's config for the
+// shape's head dim and the plan's rows per CTA.
+template <typename Body>
+cudaError_t with_decode_config(const AttentionShape& shape, const DecodePlan& plan, Body&& body) {
+  return with_head_dim<fa2_decode_kernel>(shape.head_dim, [&]<int head_dim>() {
+    return with_config_for<fa2_decode_kernel, head_dim>(
+        current_device().cc, [&]<KernelConfig config>() {
+          using Traits = DecodeTraits<head_dim, config>;
+          return plan.tile.br == 64 ? body.template operator()<typename Traits::Rows64>()
+                                    : body.template operator()<typename Traits::Rows16>();
+        });
+  });
 }
 
 template <typename Cfg>
@@ -70,10 +63,8 @@ std::size_t fa2_decode_workspace(const AttentionShape& shape) {
   if (!has_positive_dimensions(shape)) return 0;
   const DecodePlan plan = plan_of(shape);
   std::size_t bytes = 0;
-  (void)with_head_dim<fa2_decode_kernel>(shape.head_dim, [&]<int head_dim>() {
-    using Traits = DecodeTraits<head_dim>;
-    bytes = plan.tile.br == 64 ? workspace_for<typename Traits::Rows64>(shape, plan.splits)
-                               : workspace_for<typename Traits::Rows16>(shape, plan.splits);
+  (void)with_decode_config(shape, plan, [&]<typename Cfg>() {
+    bytes = workspace_for<Cfg>(shape, plan.splits);
     return cudaSuccess;
   });
   return bytes;
@@ -112,11 +103,10 @@ cudaError_t launch_fa2_decode(const AttentionShape& shape, const ForwardBuffers&
   }
   if (!(softmax_scale_log2_of(shape) > 0.f)) return cudaErrorInvalidValue;
   const DecodePlan plan = plan_of(shape);
-  return dispatch_dtype_and_head_dim<fa2_decode_kernel>(shape, [&]<typename T, int head_dim>() {
-    using Traits = DecodeTraits<head_dim>;
-    return plan.tile.br == 64
-               ? launch_config<T, typename Traits::Rows64>(shape, io, context, plan.splits)
-               : launch_config<T, typename Traits::Rows16>(shape, io, context, plan.splits);
+  return dispatch_dtype_and_head_dim<fa2_decode_kernel>(shape, [&]<typename T, int>() {
+    return with_decode_config(shape, plan, [&]<typename Cfg>() {
+      return launch_config<T, Cfg>(shape, io, context, plan.splits);
+    });
   });
 }
 

@@ -1,8 +1,12 @@
-// fa2_mma's launcher: the kernel (kernels/fa2_mma.cuh) instantiated with the
-// catalog's config per head dim (roofline/model/kernel_catalog.hpp), fp16 and bf16.
+// fa2_mma's launcher: the kernel (kernels/fa2_mma.cuh) instantiated with each
+// config the catalog gives it per head dim (roofline/model/kernel_catalog.hpp),
+// fp16 and bf16; a launch runs the config of the current device's compute
+// capability (fa2_mma_for_arch.hpp lets a test run another's).
 
 #include "kernels/attention_launchers.hpp"
+#include "kernels/current_device.hpp"
 #include "kernels/fa2_mma.cuh"
+#include "kernels/fa2_mma_for_arch.hpp"
 #include "kernels/kernel_dispatch.cuh"
 
 namespace cfr::kernels {
@@ -14,9 +18,8 @@ namespace {
 template <int head_dim>
 inline constexpr bool exps_before_pv = head_dim <= 64;
 
-template <int head_dim>
+template <int head_dim, KernelConfig config>
 struct Fa2Traits {
-  static constexpr KernelConfig config = arch_independent_config<fa2_mma_kernel, head_dim>();
   static constexpr GridLaunch launch = fa2_mma_kernel.launches[0];
   static constexpr int row_tiles = config.tile.br / (16 * config.warps);
   using Cfg = fa2::Fa2Config<head_dim, config.tile.bc, config.warps, row_tiles, config.stages,
@@ -27,16 +30,23 @@ struct Fa2Traits {
 
 cudaError_t launch_fa2_mma(const AttentionShape& shape, const ForwardBuffers& io,
                            const LaunchContext& context) {
-  if (!forward_buffers_usable(io)) return cudaErrorInvalidValue;
-  return dispatch_dtype_and_head_dim<fa2_mma_kernel>(shape, [&]<typename T, int head_dim>() {
-    return fa2::launch_fa2_mma_config<T, typename Fa2Traits<head_dim>::Cfg>(
-        shape, static_cast<const T*>(io.q), static_cast<const T*>(io.k),
-        static_cast<const T*>(io.v), static_cast<T*>(io.o), io.lse, softmax_scale_log2_of(shape),
-        context.stream);
-  });
+  return launch_fa2_mma_for_arch(current_device().cc, shape, io, context);
 }
 
 }  // namespace
+
+cudaError_t launch_fa2_mma_for_arch(ComputeCapability cc, const AttentionShape& shape,
+                                    const ForwardBuffers& io, const LaunchContext& context) {
+  if (!forward_buffers_usable(io)) return cudaErrorInvalidValue;
+  return dispatch_dtype_and_head_dim<fa2_mma_kernel>(shape, [&]<typename T, int head_dim>() {
+    return with_config_for<fa2_mma_kernel, head_dim>(cc, [&]<KernelConfig config>() {
+      return fa2::launch_fa2_mma_config<T, typename Fa2Traits<head_dim, config>::Cfg>(
+          shape, static_cast<const T*>(io.q), static_cast<const T*>(io.k),
+          static_cast<const T*>(io.v), static_cast<T*>(io.o), io.lse, softmax_scale_log2_of(shape),
+          context.stream);
+    });
+  });
+}
 
 const ForwardKernel fa2_mma_launcher{no_workspace, launch_fa2_mma};
 

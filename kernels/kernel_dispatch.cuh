@@ -105,6 +105,37 @@ constexpr KernelConfig arch_independent_config() {
   return kernel.config_for(head_dim, kernel.min_compute_capability);
 }
 
+// The configs `kernel` runs with at `head_dim`, one per config rule: the one
+// a GPU of that rule's minimum compute capability gets (several rules may
+// give the same one; they instantiate once).
+template <const KernelDescription& kernel, int head_dim, std::size_t rule>
+constexpr KernelConfig config_of_rule() {
+  return kernel.config_for(head_dim, kernel.configs[rule].min_cc);
+}
+
+template <const KernelDescription& kernel, int head_dim, typename Body, std::size_t... rule>
+cudaError_t with_config_of_rules(const KernelConfig& wanted, Body& body,
+                                 std::index_sequence<rule...>) {
+  cudaError_t status = cudaErrorInvalidValue;
+  (void)((wanted == config_of_rule<kernel, head_dim, rule>()
+              ? (status = body.template operator()<config_of_rule<kernel, head_dim, rule>()>(),
+                 true)
+              : false) ||
+         ...);
+  return status;
+}
+
+// Calls body.template operator()<KernelConfig>() with the config the catalog
+// gives `kernel` at `head_dim` on a GPU of compute capability `cc`: every
+// config of its rules is instantiated, the device's is launched, so a rule for
+// some architectures (a smaller tile where shared memory is smaller) needs no
+// code of its own.
+template <const KernelDescription& kernel, int head_dim, typename Body>
+cudaError_t with_config_for(ComputeCapability cc, Body&& body) {
+  return with_config_of_rules<kernel, head_dim>(kernel.config_for(head_dim, cc), body,
+                                                std::make_index_sequence<kernel.configs.size()>{});
+}
+
 // Validates the shape against `kernel` and calls
 // launch.template operator()<T, HeadDim>().
 template <const KernelDescription& kernel, typename Launch>

@@ -98,10 +98,22 @@ inline constexpr KernelDescription fa1_wmma_kernel{
 // measured 0.80 and 0.51, docs/perf-notes.md v5). The price: CTAs resident
 // together read every head's K/V, so large H x N reads more DRAM (the
 // L2-aware model has the order; results/h200/fa2-dev/round5-order/).
+// sm_86 and sm_89 give a block at most 99 KB of shared memory (CUDA C++
+// Programming Guide, "Compute Capabilities", shared memory per block): the d =
+// 128 tile's 128 KB does not fit there, so they run Br = 128 over 4 warps
+// (Q 32 KB and two 64-key K/V stages, 96 KB); sm_80 (163 KB) and sm_90 (227
+// KB) keep 256 rows. The GPU tests run the smaller tile on the H200 too
+// (kernels/fa2_mma_for_arch.hpp).
 inline constexpr std::array<int, 3> fa2_mma_head_dims{32, 64, 128};
-inline constexpr std::array<ConfigRule, 3> fa2_mma_configs{{
+inline constexpr std::array<ConfigRule, 5> fa2_mma_configs{{
     {.max_head_dim = 32, .config = {.tile = {128, 128}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
     {.max_head_dim = 64, .config = {.tile = {128, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config = {.tile = {256, 64}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128,
+     .min_cc = {8, 6},
+     .config = {.tile = {128, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1}},
     {.max_head_dim = 128, .config = {.tile = {256, 64}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
 }};
 inline constexpr std::array<GridLaunch, 1> fa2_mma_launches{{
@@ -134,9 +146,22 @@ inline constexpr KernelDescription fa2_mma_kernel{
 // (102 and 100 KB of shared memory): the variants timed on the H200 in
 // results/h200/decode-dev/ (docs/perf-notes.md). Grid: row blocks x splits
 // on blockIdx.x, K/V heads on y, batch on z.
+// sm_86 and sm_89 (99 KB a block) take 2 stages: 68 KB at d = 128.
 inline constexpr std::array<int, 2> fa2_decode_head_dims{64, 128};
-inline constexpr std::array<ConfigRule, 2> fa2_decode_configs{{
+inline constexpr std::array<ConfigRule, 6> fa2_decode_configs{{
+    {.max_head_dim = 64,
+     .min_cc = {9, 0},
+     .config = {.tile = {16, 128}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
+    {.max_head_dim = 64,
+     .min_cc = {8, 6},
+     .config = {.tile = {16, 128}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
     {.max_head_dim = 64, .config = {.tile = {16, 128}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config = {.tile = {16, 64}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
+    {.max_head_dim = 128,
+     .min_cc = {8, 6},
+     .config = {.tile = {16, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
     {.max_head_dim = 128, .config = {.tile = {16, 64}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
 }};
 inline constexpr std::array<GridLaunch, 1> fa2_decode_launches{{

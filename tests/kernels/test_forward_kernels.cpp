@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "attention_case.hpp"
+#include "kernels/fa2_mma_for_arch.hpp"
+#include "kernels/kernel_launcher.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace cfr::kernels::testing {
@@ -15,10 +17,10 @@ namespace {
 constexpr std::uint64_t seed = 20260301;
 
 // Launches `kernel` on poisoned outputs and checks O and L.
-void check_forward(const KernelEntry& entry, const AttentionShape& shape, const Inputs& inputs,
+void check_forward(const std::string& name, const ForwardKernel& kernel,
+                   const AttentionShape& shape, const Inputs& inputs,
                    const ForwardReference& reference, cudaStream_t stream, cublasHandle_t cublas) {
-  INFO(entry.description.name << ", " << describe(shape));
-  const ForwardKernel& kernel = *entry.forward();
+  INFO(name << ", " << describe(shape));
   DeviceBuffer o(tensor_bytes(shape));
   DeviceBuffer lse(row_count(shape) * sizeof(float));
   DeviceBuffer workspace(kernel.workspace_bytes(shape));
@@ -34,6 +36,12 @@ void check_forward(const KernelEntry& entry, const AttentionShape& shape, const 
                           tensor_elements(shape), shape.dtype, stream);
   check_against_reference("L", lse.data(), DType::fp32, reference.lse.as<float>(), row_count(shape),
                           shape.dtype, stream);
+}
+
+void check_forward(const KernelEntry& entry, const AttentionShape& shape, const Inputs& inputs,
+                   const ForwardReference& reference, cudaStream_t stream, cublasHandle_t cublas) {
+  check_forward(std::string(entry.description.name), *entry.forward(), shape, inputs, reference,
+                stream, cublas);
 }
 
 void check_on_test_grid(const KernelEntry& entry) {
@@ -83,6 +91,39 @@ TEST_CASE("every forward kernel applies an explicit softmax_scale", "[forward]")
       const ForwardReference reference(shape, inputs, stream);
       check_forward(*entry, shape, inputs, reference, stream, cublas);
     }
+  }
+}
+
+// fa2_mma's sm_86/sm_89 config (Br 128 at d = 128, what 99 KB of shared
+// memory holds) on this device: the test grid at d = 128 and a served shape,
+// so the tile an RTX card runs is checked where the tests run.
+TEST_CASE("fa2_mma's sm_86 tile matches the reference on the test grid", "[forward][arch]") {
+  const KernelEntry* entry = registry().find("fa2_mma");
+  REQUIRE(entry != nullptr);
+  if (entry->cannot_run_on(ComputeCapability{8, 6})) return;
+  const ForwardKernel sm86{no_workspace, [](const AttentionShape& shape, const ForwardBuffers& io,
+                                            const LaunchContext& context) {
+                             return launch_fa2_mma_for_arch({8, 6}, shape, io, context);
+                           }};
+  CHECK(fa2_mma_kernel.tile_for(128, {8, 6}) == TileShape{128, 64});
+  measure::CudaStream stream;
+  measure::CublasHandle cublas;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (int seq_len : test_seq_lens) {
+      for (bool causal : {false, true}) {
+        AttentionShape shape = make_shape(dtype, seq_len, 128, causal);
+        const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
+        const ForwardReference reference(shape, inputs, stream);
+        check_forward("fa2_mma at sm_86", sm86, shape, inputs, reference, stream, cublas);
+      }
+    }
+    AttentionShape gqa = make_shape(dtype, 300, 128, true);
+    gqa.heads = 8;
+    gqa.kv_heads = 2;
+    gqa.kv_len = 1000;
+    const Inputs inputs(gqa, seed + 5, stream);
+    const ForwardReference reference(gqa, inputs, stream);
+    check_forward("fa2_mma at sm_86", sm86, gqa, inputs, reference, stream, cublas);
   }
 }
 

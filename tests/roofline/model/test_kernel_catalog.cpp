@@ -80,10 +80,23 @@ TEST_CASE("a config is chosen per head dim and per architecture") {
   CHECK_FALSE(test_kernel.config_independent_of_arch(128));
   CHECK(test_kernel.config_independent_of_arch(256));
   CHECK(tiles_on_any_arch(test_kernel, 64) == std::vector<TileShape>{{128, 64}, {128, 128}});
+  // Only where sm_86 and sm_89 (99 KB of shared memory a block) cannot hold
+  // the config of sm_80 and sm_90: fa2_mma's 128 KB at d = 128, fa2_decode's
+  // three stages.
+  CHECK(fa2_mma_kernel.tile_for(128, {8, 0}) == TileShape{256, 64});
+  CHECK(fa2_mma_kernel.tile_for(128, {8, 6}) == TileShape{128, 64});
+  CHECK(fa2_mma_kernel.tile_for(128, {8, 9}) == TileShape{128, 64});
+  CHECK(fa2_mma_kernel.tile_for(128, {9, 0}) == TileShape{256, 64});
+  CHECK(fa2_decode_kernel.config_for(128, {8, 0}).stages == 3);
+  CHECK(fa2_decode_kernel.config_for(128, {8, 9}).stages == 2);
+  CHECK(fa2_decode_kernel.config_for(64, {8, 6}).stages == 2);
+  CHECK(fa2_decode_kernel.config_for(64, {9, 0}).stages == 3);
   for (const KernelDescription& kernel : kernel_catalog) {
     for (int head_dim : kernel.head_dims) {
       INFO(kernel.name << " d=" << head_dim);
-      CHECK(kernel.config_independent_of_arch(head_dim));  // no built-in kernel varies yet
+      const bool varies =
+          (kernel.name == "fa2_mma" && head_dim == 128) || kernel.name == "fa2_decode";
+      CHECK(kernel.config_independent_of_arch(head_dim) == !varies);
     }
   }
 }

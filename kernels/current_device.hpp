@@ -1,0 +1,49 @@
+#pragma once
+
+// What a launcher needs to know of the device it launches on (the current
+// one): its SM count, which plans fa2_decode's splits, and its compute
+// capability, which picks a kernel's config where the catalog gives newer
+// GPUs another (fa2_mma at d = 128). Read once per device. Internal to
+// kernels/.
+
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <vector>
+
+#include "roofline/core/compute_capability.hpp"
+
+namespace cfr::kernels {
+
+struct CurrentDevice {
+  int sm_count = 1;
+  ComputeCapability cc{};
+};
+
+// The current device's figures; {1 SM, cc 0.0} where the runtime cannot say
+// (a launch on such a device fails on its own).
+inline CurrentDevice current_device() {
+  static std::mutex mutex;
+  static std::vector<CurrentDevice> known;
+  static std::vector<bool> read;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0) return {};
+  const std::lock_guard lock(mutex);
+  const auto index = static_cast<std::size_t>(device);
+  if (known.size() <= index) {
+    known.resize(index + 1);
+    read.resize(index + 1, false);
+  }
+  if (!read[index]) {
+    int sms = 0, major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess) {
+      known[index] = {sms, {major, minor}};
+    }
+    read[index] = true;
+  }
+  return known[index];
+}
+
+}  // namespace cfr::kernels
