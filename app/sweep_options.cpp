@@ -145,6 +145,49 @@ std::vector<int> head_dims_of(std::span<const KernelDescription* const> kernels)
   return head_dims;
 }
 
+// The problems of the axes, in the sweep's loop order. `supported`: the head
+// dims some kernel has (a head dim none has is a bad value); null: any up to
+// 2^20. `kernel_count`: how many kernels each problem is crossed with, for
+// the cap on configurations.
+std::vector<AttentionProblem> problems_of(const SweepOptions& options,
+                                          const std::vector<int>* supported,
+                                          std::size_t kernel_count) {
+  const auto seq_lens = bounded_axis(options.seq_lens, "--seq-lens", max_seq_len);
+  const auto head_dims = bounded_axis(options.head_dims, "--head-dims", 1 << 20);
+  for (std::int64_t d : head_dims) {
+    if (supported != nullptr &&
+        std::find(supported->begin(), supported->end(), d) == supported->end()) {
+      throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
+                                              fmt::join(*supported, ", ")));
+    }
+  }
+  const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
+  const auto heads = bounded_axis(options.heads, "--heads", max_batch_or_heads);
+  const std::vector<DType> dtypes = chosen_dtypes(options);
+  std::vector<bool> masks{options.causal};
+  if (options.both) masks = {false, true};
+
+  const auto largest = [](const std::vector<std::int64_t>& values) {
+    return *std::max_element(values.begin(), values.end());
+  };
+  check_plan_size({masks.size(), dtypes.size(), head_dims.size(), batches.size(), heads.size(),
+                   seq_lens.size(), kernel_count},
+                  {largest(batches), largest(heads), largest(seq_lens), largest(head_dims)});
+  std::vector<AttentionProblem> problems;
+  for (bool causal : masks) {
+    for (DType dtype : dtypes) {
+      for (std::int64_t d : head_dims) {
+        for (std::int64_t b : batches) {
+          for (std::int64_t h : heads) {
+            for (std::int64_t n : seq_lens) problems.push_back({b, h, n, d, causal, dtype});
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 std::vector<const KernelDescription*> every_kernel() {
   std::vector<const KernelDescription*> kernels;
   for (const KernelDescription& kernel : kernel_catalog) kernels.push_back(&kernel);
@@ -153,16 +196,14 @@ std::vector<const KernelDescription*> every_kernel() {
 
 }  // namespace
 
-void add_sweep_options(CLI::App& command, SweepOptions& o) {
+void add_axis_options(CLI::App& command, SweepOptions& o, const std::string& head_dims_help) {
   command
       .add_option("--seq-lens", o.seq_lens,
                   "sequence lengths: a list and/or ranges: 1024:16384:x2, 64:256:+64, 1:8 "
                   "(step +1), [pow2]10:14 (2^10..2^14)")
       ->type_name("LIST")
       ->capture_default_str();
-  command
-      .add_option("--head-dims", o.head_dims,
-                  fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
+  command.add_option("--head-dims", o.head_dims, head_dims_help)
       ->type_name("LIST")
       ->capture_default_str();
   command.add_option("--batch", o.batch, "batch sizes")->type_name("LIST")->capture_default_str();
@@ -175,6 +216,11 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   command.add_option("--dtype,--dtypes", o.dtypes, "element types: fp16, bf16, fp32 (a list)")
       ->type_name("LIST")
       ->capture_default_str();
+}
+
+void add_sweep_options(CLI::App& command, SweepOptions& o) {
+  add_axis_options(command, o,
+                   fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")));
   command
       .add_option("--kernels", o.kernels,
                   "kernels from the registry; all: every forward kernel that takes the shape")
@@ -196,54 +242,31 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   add_output_option(command, "--md", o.md_path, "write the table as Markdown");
 }
 
+FlopConvention flop_convention_option(const std::string& text) {
+  const auto convention = parse_flop_convention(text);
+  if (!convention) {
+    throw std::invalid_argument(
+        fmt::format("--flop-convention: unknown convention '{}' (exact or half)", text));
+  }
+  return *convention;
+}
+
+std::vector<AttentionProblem> plan_problems(const SweepOptions& options) {
+  return problems_of(options, nullptr, 1);
+}
+
 SweepPlan plan_sweep(const SweepOptions& options) {
   SweepPlan plan;
-  const auto convention = parse_flop_convention(options.flop_convention);
-  if (!convention) {
-    throw std::invalid_argument(fmt::format(
-        "--flop-convention: unknown convention '{}' (exact or half)", options.flop_convention));
-  }
-  plan.convention = *convention;
+  plan.convention = flop_convention_option(options.flop_convention);
 
   const auto kernels = chosen_kernels(options);
-  const auto seq_lens = bounded_axis(options.seq_lens, "--seq-lens", max_seq_len);
-  const auto head_dims = bounded_axis(options.head_dims, "--head-dims", 1 << 20);
   const std::vector<int> supported = head_dims_of(kernels);
-  for (std::int64_t d : head_dims) {
-    if (std::find(supported.begin(), supported.end(), d) == supported.end()) {
-      throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
-                                              fmt::join(supported, ", ")));
-    }
-  }
-  const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
-  const auto heads = bounded_axis(options.heads, "--heads", max_batch_or_heads);
-  const std::vector<DType> dtypes = chosen_dtypes(options);
-  std::vector<bool> masks{options.causal};
-  if (options.both) masks = {false, true};
-
-  const auto largest = [](const std::vector<std::int64_t>& values) {
-    return *std::max_element(values.begin(), values.end());
-  };
-  check_plan_size({masks.size(), dtypes.size(), head_dims.size(), batches.size(), heads.size(),
-                   seq_lens.size(), kernels.size()},
-                  {largest(batches), largest(heads), largest(seq_lens), largest(head_dims)});
-  for (bool causal : masks) {
-    for (DType dtype : dtypes) {
-      for (std::int64_t d : head_dims) {
-        for (std::int64_t b : batches) {
-          for (std::int64_t h : heads) {
-            for (std::int64_t n : seq_lens) {
-              for (const KernelDescription* kernel : kernels) {
-                const AttentionProblem problem{b, h, n, d, causal, dtype};
-                // `all` is every kernel that takes the shape; a kernel named
-                // with --kernels gets a skipped row saying why it does not.
-                if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
-                plan.points.push_back({kernel, problem});
-              }
-            }
-          }
-        }
-      }
+  for (const AttentionProblem& problem : problems_of(options, &supported, kernels.size())) {
+    for (const KernelDescription* kernel : kernels) {
+      // `all` is every kernel that takes the shape; a kernel named with
+      // --kernels gets a skipped row saying why it does not.
+      if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
+      plan.points.push_back({kernel, problem});
     }
   }
   return plan;
