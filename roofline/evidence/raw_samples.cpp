@@ -168,7 +168,8 @@ json row_json(const RawRow& row) {
 }
 
 // A peer's kernel as model_row takes it: every dtype, the row's head dim, any
-// GPU, untiled, the compulsory bytes. `head_dim` must outlive the description.
+// GPU and any shape (a shape its framework refuses is a skipped raw row),
+// untiled, the compulsory bytes. `head_dim` must outlive the description.
 KernelDescription peer_kernel(const RawBackend& backend, const std::array<int, 1>& head_dim) {
   return {.name = backend.kernel,
           .direction = Direction::forward,
@@ -176,7 +177,8 @@ KernelDescription peer_kernel(const RawBackend& backend, const std::array<int, 1
           .head_dims = head_dim,
           .arithmetic = backend.arithmetic,
           .traffic = TrafficModelKind::compulsory,
-          .summary = "a peer's kernel (docs/peers.md)"};
+          .summary = "a peer's kernel (docs/peers.md)",
+          .shapes = {.kv_len = true, .kv_heads = true, .paged = true}};
 }
 
 ResultRow report_row(const RawSamples& raw, const RawRow& measured, const CeilingRecord& ceiling,

@@ -177,3 +177,16 @@ TEST_CASE("raw samples: the writer writes what the reader reads") {
   CHECK(written["backends"][1]["arithmetic"] == "fp32_simt");
   CHECK(written["results"][0]["check"] == raw_passing_check());
 }
+
+TEST_CASE("raw samples: a peer's kernel takes whatever shape its framework ran") {
+  // GQA, 8 query heads over 2 K/V heads: K and V are counted per K/V head
+  // (docs/model.md): Q and O 8 x 1024 x 64 x 2 B each, K and V 2 x 1024 x 64 x 2 B.
+  json document = peer_raw_samples();
+  document["results"][0]["problem"]["kv_heads"] = 2;
+  const ResultRow row = import(document).results[0];
+  CHECK(row.status == RowStatus::ok);
+  CHECK(row.problem.key_heads() == 2);
+  CHECK(row.model->traffic.bytes == 2 * 1048576.0 + 2 * 262144.0);
+  CHECK(row.model->flops.exact == 2147483648.0);
+  CHECK(to_json(raw_samples_from_json(document))["results"][0]["problem"]["kv_heads"] == 2);
+}
