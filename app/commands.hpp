@@ -46,5 +46,6 @@ void add_audit_command(CLI::App& app, CommandStatus& status);
 void add_compare_command(CLI::App& app, CommandStatus& status);
 void add_plot_command(CLI::App& app, CommandStatus& status);
 void add_import_historical_command(CLI::App& app, CommandStatus& status);
+void add_import_samples_command(CLI::App& app, CommandStatus& status);
 
 }  // namespace cfr::app

@@ -21,8 +21,8 @@
 #include "report_file.hpp"
 #include "report_output.hpp"
 #include "roofline/core/sample_validity.hpp"
-#include "roofline/core/statistics.hpp"
 #include "roofline/report/auditability.hpp"
+#include "roofline/report/measured_row.hpp"
 #include "roofline/report/row_model.hpp"
 #include "tool_info.hpp"
 
@@ -167,21 +167,8 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     }
     row.status = result.status;
     row.reason = result.reason;
-    row.timing = result.timing;
     row.correctness = result.correctness;
-    if (row.status == RowStatus::ok) {
-      const auto why = unusable_samples_reason(
-          row.timing ? row.timing->samples_ms : std::vector<double>{}, profiler_in_environment());
-      if (why) {
-        row.status = RowStatus::failed;
-        row.reason = *why;
-        row.timing.reset();  // zeros are no samples; the reason says how many there were
-      }
-    }
-    if (row.timing) {
-      row.timing->summary = summarize(row.timing->samples_ms);
-      row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
-    }
+    record_timing(row, result.timing, ceiling, profiler_in_environment());
     if (result.device_lost) lost = fmt::format("device {} lost after: {}", device, result.reason);
     state.finish(index, std::move(row));
   }

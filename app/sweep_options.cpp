@@ -265,6 +265,61 @@ Shapes chosen_shapes(const SweepOptions& options) {
   return shapes;
 }
 
+// The problems of the axes, in the sweep's loop order. `supported`: the head
+// dims some kernel has (a head dim none has is a bad value); null: any up to
+// 2^20. `kernel_count`: how many kernels each problem is crossed with, for
+// the cap on configurations.
+std::vector<AttentionProblem> problems_of(const SweepOptions& options,
+                                          const std::vector<int>* supported,
+                                          std::size_t kernel_count) {
+  std::vector<AttentionProblem> problems;
+  const Shapes shapes = chosen_shapes(options);
+  const auto& head_dims = shapes.head_dims;
+  for (std::int64_t d : head_dims) {
+    if (supported != nullptr &&
+        std::find(supported->begin(), supported->end(), d) == supported->end()) {
+      throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
+                                              fmt::join(*supported, ", ")));
+    }
+  }
+  const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
+  const std::vector<DType> dtypes = chosen_dtypes(options);
+  std::vector<bool> masks{options.causal};
+  if (options.both) masks = {false, true};
+
+  const auto largest = [](const std::vector<std::int64_t>& values) {
+    return *std::max_element(values.begin(), values.end());
+  };
+  std::int64_t longest = 0;
+  for (const auto& [q, kv] : shapes.lengths) longest = std::max({longest, q, kv});
+  check_plan_size(
+      {masks.size(), dtypes.size(), head_dims.size(), batches.size(), shapes.heads.size(),
+       shapes.kv_heads.size(), shapes.lengths.size(), shapes.page_sizes.size(), kernel_count},
+      {largest(batches), largest(shapes.heads), longest, largest(head_dims)});
+  for (bool causal : masks) {
+    for (DType dtype : dtypes) {
+      for (std::int64_t d : head_dims) {
+        for (std::int64_t b : batches) {
+          for (std::int64_t h : shapes.heads) {
+            for (std::int64_t kv_heads : shapes.kv_heads) {
+              for (const auto& [q, kv] : shapes.lengths) {
+                for (std::int64_t page_size : shapes.page_sizes) {
+                  AttentionProblem problem{b, h, q, d, causal, dtype};
+                  problem.kv_len = kv;
+                  problem.kv_heads = kv_heads;
+                  problem.page_size = page_size;
+                  problems.push_back(problem);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 std::vector<const KernelDescription*> every_kernel() {
   std::vector<const KernelDescription*> kernels;
   for (const KernelDescription& kernel : kernel_catalog) kernels.push_back(&kernel);
@@ -279,7 +334,7 @@ CLI::Option* noted(CLI::Option* option, SweepOptions& o) {
   return option->each([&o, name](const std::string&) { o.given.insert(name); });
 }
 
-void add_sweep_options(CLI::App& command, SweepOptions& o) {
+void add_axis_options(CLI::App& command, SweepOptions& o, const std::string& head_dims_help) {
   command
       .add_option("--seq-lens", o.seq_lens,
                   "sequence lengths, of the queries and the keys alike: a list and/or ranges: "
@@ -296,9 +351,7 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
                   "keys (the K/V cache), apart from the queries (each query length where only "
                   "--q-lens is given); a causal mask is bottom-right aligned")
       ->type_name("LIST");
-  command
-      .add_option("--head-dims", o.head_dims,
-                  fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")))
+  command.add_option("--head-dims", o.head_dims, head_dims_help)
       ->type_name("LIST")
       ->default_str(std::string(default_head_dims));
   command.add_option("--batch", o.batch, "batch sizes")->type_name("LIST")->capture_default_str();
@@ -331,6 +384,11 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   command.add_option("--dtype,--dtypes", o.dtypes, "element types: fp16, bf16, fp32 (a list)")
       ->type_name("LIST")
       ->capture_default_str();
+}
+
+void add_sweep_options(CLI::App& command, SweepOptions& o) {
+  add_axis_options(command, o,
+                   fmt::format("head dims ({})", fmt::join(head_dims_of(every_kernel()), ", ")));
   command
       .add_option("--kernels", o.kernels,
                   "kernels from the registry; all: every forward kernel that takes the shape")
@@ -352,63 +410,31 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   add_output_option(command, "--md", o.md_path, "write the table as Markdown");
 }
 
+FlopConvention flop_convention_option(const std::string& text) {
+  const auto convention = parse_flop_convention(text);
+  if (!convention) {
+    throw std::invalid_argument(
+        fmt::format("--flop-convention: unknown convention '{}' (exact or half)", text));
+  }
+  return *convention;
+}
+
+std::vector<AttentionProblem> plan_problems(const SweepOptions& options) {
+  return problems_of(options, nullptr, 1);
+}
+
 SweepPlan plan_sweep(const SweepOptions& options) {
   SweepPlan plan;
-  const auto convention = parse_flop_convention(options.flop_convention);
-  if (!convention) {
-    throw std::invalid_argument(fmt::format(
-        "--flop-convention: unknown convention '{}' (exact or half)", options.flop_convention));
-  }
-  plan.convention = *convention;
+  plan.convention = flop_convention_option(options.flop_convention);
 
   const auto kernels = chosen_kernels(options);
-  const Shapes shapes = chosen_shapes(options);
-  const auto& head_dims = shapes.head_dims;
   const std::vector<int> supported = head_dims_of(kernels);
-  for (std::int64_t d : head_dims) {
-    if (std::find(supported.begin(), supported.end(), d) == supported.end()) {
-      throw std::invalid_argument(fmt::format("--head-dims: {} is not supported (supported: {})", d,
-                                              fmt::join(supported, ", ")));
-    }
-  }
-  const auto batches = bounded_axis(options.batch, "--batch", max_batch_or_heads);
-  const std::vector<DType> dtypes = chosen_dtypes(options);
-  std::vector<bool> masks{options.causal};
-  if (options.both) masks = {false, true};
-
-  const auto largest = [](const std::vector<std::int64_t>& values) {
-    return *std::max_element(values.begin(), values.end());
-  };
-  std::int64_t longest = 0;
-  for (const auto& [q, kv] : shapes.lengths) longest = std::max({longest, q, kv});
-  check_plan_size(
-      {masks.size(), dtypes.size(), head_dims.size(), batches.size(), shapes.heads.size(),
-       shapes.kv_heads.size(), shapes.lengths.size(), shapes.page_sizes.size(), kernels.size()},
-      {largest(batches), largest(shapes.heads), longest, largest(head_dims)});
-  for (bool causal : masks) {
-    for (DType dtype : dtypes) {
-      for (std::int64_t d : head_dims) {
-        for (std::int64_t b : batches) {
-          for (std::int64_t h : shapes.heads) {
-            for (std::int64_t kv_heads : shapes.kv_heads) {
-              for (const auto& [q, kv] : shapes.lengths) {
-                for (std::int64_t page_size : shapes.page_sizes) {
-                  AttentionProblem problem{b, h, q, d, causal, dtype};
-                  problem.kv_len = kv;
-                  problem.kv_heads = kv_heads;
-                  problem.page_size = page_size;
-                  for (const KernelDescription* kernel : kernels) {
-                    // `all` is every kernel that takes the shape; a kernel named
-                    // with --kernels gets a skipped row saying why it does not.
-                    if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
-                    plan.points.push_back({kernel, problem});
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
+  for (const AttentionProblem& problem : problems_of(options, &supported, kernels.size())) {
+    for (const KernelDescription* kernel : kernels) {
+      // `all` is every kernel that takes the shape; a kernel named with
+      // --kernels gets a skipped row saying why it does not.
+      if (options.kernels == all_kernels && shape_reason(*kernel, problem)) continue;
+      plan.points.push_back({kernel, problem});
     }
   }
   return plan;

@@ -54,6 +54,10 @@ struct SweepOptions {
 
 void add_sweep_options(CLI::App& command, SweepOptions& options);
 
+// The axis flags alone (--seq-lens, --head-dims, --batch, --heads, the masks,
+// --dtype), for a command that plans problems without our kernels.
+void add_axis_options(CLI::App& command, SweepOptions& options, const std::string& head_dims_help);
+
 struct SweepPoint {
   const KernelDescription* kernel;
   AttentionProblem problem;
@@ -69,5 +73,14 @@ struct SweepPlan {
 // Validates every option; throws std::invalid_argument with one line naming
 // the bad value.
 SweepPlan plan_sweep(const SweepOptions& options);
+
+// --flop-convention's value; throws std::invalid_argument naming it.
+FlopConvention flop_convention_option(const std::string& text);
+
+// The problems of the axis options, in the sweep's loop order (mask, dtype,
+// head dim, batch, heads, sequence length), each axis checked as plan_sweep
+// checks it, except that any head dim up to 2^20 is one: the problems are
+// for kernels that are not ours (`import-samples --plan`).
+std::vector<AttentionProblem> plan_problems(const SweepOptions& options);
 
 }  // namespace cfr::app

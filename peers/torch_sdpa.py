@@ -3,13 +3,15 @@
 
 Times torch.nn.functional.scaled_dot_product_attention with one backend forced
 at a time (flash, cudnn, efficient, math) over the axes of `cuflash-roofline
-sweep`, with the sweep's axis and timing flags and the same cold timer, checks
-each backend against an fp32 materialized reference before timing it, and
-writes a report in schema cuflash-roofline/report/v1 that `audit`, `table`,
-`compare` and `plot` read. See docs/peers.md.
+sweep`, with the sweep's axis and timing flags and the same cold timer, and
+compares each backend's output with an fp32 materialized reference. It writes
+what it measured (raw samples, docs/peers.md), then has the tool compute the
+report: `cuflash-roofline import-samples` derives every figure as `sweep` does,
+so the report (schema cuflash-roofline/report/v1) is read by `audit`, `table`,
+`compare` and `plot` like any other.
 
-Needs Python 3.11+ and torch with CUDA; nothing else. The command line is
-checked before torch is imported.
+Needs Python 3.11+, torch with CUDA, and the built tool (--tool). The command
+line is checked, with the tool, before torch is imported.
 """
 
 import argparse
@@ -22,13 +24,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from roofline_port import axes, ceiling as ceilings, figures, report as reports  # noqa: E402
-from roofline_port.stop_rule import TimingOptions  # noqa: E402
-from roofline_port.tree_info import tree_state  # noqa: E402
+from torch_peer import raw_samples, tool as tools  # noqa: E402
+from torch_peer.stop_rule import TimingOptions  # noqa: E402
+from torch_peer.tree_info import tree_state  # noqa: E402
 
 TOOL_NAME = "cuflash-roofline/peers/torch_sdpa"
 BACKEND_NAMES = ("flash", "cudnn", "efficient", "math")
-DEFAULT_GPU_TABLE = "configs/gpus.json"
 
 
 class CommandLineError(Exception):
@@ -56,26 +57,34 @@ def ranged(kind, low, high):
 def parse_arguments(argv):
     p = OneLineParser(prog="torch_sdpa.py", description=__doc__.split("\n\n")[0])
     t = TimingOptions()
-    a = axes.AxisOptions()
-    p.add_argument("--seq-lens", default=a.seq_lens,
-                   help="sequence lengths: list and/or ranges, e.g. 1024:16384:x2")
-    p.add_argument("--head-dims", default=a.head_dims, help="head dims")
-    p.add_argument("--batch", default=a.batch, help="batch sizes")
-    p.add_argument("--heads", default=a.heads, help="head counts")
+    # The axes' grammar and defaults are the tool's: import-samples --plan
+    # parses them, and a flag not given is not passed.
+    p.add_argument("--seq-lens", help="sequence lengths: list and/or ranges, e.g. "
+                                      "1024:16384:x2 (the sweep's default)")
+    p.add_argument("--head-dims", help="head dims (default 64)")
+    p.add_argument("--batch", help="batch sizes (default 1)")
+    p.add_argument("--heads", help="head counts (default 8)")
     mask = p.add_mutually_exclusive_group()
     mask.add_argument("--causal", action="store_true", help="causal mask only")
     mask.add_argument("--no-causal", action="store_true", help="no mask (the default)")
     mask.add_argument("--both", action="store_true", help="both causal and not")
-    p.add_argument("--dtype", "--dtypes", dest="dtypes", default=a.dtypes,
-                   help="element types: fp16, bf16, fp32 (a list)")
+    p.add_argument("--dtype", "--dtypes", dest="dtypes",
+                   help="element types: fp16, bf16, fp32 (a list; default fp16)")
     p.add_argument("--backends", default="",
                    help="flash, cudnn, efficient, math (default: every one this torch has)")
     p.add_argument("--gpu", default="auto", help="ceiling: a GPU table id or 'auto'")
-    p.add_argument("--gpu-table", default="", help=f"GPU table JSON (default {DEFAULT_GPU_TABLE})")
+    p.add_argument("--gpu-table", default="", help="GPU table JSON (default: the tool's own)")
     p.add_argument("--ceiling", default="datasheet",
                    help="roof to judge against: datasheet or a `ceilings` JSON file")
-    p.add_argument("--flop-convention", default="exact", choices=figures.FLOP_CONVENTIONS)
+    p.add_argument("--flop-convention", default="exact",
+                   help="causal FLOP count: exact (unmasked pairs) or half (dense / 2)")
     p.add_argument("--json", required=True, help="write the report JSON to PATH ('-' for stdout)")
+    p.add_argument("--samples", default="",
+                   help="write the raw samples to PATH (default: --json's path with "
+                        ".samples.json for .json; required with --json -)")
+    p.add_argument("--tool", default=tools.default_tool(REPO_ROOT),
+                   help="the built cuflash-roofline, which plans the problems and computes "
+                        "the report (default: build/app/cuflash-roofline)")
     p.add_argument("--devices", default="0", help="the CUDA device to measure on (one index)")
     p.add_argument("--hot", action="store_true", help="do not flush L2 before each sample")
     p.add_argument("--warmup", type=ranged(int, 0, 1000), default=t.warmup_runs)
@@ -130,32 +139,33 @@ def project_version():
     return match.group(1) if match else "unknown"
 
 
-def check_report_path(path):
-    """A report that cannot be written is found out now, not after the GPU work."""
+def check_output_path(option, path):
+    """An output that cannot be written is found out now, not after the GPU work."""
     folder = os.path.dirname(os.path.abspath(path))
     if path != "-" and not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
-        raise CommandLineError(f"--json {path}: folder {folder} is missing or not writable")
+        raise CommandLineError(f"{option} {path}: folder {folder} is missing or not writable")
 
 
-def load_ceiling_table(path):
-    shown = path or DEFAULT_GPU_TABLE
-    document = ceilings.load_json(path or os.path.join(REPO_ROOT, DEFAULT_GPU_TABLE))
-    return ceilings.parse_gpu_table(document, shown), shown
+def samples_path(args):
+    if args.samples:
+        return args.samples
+    if args.json == "-":
+        raise CommandLineError("--json -: name the raw samples file with --samples PATH")
+    stem = args.json[:-len(".json")] if args.json.endswith(".json") else args.json
+    return stem + ".samples.json"
 
 
 def main(argv):
     try:
         args = parse_arguments(argv)
-        problems = axes.plan_problems(axes.AxisOptions(
-            args.seq_lens, args.head_dims, args.batch, args.heads, args.causal, args.no_causal,
-            args.both, args.dtypes))
         backends = parse_backends(args.backends)
         device = parse_device(args.devices)
-        check_report_path(args.json)
-        table, table_origin = load_ceiling_table(args.gpu_table)
-        if args.gpu != "auto":
-            ceilings.choose_gpu(table, table_origin, args.gpu, None)
-    except (CommandLineError, axes.AxisError, ceilings.CeilingError) as error:
+        check_output_path("--json", args.json)
+        samples = samples_path(args)
+        check_output_path("--samples", samples)
+        tool = tools.check_tool(args.tool)
+        problems = tools.plan(tool, args)
+    except (CommandLineError, tools.ToolError) as error:
         print(f"torch_sdpa.py: error: {error}", file=sys.stderr)
         return 2
     try:
@@ -171,13 +181,18 @@ def main(argv):
                            throttle_threshold=args.throttle_threshold / 100)
     commit, dirty, how = tree_state(REPO_ROOT, args.tree_stamp or None)
     print(f"torch_sdpa.py: {how}", file=sys.stderr)
-    tool = {"name": TOOL_NAME, "version": project_version(), "git_commit": commit,
-            "git_dirty": dirty}
-    provenance = {"source": "measured", "auditable": False, "reasons": [],
-                  "created_utc": reports.utc_now_iso8601(), "command": " ".join(sys.argv),
-                  "host": reports.host_name()}
-    return run_measurement(args, problems, backends, device, timing, table, table_origin, tool,
-                           provenance, platform)
+    tool_record = {"name": TOOL_NAME, "version": project_version(), "git_commit": commit,
+                   "git_dirty": dirty}
+    measured = run_measurement(args, problems, backends, device, timing, tool_record,
+                               raw_samples.provenance(" ".join(sys.argv)), samples, platform)
+    if measured == 2:
+        return 2
+    try:
+        imported = tools.import_samples(tool, samples, args.json, args)
+    except tools.ToolError as error:
+        print(f"torch_sdpa.py: error: {error}", file=sys.stderr)
+        return 2
+    return 130 if measured == 130 else imported
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/device_info.hpp"
+#include "roofline/report/measured_row.hpp"
 
 namespace cfr::bench {
 
@@ -197,22 +200,14 @@ StepError prepare_inputs(ProblemData& data, cudaStream_t stream) {
   return {};
 }
 
-// Each tensor, stored as `stored`, is judged by kernels::tolerance_for the
-// problem's I/O dtype, as the GPU tests judge it: LSE is stored in fp32 but
-// computed from scores of that dtype (naive keeps S in it), so it cannot be
-// held to fp32's bound. The row keeps the worst errors and that dtype's rel
-// L2 bound.
-StepError check_tensor(const char* name, DType stored, DType io_dtype, const void* out,
-                       const float* reference, std::size_t count, cudaStream_t stream,
-                       Correctness& correctness, bool& all_passed) {
+// Each tensor, stored as `stored`, is compared with its fp32 reference;
+// correctness_record judges them all by the problem's I/O dtype.
+StepError check_tensor(const char* name, DType stored, const void* out, const float* reference,
+                       std::size_t count, cudaStream_t stream,
+                       std::vector<CheckedTensor>& checked) {
   kernels::CheckResult check;
   CFR_STEP(kernels::compare_with_reference(out, stored, reference, count, stream, check));
-  TensorError error{name, check.rel_l2_err, check.max_abs_err};
-  if (!check.all_finite) error.rel_l2_err = error.max_abs_err = INFINITY;
-  all_passed = all_passed && kernels::passes(check, kernels::tolerance_for(io_dtype));
-  correctness.tensors.push_back(error);
-  correctness.rel_l2_err = std::fmax(correctness.rel_l2_err, error.rel_l2_err);
-  correctness.max_abs_err = std::fmax(correctness.max_abs_err, error.max_abs_err);
+  checked.push_back({name, check});
   return {};
 }
 
@@ -298,9 +293,8 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   const std::size_t bytes =
       elements(problem) * static_cast<std::size_t>(element_bytes(problem.dtype));
 
-  Correctness correctness;
-  correctness.tolerance = kernels::tolerance_for(problem.dtype).rel_l2;
-  bool all_passed = true;
+  std::string reference;
+  std::vector<CheckedTensor> checked;
   std::function<cudaError_t(cudaStream_t)> launch;
   DeviceBuffer o, lse, workspace, forward_workspace, d_q, d_k, d_v;
   try {
@@ -338,16 +332,14 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   }
 
   if (!backward) {
-    correctness.reference = "reference_forward: materialized attention, fp32 accumulate";
-    if (StepError e =
-            check_tensor("O", problem.dtype, problem.dtype, o.data(), data.ref_o.as<float>(),
-                         elements(problem), s.stream, correctness, all_passed);
+    reference = "reference_forward: materialized attention, fp32 accumulate";
+    if (StepError e = check_tensor("O", problem.dtype, o.data(), data.ref_o.as<float>(),
+                                   elements(problem), s.stream, checked);
         e.code != cudaSuccess) {
       return fail(e);
     }
-    if (StepError e =
-            check_tensor("LSE", DType::fp32, problem.dtype, lse.data(), data.ref_lse.as<float>(),
-                         rows(problem), s.stream, correctness, all_passed);
+    if (StepError e = check_tensor("LSE", DType::fp32, lse.data(), data.ref_lse.as<float>(),
+                                   rows(problem), s.stream, checked);
         e.code != cudaSuccess) {
       return fail(e);
     }
@@ -357,7 +349,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
       return forward->launch(shape, forward_buffers, context);
     };
   } else {
-    correctness.reference = fmt::format(
+    reference = fmt::format(
         "reference_backward: materialized attention gradients, fp32 accumulate (O, LSE from {})",
         row.forward->description.name);
     const kernels::BackwardBuffers backward_buffers{data.q.data(), data.k.data(),   data.v.data(),
@@ -377,9 +369,9 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     const std::pair<const char*, std::pair<DeviceBuffer*, DeviceBuffer*>> grads[] = {
         {"dQ", {&d_q, &data.ref_dq}}, {"dK", {&d_k, &data.ref_dk}}, {"dV", {&d_v, &data.ref_dv}}};
     for (const auto& [name, buffers] : grads) {
-      if (StepError e = check_tensor(name, problem.dtype, problem.dtype, buffers.first->data(),
-                                     buffers.second->as<float>(), elements(problem), s.stream,
-                                     correctness, all_passed);
+      if (StepError e =
+              check_tensor(name, problem.dtype, buffers.first->data(), buffers.second->as<float>(),
+                           elements(problem), s.stream, checked);
           e.code != cudaSuccess) {
         return fail(e);
       }
@@ -390,14 +382,10 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
       return backward_launcher->launch(shape, backward_buffers, context);
     };
   }
-  correctness.passed = all_passed && std::isfinite(correctness.rel_l2_err) &&
-                       correctness.rel_l2_err <= correctness.tolerance;
-  result.correctness = correctness;
-  if (!correctness.passed) {
+  result.correctness = correctness_record(std::move(reference), problem.dtype, checked);
+  if (auto failure = correctness_failure(*result.correctness)) {
     result.status = RowStatus::failed;
-    result.reason = fmt::format(
-        "correctness: worst rel L2 error {:.3g}, max abs error {:.3g} (rel L2 tolerance {:.3g})",
-        correctness.rel_l2_err, correctness.max_abs_err, correctness.tolerance);
+    result.reason = std::move(*failure);
     return result;
   }
 

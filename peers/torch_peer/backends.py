@@ -2,15 +2,14 @@
 
 Each backend is forced with torch.nn.attention.sdpa_kernel(SDPBackend.X): with
 one backend allowed, torch either runs it or raises "No available kernel" after
-warning why; those warnings are the skipped row's reason. A configuration is
-checked against the fp32 reference before it is timed; a failed check is a
-failed row and is never timed.
+warning why; those warnings are the skipped row's reason. Each configuration's
+output is compared with the fp32 reference, then it is timed; `import-samples`
+judges the comparison, and a row whose check fails is failed, its samples
+left out of the report.
 """
 
 import warnings
 from dataclasses import dataclass, field
-
-from roofline_port.correctness import correctness_record
 
 from .reference import compare_with_reference, make_inputs, reference_output
 
@@ -79,7 +78,7 @@ class Outcome:
     status: str = "ok"
     reason: str = ""
     timing: dict = None
-    correctness: dict = None
+    check: dict = None  # the raw samples' check: the reference and the checked tensors
     device_lost: bool = False
     notes: list = field(default_factory=list)  # whole-report warnings
 
@@ -190,7 +189,7 @@ class BackendRunner:
                         refusal = ""
                 if refusal:
                     return Outcome("skipped", refusal)
-                return self._check_and_time(problem, out, poisoned, launch)
+                return self._check_and_time(out, poisoned, launch)
         except torch.cuda.OutOfMemoryError as error:
             self.data = None
             torch.cuda.empty_cache()
@@ -199,21 +198,18 @@ class BackendRunner:
             text = _first_line(error)
             return Outcome("failed", text, device_lost=any(s in text for s in STICKY_ERRORS))
 
-    def _check_and_time(self, problem, out, poisoned, launch):
+    def _check_and_time(self, out, poisoned, launch):
         reference = ("fp32 materialized attention on the same inputs (torch.matmul without "
                      "TF32, softmax in fp32); output memory "
                      + ("poisoned with NaN before the call" if poisoned else
                         "not poisoned (the allocator placed it elsewhere)"))
-        check = compare_with_reference(self.torch, out, self.data.reference)
+        check = {"reference": reference,
+                 "tensors": [compare_with_reference(self.torch, out, self.data.reference)]}
         del out
-        record, failure = correctness_record(check, problem.dtype, reference)
-        if failure:
-            return Outcome("failed", failure, correctness=record)
         timing, held = self.timer.time(launch)
-        outcome = Outcome(correctness=record, timing=timing)
+        outcome = Outcome(check=check, timing=timing)
         if not timing["samples_ms"]:
-            outcome.status = "failed"
-            outcome.reason = "no sample was timed: every launch started late"
+            outcome = Outcome("failed", "no sample was timed: every launch started late")
         if not held:
             outcome.notes.append("the stream could not be held while the launch was enqueued; "
                                  "some samples include host launch time")

@@ -1,6 +1,6 @@
 """The cold measurement loop for a launch made through torch, following
-kernels/measure/cold_timer.cu step for step; roofline_port/stop_rule.py keeps
-the samples and decides when to stop.
+kernels/measure/cold_timer.cu step for step; stop_rule.py keeps the samples and
+decides when to stop.
 
 Per sample: flush L2 (a memset over twice the L2, its byte alternating, on the
 stream), synchronize, hold the stream, record the start event, launch, record
@@ -21,7 +21,7 @@ probe kernels:
 
 import time
 
-from roofline_port.stop_rule import THROTTLE_RECOVERY_SECONDS, SampleLog
+from .stop_rule import THROTTLE_RECOVERY_SECONDS, SampleLog
 
 FIRST_HOLD_SECONDS = 0.001
 MAX_HOLD_SECONDS = 0.1

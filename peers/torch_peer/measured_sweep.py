@@ -1,24 +1,26 @@
 """The measuring half of torch_sdpa.py, following app/measured_sweep.cpp: every
-(problem, backend) on one device, the report rewritten atomically after each
-row (marked incomplete and not auditable until the last), Ctrl-C finishing the
-current row, skipping the rest and still writing the report.
+(problem, backend) on one device, the raw samples rewritten atomically after
+each row (marked unfinished until the last), Ctrl-C finishing the current row,
+skipping the rest and still writing them. The figures are the tool's:
+torch_sdpa.py runs `import-samples` on what this writes.
 
-Exit status: 0 when every row is ok or skipped, 1 when a row failed, 130 when
-interrupted, 2 when nothing could be measured (no device, bad ceiling).
+Returns 0 when the raw samples were written (130 when interrupted), 2 when
+nothing could be measured (no device, no driver).
 """
 
 import signal
 import sys
 import time
 
-from roofline_port import ceiling as ceilings, figures, report as reports
-
+from . import raw_samples
 from .backends import BACKENDS, BackendRunner, math_upcasts, missing_from_build
 from .cold_timer import ColdTimer
 from .cuda_driver import CU_DEVICE_ATTRIBUTE_CLOCK_RATE, CudaDriver, DriverError, SmClockReader
 from .device_record import device_record, environment_record
 
 GIB = 1024.0 ** 3
+NOT_REACHED = ("not measured: the run had not reached this configuration when this copy was "
+               "written")
 
 
 class Interrupt:
@@ -41,83 +43,105 @@ class Interrupt:
             signal.signal(number, handler)
 
 
-def compute_unit(backend, dtype, upcast):
-    """Each backend's arithmetic as torch documents it: fused kernels on the
-    tensor unit of the I/O dtype; math in fp32 when it upcasts fp16/bf16 (TF32 is
-    off, so its matmuls are fp32 FMAs). fp32 I/O is judged against fp32_simt, as
-    the tool judges every fp32 kernel."""
-    arithmetic = "fp32_simt" if backend.name == "math" and upcast else "tensor_for_dtype"
-    return figures.compute_unit_for(dtype, arithmetic)
+def arithmetic(backend, upcast):
+    """Each backend's arithmetic as torch documents it: the fused kernels on the
+    tensor unit of the I/O dtype; math in fp32 when it upcasts fp16 and bf16
+    (TF32 is off, so its matmuls are fp32 FMAs). The tool maps it to a compute
+    unit, fp32 I/O to fp32_simt whatever the path."""
+    return "fp32_simt" if backend.name == "math" and upcast else "tensor_for_dtype"
 
 
-def describe(row):
-    mask = " causal" if row["causal"] else ""
-    return (f"{row['kernel']} forward {row['dtype']} B={row['batch']} H={row['heads']} "
-            f"N={row['seq_len']} d={row['head_dim']}{mask}")
+def describe(problem, backend):
+    return f"{backend.kernel} forward {problem.describe()}"
 
 
 class SweepState:
-    """The report, its progress lines, and its rewrite after each row."""
+    """The raw samples, their progress lines, and their rewrite after each row."""
 
-    def __init__(self, report, json_path, measurable):
-        self.report = report
-        self.json_path = json_path
+    def __init__(self, raw, samples_path, measurable):
+        self.raw = raw
+        self.samples_path = samples_path
         self.measurable = measurable
         self.done = 0
         self.start = time.monotonic()
+        self.finished_rows = set()
 
-    def begin(self, row, device):
+    def begin(self, text, device):
         eta = "ETA -"
         if self.done:
             elapsed = time.monotonic() - self.start
             eta = f"ETA {elapsed / self.done * (self.measurable - self.done):.0f} s"
-        print(f"[{self.done + 1}/{self.measurable}] device {device}: {describe(row)} ({eta})",
+        print(f"[{self.done + 1}/{self.measurable}] device {device}: {text} ({eta})",
               file=sys.stderr, flush=True)
 
-    def finish(self, row):
+    def finish(self, index):
         self.done += 1
+        self.finished_rows.add(index)
+        row = self.raw["results"][index]
         if row["status"] != "ok":
             print(f"    {row['status']}: {row['reason']}", file=sys.stderr, flush=True)
         elif row.get("timing"):
-            check = "passed" if row["correctness"]["passed"] else "FAILED"
-            print(f"    median {row['timing']['median_ms']:.4f} ms over "
-                  f"{len(row['timing']['samples_ms'])} samples, check {check}",
+            timing = row["timing"]
+            print(f"    {len(timing['samples_ms'])} samples ({timing['stop_reason']})",
                   file=sys.stderr, flush=True)
         self.write_partial()
 
     def write_partial(self):
-        if self.json_path == "-":
-            return
-        partial = dict(self.report, provenance=dict(self.report["provenance"]))
-        partial["provenance"]["auditable"] = False
-        partial["provenance"]["reasons"] = partial["provenance"]["reasons"] + [
-            f"incomplete: {self.done} of {self.measurable} configurations done"]
-        reports.write_text_atomically(self.json_path, reports.report_text(partial))
+        """A row not reached yet is written as skipped, saying so, as the sweep
+        writes its partial reports."""
+        partial = raw_samples.unfinished(
+            self.raw, f"incomplete: {self.done} of {self.measurable} configurations done")
+        partial["results"] = [
+            dict(row, status="skipped", reason=NOT_REACHED)
+            if row["status"] == "ok" and index not in self.finished_rows else row
+            for index, row in enumerate(self.raw["results"])]
+        raw_samples.write_atomically(self.samples_path, raw_samples.text(partial))
 
 
-def plan_rows(problems, backends, build_gaps, upcast, ceiling, convention, device):
+def plan_rows(problems, backends, build_gaps, device):
+    """(problem, backend, raw row) for every pair, problems outside; a backend
+    this torch lacks is a skipped row."""
     rows = []
     for problem in problems:
         for backend in backends:
-            row = figures.model_row(backend.kernel, problem,
-                                    compute_unit(backend, problem.dtype, upcast), ceiling,
-                                    convention)
-            row["device"] = device
-            if row["status"] == "ok" and build_gaps[backend.name]:
-                row["status"], row["reason"] = "skipped", build_gaps[backend.name]
+            gap = build_gaps[backend.name]
+            row = raw_samples.row(backend.kernel, problem, device, "skipped" if gap else "ok",
+                                  gap)
             rows.append((problem, backend, row))
     return rows
 
 
-def environment_failures(environment):
-    """The peer's one condition beyond roofline/report/auditability.cpp: the software
-    that produced the figures is named."""
-    missing = [key for key in ("python", "torch", "torch_cuda") if not environment.get(key)]
-    return [f"provenance.environment lacks {', '.join(missing)}"] if missing else []
+def apply_outcome(row, outcome):
+    row["status"], row["reason"] = outcome.status, outcome.reason
+    if outcome.status == "ok":
+        row["check"] = outcome.check
+        row["timing"] = outcome.timing
 
 
-def run_measurement(args, problems, backend_names, device, timing, table, table_origin, tool,
-                    provenance, platform_module):
+def finish(raw, samples_path, notes, interrupted):
+    """The last write of the raw samples: whole-run notes, and whether the run
+    finished."""
+    raw["provenance"]["reasons"] += notes
+    if interrupted:
+        raw = raw_samples.unfinished(raw, "interrupted (Ctrl-C): not every configuration ran")
+    raw_samples.write_atomically(samples_path, raw_samples.text(raw))
+    counts = {s: sum(1 for r in raw["results"] if r["status"] == s)
+              for s in ("ok", "skipped", "failed")}
+    print(f"torch_sdpa.py: wrote {samples_path}: {counts['ok']} measured, {counts['skipped']} "
+          f"skipped, {counts['failed']} failed", file=sys.stderr, flush=True)
+    return 130 if interrupted else 0
+
+
+def backends_of(torch, names):
+    """The backends to run, in the order asked (or every one this torch has)."""
+    names = names or [b.name for b in BACKENDS if not missing_from_build(torch, b)]
+    chosen = [b for b in BACKENDS if b.name in names]
+    chosen.sort(key=lambda b: names.index(b.name))
+    return chosen
+
+
+def run_measurement(args, problems, backend_names, device, timing, tool, provenance,
+                    samples_path, platform_module):
     import torch
 
     if not torch.cuda.is_available() or device >= torch.cuda.device_count():
@@ -131,24 +155,18 @@ def run_measurement(args, problems, backend_names, device, timing, table, table_
     try:
         driver = CudaDriver()
         record = device_record(torch, driver, device)
-        chosen, warnings = ceilings.choose_ceiling(table, table_origin, args.gpu, args.ceiling,
-                                                   [record])
-    except (DriverError, ceilings.CeilingError) as error:
+    except DriverError as error:
         print(f"torch_sdpa.py: error: {error}", file=sys.stderr)
         return 2
-    for warning in warnings:
-        print(f"WARNING: {warning}", file=sys.stderr)
     provenance["environment"] = environment_record(torch, platform_module)
-    report = {"schema": reports.SCHEMA, "tool": tool, "provenance": provenance,
-              "devices": [record], "ceiling": chosen, "results": []}
-
-    names = backend_names or [b.name for b in BACKENDS if not missing_from_build(torch, b)]
-    backends = [b for b in BACKENDS if b.name in names]
-    backends.sort(key=lambda b: names.index(b.name))
-    gaps = {b.name: missing_from_build(torch, b) for b in backends}
+    backends = backends_of(torch, backend_names)
     upcast = math_upcasts(torch)
-    planned = plan_rows(problems, backends, gaps, upcast, chosen, args.flop_convention, device)
-    report["results"] = [row for _, _, row in planned]
+    planned = plan_rows(problems, backends, {b.name: missing_from_build(torch, b)
+                                             for b in backends}, device)
+    raw = raw_samples.document(
+        tool, provenance, [record],
+        [{"kernel": b.kernel, "arithmetic": arithmetic(b, upcast)} for b in backends],
+        [row for _, _, row in planned])
 
     max_MHz = driver.attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device) / 1000.0
     clock = SmClockReader(record["pci_bus_id"])
@@ -159,11 +177,11 @@ def run_measurement(args, problems, backend_names, device, timing, table, table_
     budget = (args.math_budget_gib * GIB if args.math_budget_gib is not None
               else record["memory_bytes"] / 2)
     runner = BackendRunner(torch, device, timer, args.seed, budget)
-    measurable = sum(1 for _, _, row in planned if row["status"] == "ok")
-    state = SweepState(report, args.json, measurable)
+    state = SweepState(raw, samples_path,
+                       sum(1 for _, _, row in planned if row["status"] == "ok"))
     notes, lost = [], ""
     with Interrupt() as interrupt:
-        for problem, backend, row in planned:
+        for index, (problem, backend, row) in enumerate(planned):
             if row["status"] != "ok":
                 continue
             if interrupt.requested:
@@ -172,40 +190,11 @@ def run_measurement(args, problems, backend_names, device, timing, table, table_
             elif lost:
                 row["status"], row["reason"] = "failed", lost
             else:
-                state.begin(row, device)
+                state.begin(describe(problem, backend), device)
                 outcome = runner.run(problem, backend)
-                apply_outcome(row, outcome, chosen)
-                notes += [f"{describe(row)}: {note}" for note in outcome.notes]
+                apply_outcome(row, outcome)
+                notes += [f"{describe(problem, backend)}: {note}" for note in outcome.notes]
                 if outcome.device_lost:
                     lost = f"device {device} lost after: {outcome.reason}"
-            state.finish(row)
-    return finish_report(report, args.json, warnings, notes, interrupt.requested)
-
-
-def apply_outcome(row, outcome, ceiling):
-    row["status"], row["reason"] = outcome.status, outcome.reason
-    if outcome.correctness is not None:
-        row["correctness"] = outcome.correctness
-    if outcome.timing is not None and outcome.timing["samples_ms"]:
-        row["timing"] = outcome.timing
-        row["achieved"] = figures.achieved_from(row, ceiling)
-
-
-def finish_report(report, json_path, warnings, notes, interrupted):
-    provenance = report["provenance"]
-    if interrupted:
-        provenance["reasons"].append("interrupted (Ctrl-C): not every configuration ran")
-    provenance["reasons"] += warnings + notes
-    failures = reports.auditability_failures(report)
-    failures += environment_failures(provenance["environment"])
-    provenance["auditable"] = not failures and not interrupted
-    provenance["reasons"] += failures
-    reports.write_text_atomically(json_path, reports.report_text(report))
-    counts = {s: sum(1 for r in report["results"] if r["status"] == s)
-              for s in ("ok", "skipped", "failed")}
-    print(f"torch_sdpa.py: {counts['ok']} ok, {counts['skipped']} skipped, {counts['failed']} "
-          f"failed; auditable: {'yes' if provenance['auditable'] else 'no'}"
-          + (f" ({'; '.join(failures)})" if failures else ""), file=sys.stderr)
-    if interrupted:
-        return 130
-    return 1 if counts["failed"] else 0
+            state.finish(index)
+    return finish(raw, samples_path, notes, interrupt.requested)

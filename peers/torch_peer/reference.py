@@ -8,13 +8,12 @@ the tool's exact numbers: its generator is a device hash, torch's is Philox.
 
 Reference: materialized softmax attention in fp32 on the same (rounded) inputs,
 S = scale * Q K^T with TF32 off, the causal mask j <= i, softmax, O = P V, in
-blocks of heads or rows so any N fits. The check (kernels/attention_check.cu)
-sums over the finite elements of the output in float64.
+blocks of heads or rows so any N fits. The comparison (as
+kernels/attention_check.cu makes it) sums over the finite elements of the
+output in float64; `import-samples` judges what it found.
 """
 
 import math
-
-from roofline_port.correctness import check_from_sums
 
 # Elements of one block of fp32 scores: 512 MiB.
 REFERENCE_BLOCK_ELEMENTS = 1 << 27
@@ -74,8 +73,18 @@ def reference_output(torch, q, k, v, causal):
     return out.reshape(batch, heads, n, d)
 
 
+def checked_tensor(name, squared_error, squared_ref, max_abs_err, ref_max_abs, non_finite):
+    """A checked tensor of the raw samples (docs/peers.md): kernels::CheckResult's
+    errors over the finite elements, as compare_with_reference computes them."""
+    ref_l2 = math.sqrt(squared_ref)
+    error_l2 = math.sqrt(squared_error)
+    return {"tensor": name, "rel_l2_err": error_l2 / ref_l2 if ref_l2 > 0 else error_l2,
+            "max_abs_err": max_abs_err, "ref_max_abs": ref_max_abs,
+            "all_finite": non_finite == 0}
+
+
 def compare_with_reference(torch, out, reference):
-    """kernels::compare_with_reference: errors over the finite outputs."""
+    """kernels::compare_with_reference for O: errors over the finite outputs."""
     value = out.detach().reshape(-1).double()
     expected = reference.reshape(-1).double()
     finite = torch.isfinite(value)
@@ -84,7 +93,7 @@ def compare_with_reference(torch, out, reference):
         value, expected = value[finite], expected[finite]
     error = value - expected
     if error.numel() == 0:
-        return check_from_sums(0.0, 0.0, 0.0, 0.0, non_finite)
-    return check_from_sums(
-        float((error * error).sum().item()), float((expected * expected).sum().item()),
+        return checked_tensor("O", 0.0, 0.0, 0.0, 0.0, non_finite)
+    return checked_tensor(
+        "O", float((error * error).sum().item()), float((expected * expected).sum().item()),
         float(error.abs().max().item()), float(expected.abs().max().item()), non_finite)

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -123,6 +124,18 @@ class Node {
     const nlohmann::json& v = get(key);
     if (!v.is_array()) throw ReportError(fmt::format("{}: expected a list", key_path(key)));
     return v;
+  }
+
+  std::vector<std::string> strings(std::string_view key) const {
+    std::vector<std::string> out;
+    const nlohmann::json& list = array(key);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_string()) {
+        throw ReportError(fmt::format("{}[{}]: expected a string", key_path(key), i));
+      }
+      out.push_back(list[i].get<std::string>());
+    }
+    return out;
   }
 
  private:

@@ -22,6 +22,13 @@ std::string_view to_string(RowStatus status) {
   return "?";
 }
 
+std::optional<RowStatus> parse_row_status(std::string_view text) {
+  for (RowStatus status : {RowStatus::ok, RowStatus::skipped, RowStatus::failed}) {
+    if (text == to_string(status)) return status;
+  }
+  return std::nullopt;
+}
+
 std::optional<double> ModelFigures::bytes_of(TrafficModelKind model) const {
   for (const ModelBytes& entry : bytes_by_model) {
     if (entry.model == model) return entry.bytes;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <compare>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ struct Provenance {
   std::string command;
   std::string host;
   std::vector<PluginKernelRecord> plugins;  // empty without --plugin
+  // The software a peer script measured with, name -> version ("torch" ->
+  // "2.11.0+cu130"); empty for the tool's own reports, whose software is its
+  // commit.
+  std::map<std::string, std::string> environment;
 };
 
 struct DeviceRecord {
@@ -94,6 +99,7 @@ struct CeilingRecord {
 
 enum class RowStatus { ok, skipped, failed };
 std::string_view to_string(RowStatus status);
+std::optional<RowStatus> parse_row_status(std::string_view text);
 
 struct Timing {
   std::vector<double> samples_ms;

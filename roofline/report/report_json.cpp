@@ -28,6 +28,8 @@ json peaks_json(const std::array<std::optional<double>, all_compute_units.size()
   return out;
 }
 
+}  // namespace
+
 // The raw part of a timing; its summary is figures (figures.cpp).
 json timing_json(const Timing& t) {
   return json{{"samples_ms", t.samples_ms},
@@ -42,6 +44,8 @@ json timing_json(const Timing& t) {
               {"noise_target_met", t.noise_target_met},
               {"stop_reason", t.stop_reason}};
 }
+
+namespace {
 
 json correctness_json(const Correctness& c) {
   json tensors = json::array();
@@ -112,13 +116,6 @@ std::optional<Direction> parse_direction(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<RowStatus> parse_status(std::string_view text) {
-  for (RowStatus s : {RowStatus::ok, RowStatus::skipped, RowStatus::failed}) {
-    if (text == to_string(s)) return s;
-  }
-  return std::nullopt;
-}
-
 std::optional<ProvenanceSource> parse_source(std::string_view text) {
   for (auto s :
        {ProvenanceSource::model, ProvenanceSource::measured, ProvenanceSource::historical}) {
@@ -127,15 +124,11 @@ std::optional<ProvenanceSource> parse_source(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<std::string> strings(const Node& node, std::string_view key) {
-  std::vector<std::string> out;
-  const json& list = node.array(key);
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_string()) {
-      throw ReportError(fmt::format("{}[{}]: expected a string", node.key_path(key), i));
-    }
-    out.push_back(list[i].get<std::string>());
-  }
+// An object of strings, name -> version.
+std::map<std::string, std::string> read_environment(const Node& node, std::string_view key) {
+  const Node environment = node.object(key);
+  std::map<std::string, std::string> out;
+  for (const auto& [name, version] : node.get(key).items()) out[name] = environment.string(name);
   return out;
 }
 
@@ -161,6 +154,8 @@ Profile read_profile(const Node& n) {
   }
   return p;
 }
+
+}  // namespace
 
 // The raw part of a timing; read_figures reads its summary.
 Timing read_timing(const Node& n) {
@@ -189,6 +184,8 @@ Timing read_timing(const Node& n) {
   if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
   return t;
 }
+
+namespace {
 
 Correctness read_correctness(const Node& n) {
   Correctness c;
@@ -299,22 +296,13 @@ ResultRow read_row(const Node& n) {
   ResultRow row;
   row.kernel = n.string("kernel");
   row.direction = n.named("direction", parse_direction, "direction");
-  row.problem.dtype = n.named("dtype", parse_dtype, "dtype");
-  row.problem.batch = n.integer("batch");
-  row.problem.heads = n.integer("heads");
-  row.problem.seq_len = n.integer("seq_len");
-  row.problem.head_dim = n.integer("head_dim");
-  row.problem.causal = n.boolean("causal");
-  // Absent for square self-attention (every report before they existed).
-  if (n.has("kv_len")) row.problem.kv_len = n.integer("kv_len");
-  if (n.has("kv_heads")) row.problem.kv_heads = n.integer("kv_heads");
-  if (n.has("page_size")) row.problem.page_size = n.integer("page_size");
+  row.problem = read_problem(n);
   if (n.has("tile")) {
     const Node tile = n.object("tile");
     row.tile = {tile.int32("br"), tile.int32("bc")};
   }
   row.compute_unit = n.named("compute_unit", parse_compute_unit, "compute unit");
-  row.status = n.named("status", parse_status, "status");
+  row.status = n.named("status", parse_row_status, "status");
   row.reason = n.string("reason");
   read_groups(n, row);
   read_figures(n, row);
@@ -330,19 +318,34 @@ ResultRow read_row(const Node& n) {
 
 // kv_len, kv_heads and page_size only where the problem has them, so a
 // square problem's row reads as it always has.
-json identity_json(const RowIdentity& row) {
-  const AttentionProblem& p = row.problem;
-  json out = {{"kernel", row.kernel},
-              {"direction", to_string(row.direction)},
-              {"dtype", to_string(p.dtype)},
-              {"batch", p.batch},
-              {"heads", p.heads},
-              {"seq_len", p.seq_len},
-              {"head_dim", p.head_dim},
-              {"causal", p.causal}};
+json problem_json(const AttentionProblem& p) {
+  json out = {{"dtype", to_string(p.dtype)}, {"batch", p.batch},       {"heads", p.heads},
+              {"seq_len", p.seq_len},        {"head_dim", p.head_dim}, {"causal", p.causal}};
   if (p.keys() != p.seq_len) out["kv_len"] = p.keys();
   if (p.key_heads() != p.heads) out["kv_heads"] = p.key_heads();
   if (p.paged()) out["page_size"] = p.page_size;
+  return out;
+}
+
+AttentionProblem read_problem(const Node& n) {
+  AttentionProblem p;
+  p.dtype = n.named("dtype", parse_dtype, "dtype");
+  p.batch = n.integer("batch");
+  p.heads = n.integer("heads");
+  p.seq_len = n.integer("seq_len");
+  p.head_dim = n.integer("head_dim");
+  p.causal = n.boolean("causal");
+  // Absent for square self-attention (every report before they existed).
+  if (n.has("kv_len")) p.kv_len = n.integer("kv_len");
+  if (n.has("kv_heads")) p.kv_heads = n.integer("kv_heads");
+  if (n.has("page_size")) p.page_size = n.integer("page_size");
+  return p;
+}
+
+json identity_json(const RowIdentity& row) {
+  json out = problem_json(row.problem);
+  out["kernel"] = row.kernel;
+  out["direction"] = to_string(row.direction);
   return out;
 }
 
@@ -379,13 +382,15 @@ json to_json(const ResultRow& row) {
   return out;
 }
 
+// build_type and cuda_archs where known: a peer script has neither.
 json to_json(const ToolInfo& tool) {
-  return {{"name", tool.name},
-          {"version", tool.version},
-          {"git_commit", tool.git_commit},
-          {"git_dirty", tool.git_dirty},
-          {"build_type", tool.build_type},
-          {"cuda_archs", tool.cuda_archs}};
+  json out = {{"name", tool.name},
+              {"version", tool.version},
+              {"git_commit", tool.git_commit},
+              {"git_dirty", tool.git_dirty}};
+  if (!tool.build_type.empty()) out["build_type"] = tool.build_type;
+  if (!tool.cuda_archs.empty()) out["cuda_archs"] = tool.cuda_archs;
+  return out;
 }
 
 json to_json(const Provenance& provenance) {
@@ -402,6 +407,7 @@ json to_json(const Provenance& provenance) {
     }
     out["plugins"] = std::move(plugins);
   }
+  if (!provenance.environment.empty()) out["environment"] = provenance.environment;
   return out;
 }
 
@@ -434,7 +440,7 @@ Provenance read_provenance(const Node& provenance) {
   Provenance p;
   p.source = provenance.named("source", parse_source, "provenance source");
   p.auditable = provenance.boolean("auditable");
-  p.reasons = strings(provenance, "reasons");
+  p.reasons = provenance.strings("reasons");
   p.created_utc = provenance.string("created_utc");
   p.command = provenance.string("command");
   if (provenance.has("host")) p.host = provenance.string("host");
@@ -446,6 +452,7 @@ Provenance read_provenance(const Node& provenance) {
                            plugin.string("sha256")});
     }
   }
+  if (provenance.has("environment")) p.environment = read_environment(provenance, "environment");
   return p;
 }
 

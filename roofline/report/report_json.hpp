@@ -19,9 +19,23 @@ class ReportError : public std::runtime_error {
 
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_json(const ResultRow& row);
-// A row's identity keys: kernel, direction, dtype, batch, heads, seq_len,
-// head_dim, causal (also how `compare` writes a matched row).
+// A row's identity keys: kernel, direction and the problem's (also how
+// `compare` writes a matched row).
 nlohmann::json identity_json(const RowIdentity& row);
+
+// The problem's keys: dtype, batch, heads, seq_len, head_dim, causal, and
+// kv_len, kv_heads and page_size where the problem has them. A row holds
+// them beside its kernel; `import-samples --plan` lists problems so, and a
+// raw-samples document names each row's problem so (raw_samples.hpp).
+nlohmann::json problem_json(const AttentionProblem& problem);
+AttentionProblem read_problem(const Node& problem);
+
+// The raw part of a timing: the samples and what the cold timer recorded
+// about them (clocks, throttling, stop reason); the summary (median_ms ...)
+// is figures, read and written with the others (figures.hpp). A raw-samples
+// document's timing is this object.
+nlohmann::json timing_json(const Timing& timing);
+Timing read_timing(const Node& timing);
 
 // The parts a ceilings report shares with a sweep report.
 nlohmann::json to_json(const ToolInfo& tool);

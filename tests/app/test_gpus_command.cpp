@@ -11,8 +11,8 @@ TEST_CASE("cli: --version and --help answer on every command") {
   const CliResult version = run_cli("--version");
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("0.1.0") != std::string::npos);
-  for (const char* command :
-       {"gpus", "model", "sweep", "ceilings", "audit", "compare", "plot", "import-historical"}) {
+  for (const char* command : {"gpus", "model", "sweep", "ceilings", "audit", "compare", "plot",
+                              "import-historical", "import-samples"}) {
     INFO(command);
     const CliResult help = run_cli(std::string(command) + " --help");
     CHECK(help.exit_code == 0);

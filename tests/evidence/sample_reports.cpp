@@ -157,3 +157,85 @@ Report every_kernel_report() {
   }
   return r;
 }
+
+nlohmann::json raw_problem(const char* dtype, std::int64_t seq_len) {
+  return {{"dtype", dtype},     {"batch", 1},     {"heads", 8},
+          {"seq_len", seq_len}, {"head_dim", 64}, {"causal", false}};
+}
+
+nlohmann::json raw_passing_check() {
+  return {{"reference", "fp32 materialized attention"},
+          {"tensors",
+           {{{"tensor", "O"},
+             {"rel_l2_err", 3e-4},
+             {"max_abs_err", 1e-3},
+             {"ref_max_abs", 3.5},
+             {"all_finite", true}}}}};
+}
+
+nlohmann::json raw_timing(std::vector<double> samples) {
+  return {{"samples_ms", samples},
+          {"warmup", 3},
+          {"l2_flush", true},
+          {"sm_clock_MHz", 1980},
+          {"sm_clock_min_MHz", 1965},
+          {"throttled", false},
+          {"throttled_discarded", 0},
+          {"throttle_threshold_percent", 75},
+          {"kept_throttled", false},
+          {"noise_target_met", true},
+          {"stop_reason", "noise target met"}};
+}
+
+namespace {
+
+nlohmann::json raw_measured_row(const char* kernel, const char* dtype, std::int64_t seq_len) {
+  return {{"kernel", kernel},
+          {"problem", raw_problem(dtype, seq_len)},
+          {"device", 0},
+          {"status", "ok"},
+          {"reason", ""},
+          {"check", raw_passing_check()},
+          {"timing", raw_timing({0.022, 0.020, 0.021})}};
+}
+
+}  // namespace
+
+nlohmann::json peer_raw_samples() {
+  return {{"schema", "cuflash-roofline/raw-samples/v1"},
+          {"tool",
+           {{"name", "cuflash-roofline/peers/torch_sdpa"},
+            {"version", "0.1.0"},
+            {"git_commit", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"},
+            {"git_dirty", false}}},
+          {"provenance",
+           {{"created_utc", "2026-12-04T00:00:00Z"},
+            {"command", "peers/torch_sdpa.py --json x.json"},
+            {"host", "gpu-host"},
+            {"environment", {{"python", "3.12.3"}, {"torch", "2.11.0+cu130"}}},
+            {"reasons", nlohmann::json::array()},
+            {"finished", true}}},
+          {"devices",
+           {{{"index", 0},
+             {"name", "NVIDIA H200"},
+             {"cc", "9.0"},
+             {"sm_count", 132},
+             {"l2_bytes", 62914560.0},
+             {"memory_bytes", 150109880320.0},
+             {"clock_MHz", 1980.0},
+             {"memory_clock_MHz", 3201.0},
+             {"driver", "13.0 (580.159.04)"},
+             {"runtime", "13.0"},
+             {"pci_bus_id", "0000:00:06.0"}}}},
+          {"backends",
+           {{{"kernel", "torch_sdpa_flash"}, {"arithmetic", "tensor_for_dtype"}},
+            {{"kernel", "torch_sdpa_math"}, {"arithmetic", "fp32_simt"}}}},
+          {"results",
+           {raw_measured_row("torch_sdpa_flash", "fp16", 1024),
+            raw_measured_row("torch_sdpa_math", "fp16", 1024),
+            {{"kernel", "torch_sdpa_flash"},
+             {"problem", raw_problem("bf16", 1024)},
+             {"device", 0},
+             {"status", "skipped"},
+             {"reason", "torch refused: no kernel"}}}}};
+}

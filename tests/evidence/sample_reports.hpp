@@ -4,8 +4,11 @@
 // sweep uses (model_row, summarize, achieved_figures), so a clean one is
 // consistent by construction and each test tampers with one thing.
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "roofline/evidence/historical.hpp"
 #include "roofline/report/report.hpp"
@@ -41,6 +44,16 @@ void scale_row_time(cfr::Report& report, std::size_t index, double factor);
 cfr::evidence::HistoricalTable seed_table();
 // Its rows for one GPU ("V100", "A100" or "H100") as a report.
 cfr::Report seed_report(const std::string& gpu);
+
+// A peer's raw samples (schema cuflash-roofline/raw-samples/v1) on one H200:
+// torch_sdpa_flash and torch_sdpa_math (arithmetic fp32_simt) timed at B=1
+// H=8 N=1024 d=64 fp16 (samples 0.022, 0.020, 0.021 ms, O checked and within
+// fp16's bounds), and flash skipped at bf16 ("torch refused: no kernel").
+nlohmann::json peer_raw_samples();
+// Its parts, to build variants.
+nlohmann::json raw_problem(const char* dtype, std::int64_t seq_len);
+nlohmann::json raw_passing_check();
+nlohmann::json raw_timing(std::vector<double> samples);
 
 // A file of the source tree (defined in tests/app/cli_runner.cpp, which every
 // binary using these reports links).

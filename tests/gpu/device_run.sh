@@ -282,9 +282,11 @@ step_torchquick() {
 }
 
 # torch's SDPA backends as peers (peers/torch_sdpa.py, python3 with torch). The
-# build's tree stamp names the commit, since the tree travels without .git.
+# build's tree stamp names the commit, since the tree travels without .git; the
+# build's tool plans the problems and computes the report (import-samples).
 peer_script() {
-  PYTHONUNBUFFERED=1 python3 peers/torch_sdpa.py --tree-stamp "$build/peers/tree_stamp.json" "$@"
+  PYTHONUNBUFFERED=1 python3 peers/torch_sdpa.py --tree-stamp "$build/peers/tree_stamp.json" \
+    --tool "$tool" "$@"
 }
 
 # The small report the CPU tests read: copy $out/torch_sdpa_small.json to

@@ -1,11 +1,14 @@
-"""The peer script's report assembly (peers/torch_peer/measured_sweep.py) without
-torch: rows planned, outcomes applied and the report finished exactly as a run
-does, from synthetic samples and check sums. The tool must read what it
-writes: `audit` recomputes every figure and finds it consistent and auditable,
-`table`, `compare` and `plot` accept it, and tampering is caught. The samples
-here are made up: this pins the writer, not torch's behaviour (the fixture
-recorded on a GPU does that, test_peers_fixture)."""
+"""The peer script's raw samples (peers/torch_peer/measured_sweep.py and
+raw_samples.py) without torch: problems planned by the tool, rows planned,
+outcomes applied and the document finished exactly as a run does, from
+synthetic samples and checks; then the tool's import-samples computes the
+report, as the script has it do. The tool must read what the script writes:
+the report is consistent and auditable under `audit`, `table`, `compare` and
+`plot` accept it, and tampering is caught. The samples are made up: this pins
+the writer and the import, not torch's behaviour (the fixture recorded on a GPU
+does that, test_peers_fixture)."""
 
+import argparse
 import contextlib
 import io
 import json
@@ -13,18 +16,29 @@ import os
 import tempfile
 import unittest
 
-from tool_binary import REPO_ROOT, require_tool, run_tool
+from tool_binary import require_tool, run_tool, tool_path
 
-from roofline_port import axes, ceiling
-from roofline_port.correctness import check_from_sums, correctness_record
-from roofline_port.stop_rule import SampleLog, TimingOptions
+from torch_peer import raw_samples, tool as tools
 from torch_peer.backends import BACKENDS, Outcome
-from torch_peer.measured_sweep import apply_outcome, finish_report, plan_rows
+from torch_peer.measured_sweep import apply_outcome, arithmetic, finish, plan_rows
+from torch_peer.reference import checked_tensor
+from torch_peer.stop_rule import SampleLog, TimingOptions
 
 H200_DEVICE = {"index": 0, "name": "NVIDIA H200", "cc": "9.0", "sm_count": 132,
                "l2_bytes": 62914560.0, "memory_bytes": 150109880320.0, "clock_MHz": 1980.0,
                "memory_clock_MHz": 3201.0, "driver": "13.0 (580.159.03)", "runtime": "13.0",
                "pci_bus_id": "0000:00:06.0"}
+TOOL_RECORD = {"name": "cuflash-roofline/peers/torch_sdpa", "version": "0.1.0",
+               "git_commit": "c" * 40, "git_dirty": False}
+ENVIRONMENT = {"python": "3.12.3", "torch": "2.11.0+cu130", "torch_cuda": "13.0",
+               "cudnn": "9.10.2 (91002)"}
+
+
+def arguments(gpu="h200"):
+    """The script's options that reach the tool: N 256 and 1000, both masks."""
+    return argparse.Namespace(seq_lens="256,1000", head_dims="64", batch=None, heads=None,
+                              dtypes=None, causal=False, no_causal=False, both=True, gpu=gpu,
+                              gpu_table="", ceiling="datasheet", flop_convention="exact")
 
 
 def synthetic_timing(base_ms):
@@ -38,56 +52,51 @@ def synthetic_timing(base_ms):
 
 
 def outcome_for(problem, backend):
-    """ok for most rows; cudnn refuses causal fp16 at N = 1000 and math fails its
-    check at N = 1000, so each status appears."""
+    """ok for most rows; cudnn refuses causal fp16 at N = 1000 and math's output
+    is far off at N = 1000, so every status appears."""
     if backend.name == "cudnn" and problem.causal and problem.seq_len == 1000:
         return Outcome("skipped", "torch refused: cuDNN attention ... (synthetic)")
-    check = check_from_sums(1e-8 * problem.seq_len, float(problem.seq_len), 1e-4, 3.0, 0)
+    check = checked_tensor("O", 1e-8 * problem.seq_len, float(problem.seq_len), 1e-4, 3.0, 0)
     if backend.name == "math" and problem.seq_len == 1000:
-        check = check_from_sums(1.0, 2.0, 0.5, 3.0, 0)
-    record, failure = correctness_record(check, problem.dtype, "synthetic reference")
-    if failure:
-        return Outcome("failed", failure, correctness=record)
-    return Outcome(correctness=record, timing=synthetic_timing(0.01 * problem.seq_len / 256))
+        check = checked_tensor("O", 1.0, 2.0, 0.5, 3.0, 0)
+    return Outcome(check={"reference": "synthetic reference", "tensors": [check]},
+                   timing=synthetic_timing(0.01 * problem.seq_len / 256))
 
 
-def build_report(path, gpu="h200"):
-    document = ceiling.load_json(os.path.join(REPO_ROOT, "configs", "gpus.json"))
-    table = ceiling.parse_gpu_table(document, "configs/gpus.json")
-    chosen, warnings = ceiling.choose_ceiling(table, "configs/gpus.json", gpu, "datasheet",
-                                              [H200_DEVICE])
-    problems = axes.plan_problems(axes.AxisOptions(seq_lens="256,1000", head_dims="64",
-                                                   both=True))
-    planned = plan_rows(problems, list(BACKENDS), {b.name: "" for b in BACKENDS}, True, chosen,
-                        "exact", 0)
-    report = {"schema": "cuflash-roofline/report/v1",
-              "tool": {"name": "cuflash-roofline/peers/torch_sdpa", "version": "0.1.0",
-                       "git_commit": "c" * 40, "git_dirty": False},
-              "provenance": {"source": "measured", "auditable": False, "reasons": [],
-                             "created_utc": "2026-12-04T00:00:00Z",
-                             "command": "peers/torch_sdpa.py --json x", "host": "test",
-                             "environment": {"python": "3.12.3", "torch": "2.11.0+cu130",
-                                             "torch_cuda": "13.0", "cudnn": "9.10.2 (91002)"}},
-              "devices": [H200_DEVICE], "ceiling": chosen,
-              "results": [row for _, _, row in planned]}
+def build_raw(path, args, interrupted=False):
+    """The raw samples a run of these axes writes, every backend present."""
+    problems = tools.plan(tool_path(), args)
+    planned = plan_rows(problems, list(BACKENDS), {b.name: "" for b in BACKENDS}, 0)
+    raw = raw_samples.document(
+        TOOL_RECORD, raw_samples.provenance("peers/torch_sdpa.py --json x", dict(ENVIRONMENT)),
+        [H200_DEVICE], [{"kernel": b.kernel, "arithmetic": arithmetic(b, True)} for b in BACKENDS],
+        [row for _, _, row in planned])
     for problem, backend, row in planned:
-        apply_outcome(row, outcome_for(problem, backend), chosen)
+        apply_outcome(row, outcome_for(problem, backend))
     with contextlib.redirect_stderr(io.StringIO()):
-        status = finish_report(report, path, warnings, [], False)
-    return status
+        return finish(raw, path, ["a note from the run"], interrupted)
 
 
 class PeerReport(unittest.TestCase):
     def setUp(self):
         require_tool(self)
         self.folder = tempfile.TemporaryDirectory()
+        self.samples = os.path.join(self.folder.name, "peer.samples.json")
         self.path = os.path.join(self.folder.name, "peer.json")
-        self.status = build_report(self.path)
+        self.assertEqual(build_raw(self.samples, arguments()), 0)
+        self.status = self.imported(self.samples, self.path, arguments())
         with open(self.path, encoding="utf-8") as file:
             self.report = json.load(file)
 
     def tearDown(self):
         self.folder.cleanup()
+
+    @staticmethod
+    def imported(samples, path, args):
+        with open(os.devnull, "w", encoding="utf-8") as quiet:
+            with contextlib.redirect_stdout(quiet):
+                return run_tool("import-samples", samples, *tools.ceiling_arguments(args),
+                                "--json", path).returncode
 
     def tampered(self, change):
         report = json.loads(json.dumps(self.report))
@@ -97,18 +106,33 @@ class PeerReport(unittest.TestCase):
             json.dump(report, file)
         return run_tool("audit", path)
 
+    def test_the_raw_samples_hold_no_figure(self):
+        with open(self.samples, encoding="utf-8") as file:
+            raw = json.load(file)
+        self.assertEqual(raw["schema"], "cuflash-roofline/raw-samples/v1")
+        row = raw["results"][0]
+        self.assertEqual(sorted(row), ["check", "device", "kernel", "problem", "reason",
+                                       "status", "timing"])
+        self.assertNotIn("median_ms", row["timing"])
+        self.assertEqual(raw["provenance"]["reasons"], ["a note from the run"])
+
     def test_audit_recomputes_every_figure_and_agrees(self):
         # a failed row (math's check) makes the exit status 1, not the report unauditable
         self.assertEqual(self.status, 1)
         self.assertTrue(self.report["provenance"]["auditable"], self.report["provenance"])
+        self.assertEqual(self.report["provenance"]["environment"], ENVIRONMENT)
+        self.assertEqual(self.report["tool"], TOOL_RECORD)
         result = run_tool("audit", self.path)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("consistent: 16 rows", result.stdout)
         statuses = [row["status"] for row in self.report["results"]]
         self.assertEqual((statuses.count("ok"), statuses.count("skipped"),
                           statuses.count("failed")), (13, 1, 2))
-        math_row = next(r for r in self.report["results"] if r["kernel"] == "torch_sdpa_math")
-        self.assertEqual(math_row["compute_unit"], "fp32_simt")  # math upcasts fp16
+        math_rows = [r for r in self.report["results"] if r["kernel"] == "torch_sdpa_math"]
+        self.assertEqual(math_rows[0]["compute_unit"], "fp32_simt")  # math upcasts fp16
+        failed = next(r for r in math_rows if r["status"] == "failed")
+        self.assertTrue(failed["reason"].startswith("correctness: worst rel L2 error"))
+        self.assertNotIn("timing", failed)  # a failed check is not reported timed
 
     def test_table_compare_and_plot_accept_it(self):
         table = run_tool("table", self.path)
@@ -148,14 +172,22 @@ class PeerReport(unittest.TestCase):
             with self.subTest(change=change.__name__):
                 self.assertEqual(self.tampered(change).returncode, 1)
 
-    def test_another_gpus_ceiling_is_not_auditable(self):
+    def test_another_gpus_ceiling_or_an_interrupted_run_is_not_auditable(self):
         path = os.path.join(self.folder.name, "a100.json")
-        build_report(path, gpu="a100")
+        self.imported(self.samples, path, arguments(gpu="a100"))
         with open(path, encoding="utf-8") as file:
             provenance = json.load(file)["provenance"]
         self.assertFalse(provenance["auditable"])
         self.assertIn("the ceiling is a100's, not the measuring device's", provenance["reasons"])
         self.assertEqual(run_tool("audit", path).returncode, 0)  # consistent, not auditable
+
+        samples = os.path.join(self.folder.name, "interrupted.samples.json")
+        self.assertEqual(build_raw(samples, arguments(), interrupted=True), 130)
+        self.imported(samples, path, arguments())
+        with open(path, encoding="utf-8") as file:
+            provenance = json.load(file)["provenance"]
+        self.assertFalse(provenance["auditable"])
+        self.assertIn("interrupted (Ctrl-C): not every configuration ran", provenance["reasons"])
 
 
 if __name__ == "__main__":

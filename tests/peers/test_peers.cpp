@@ -1,8 +1,8 @@
-// The peer script's pure Python parts (peers/roofline_port, the report
-// assembly of peers/torch_peer/measured_sweep.py, the command line), through
-// python3's unittest (tests/peers/test_*.py): their figures and messages
-// against this build's `model`, and their report through this build's
-// `audit`, `table`, `compare` and `plot`. No torch, no GPU.
+// The peer script's parts that run without torch (the stop rule, the tree
+// stamp, the raw samples of peers/torch_peer/measured_sweep.py, the command
+// line), through python3's unittest (tests/peers/test_*.py): its messages
+// against this build's tool, and its raw samples through this build's
+// `import-samples`, `audit`, `table`, `compare` and `plot`. No torch, no GPU.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -11,12 +11,12 @@
 
 #include "../app/cli_runner.hpp"
 
-TEST_CASE("peers: the script's helpers and report writer pass their unit tests") {
+TEST_CASE("peers: the script's Python parts and raw-samples writer pass their unit tests") {
   const std::string log = temp_path("peers-unittest.log");
   const std::string command =
       std::string("cd '") + CFR_SOURCE_ROOT +
       "/tests/peers' && PYTHONDONTWRITEBYTECODE=1 CFR_BINARY='" + CFR_BINARY + "' '" + CFR_PYTHON +
-      "' -m unittest test_roofline_port test_peer_report test_torch_sdpa_cli >'" + log + "' 2>&1";
+      "' -m unittest test_torch_peer test_peer_report test_torch_sdpa_cli >'" + log + "' 2>&1";
   const int status = std::system(command.c_str());
   const std::string output = read_file(log);
   std::remove(log.c_str());

@@ -1,14 +1,18 @@
 """peers/torch_sdpa.py's command line: bad input is one line naming the value and
-exit status 2, before torch is imported (so these run without torch)."""
+exit status 2, before torch is imported (so these run without torch). The axes
+and the ceiling options are the tool's to check (import-samples --plan), so
+their messages are the tool's own."""
 
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
-from tool_binary import PEERS
+from tool_binary import PEERS, require_tool, run_tool, tool_path
 
 SCRIPT = os.path.join(PEERS, "torch_sdpa.py")
+# (arguments, what the one line says); the tool's words where it checks the value
 BAD = [
     (["--seq-lens", "1024:512:x2"], "--seq-lens: range '1024:512:x2' ends before it starts"),
     (["--head-dims", "0"], "--head-dims: 0 must be positive"),
@@ -17,17 +21,31 @@ BAD = [
      "--backends: unknown backend 'sparse' (flash, cudnn, efficient, math)"),
     (["--causal", "--both"], "--both"),
     (["--gpu", "zz"], "--gpu zz: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"),
-    (["--gpu-table", "/no/such.json"], "/no/such.json: cannot open (missing or unreadable)"),
+    (["--gpu-table", "/no/such.json"], "/no/such.json: cannot open"),
+    (["--ceiling", "measured"], "--ceiling measured: import-samples measures nothing"),
+    (["--flop-convention", "most"], "--flop-convention: unknown convention 'most'"),
     (["--max-seconds", "0"], "0.0 is not in [0.01, 3600.0]"),
     (["--throttle-threshold", "nan"], "nan is not in [0.0, 100.0]"),
     (["--throttle-threshold", "101"], "101.0 is not in [0.0, 100.0]"),
     (["--warmup", "many"], "argument --warmup: 'many' is not an integer"),
     (["--devices", "0,1"], "--devices: '0,1' is not one device index"),
     (["--json", "/no/such/folder/x.json"], "--json /no/such/folder/x.json: folder /no/such/folder"),
+    (["--samples", "/no/such/folder/x.json"],
+     "--samples /no/such/folder/x.json: folder /no/such/folder"),
+    (["--json", "-"], "--json -: name the raw samples file with --samples PATH"),
+    (["--tool", "/no/such/tool"], "--tool /no/such/tool: no such executable"),
 ]
 
 
 class ScriptCommandLine(unittest.TestCase):
+    def setUp(self):
+        require_tool(self)
+        self.folder = tempfile.TemporaryDirectory()
+        self.report = os.path.join(self.folder.name, "peers.json")
+
+    def tearDown(self):
+        self.folder.cleanup()
+
     def run_script(self, *arguments):
         return subprocess.run([sys.executable, SCRIPT, *arguments], capture_output=True,
                               text=True, timeout=60, check=False,
@@ -36,11 +54,20 @@ class ScriptCommandLine(unittest.TestCase):
     def test_bad_values_fail_in_one_line(self):
         for arguments, expected in BAD:
             with self.subTest(arguments=arguments):
-                result = self.run_script("--json", os.devnull, *arguments)
+                result = self.run_script("--json", self.report, "--tool", tool_path(),
+                                         *arguments)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
                 self.assertTrue(result.stderr.startswith("torch_sdpa.py: error: "))
                 self.assertIn(expected, result.stderr)
+        self.assertEqual(os.listdir(self.folder.name), [])  # nothing written
+
+    def test_an_axis_message_is_the_tools_own(self):
+        expected = run_tool("model", "--seq-lens", "4:2:x2").stderr.strip().removeprefix(
+            "cuflash-roofline: error: ")
+        result = self.run_script("--json", self.report, "--tool", tool_path(), "--seq-lens",
+                                 "4:2:x2")
+        self.assertEqual(result.stderr, f"torch_sdpa.py: error: {expected}\n")
 
     def test_the_report_path_is_required(self):
         result = self.run_script("--seq-lens", "256")

@@ -138,6 +138,27 @@ TEST_CASE("provenance.plugins round-trips and is absent without plugins") {
   CHECK_THROWS_WITH(report_from_json(no_sha), "provenance.plugins[0].sha256: missing");
 }
 
+// docs/report-schema.md: a peer's report names its software in
+// provenance.environment and its tool has no build; the tool's own reports
+// have no environment.
+TEST_CASE("provenance.environment round-trips; a tool without a build writes no build keys") {
+  Report report = sample_report();
+  CHECK_FALSE(to_json(report)["provenance"].contains("environment"));
+  CHECK_FALSE(to_json(report)["tool"].contains("build_type"));
+  report.provenance.environment = {{"python", "3.12.3"}, {"torch", "2.11.0+cu130"}};
+  report.tool.build_type = "release";
+  report.tool.cuda_archs = "90a";
+  const json written = to_json(report);
+  CHECK(written["provenance"]["environment"]["torch"] == "2.11.0+cu130");
+  CHECK(written["tool"]["cuda_archs"] == "90a");
+  const Report back = report_from_json(json::parse(written.dump()));
+  CHECK(back.provenance.environment == report.provenance.environment);
+  CHECK(back.tool.build_type == "release");
+  json number = written;
+  number["provenance"]["environment"]["torch"] = 2.11;
+  CHECK_THROWS_WITH(report_from_json(number), "provenance.environment.torch: expected a string");
+}
+
 TEST_CASE(
     "the throttle threshold and the kept-throttled fallback round-trip; older rows lack them") {
   // sweep --throttle-threshold 75 (nvbench's default) with 2 samples discarded.

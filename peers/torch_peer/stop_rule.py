@@ -1,13 +1,13 @@
 """The cold timer's bookkeeping, without the GPU: which samples are kept, when
-sampling stops, and the timing record it leaves. A port of time_cold in
-kernels/measure/cold_timer.cu; the torch side (torch_peer/cold_timer.py) only
-takes readings and feeds them here.
+sampling stops, and the timing record it leaves, as time_cold in
+kernels/measure/cold_timer.cu keeps them. It runs inside torch's loop, so it is
+Python; cold_timer.py takes the readings and feeds them here. The record is the
+raw part of a report's timing: `import-samples` computes its summary.
 """
 
 import math
+import statistics
 from dataclasses import dataclass
-
-from .statistics import RunningStdev, summarize, summarize_timing
 
 # After a throttled sample the GPU gets this long to recover (nvbench's default).
 THROTTLE_RECOVERY_SECONDS = 0.050
@@ -25,6 +25,27 @@ class TimingOptions:
     flush_l2: bool = True
     # Fraction of the device's max SM clock below which a sample is discarded as throttled.
     throttle_threshold: float = 0.75
+
+
+class RunningStdev:
+    """Mean and sample standard deviation kept online (Welford), as the cold
+    timer's stopping test keeps them."""
+
+    def __init__(self):
+        self.count = 0
+        self.mean = 0.0
+        self.squares = 0.0
+
+    def add(self, x):
+        self.count += 1
+        delta = x - self.mean
+        self.mean += delta / self.count
+        self.squares += delta * (x - self.mean)
+
+    def relative(self):
+        if self.count < 2 or self.mean <= 0:
+            return 0.0
+        return math.sqrt(self.squares / (self.count - 1)) / self.mean
 
 
 class SampleLog:
@@ -71,7 +92,8 @@ class SampleLog:
         return bool(self.stop_reason)
 
     def timing(self):
-        """The report's `timing` object (docs/report-schema.md), summary included.
+        """The raw samples' `timing` object: the report's timing without its
+        summary (docs/peers.md).
 
         When fewer than min_samples unthrottled samples were taken by the cap,
         the throttled ones are kept (in order) rather than report nothing."""
@@ -89,7 +111,8 @@ class SampleLog:
                 continue
             samples.append(ms)
             clocks.append(MHz)
-        median_MHz = summarize([c for c in clocks if c > 0])["median"]
+        read = [c for c in clocks if c > 0]
+        median_MHz = statistics.median(read) if read else 0.0
         timing = {
             "samples_ms": samples,
             "warmup": self.warmup_runs,
@@ -105,4 +128,4 @@ class SampleLog:
             "noise_target_met": self.noise_target_met,
             "stop_reason": self.stop_reason,
         }
-        return summarize_timing(timing)
+        return timing
