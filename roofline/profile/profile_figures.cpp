@@ -68,6 +68,13 @@ void flop_figures(const ResultRow& row, std::optional<ComputeCapability> cc, Pro
     out.masked_work = "backward: no prediction of the diagonal blocks' extra work";
     return;
   }
+  if (!row.problem.square()) {
+    // fa2_decode pads a K/V head's group rows to 16-row MMA tiles: for a
+    // decoding step of 4 query heads the tensor pipe counts 4x the pairs.
+    out.masked_work =
+        "served shape (Nq != Nk, GQA or pages): no prediction of the padded and masked work";
+    return;
+  }
   const KernelDescription* kernel = find_kernel(row.kernel);
   const auto rows =
       mask_rows(row.kernel, row.tile, static_cast<int>(row.problem.head_dim),
