@@ -7,6 +7,7 @@
 
 #include "cli_runner.hpp"
 #include "roofline/model/kernel_catalog.hpp"
+#include "tests/shipped_gpus.hpp"
 
 using nlohmann::json;
 
@@ -90,6 +91,9 @@ TEST_CASE("cli: bad values fail with one line naming the value; nothing half-wri
     known += std::string(kernel.name) + ", ";
   }
   const std::string unknown_kernel = "--kernels: unknown kernel 'fa9' (known: " + known + "all)";
+  const std::string gpu_b200 =
+      "--gpu b200: unknown GPU; known: " + cfr::test::listed(cfr::test::shipped_gpu_ids()) +
+      ", auto";
   const std::pair<const char*, const char*> cases[] = {
       {"--seq-lens 0", "--seq-lens: 0 must be positive"},
       {"--seq-lens -3", "--seq-lens: -3 must be positive"},
@@ -97,7 +101,7 @@ TEST_CASE("cli: bad values fail with one line naming the value; nothing half-wri
       {"--head-dims 96", "--head-dims: 96 is not supported (supported: 32, 64, 128)"},
       {"--kernels fa9", unknown_kernel.c_str()},
       {"--dtype fp8", "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"},
-      {"--gpu b200", "--gpu b200: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"},
+      {"--gpu b200", gpu_b200.c_str()},
       {"--batch x", "--batch: 'x' is not an integer (in 'x')"},
       {"--flop-convention quarter", "--flop-convention: unknown convention 'quarter'"},
   };
