@@ -113,7 +113,8 @@ TEST_CASE("the minimum compute capability decides where a kernel runs") {
 TEST_CASE("a backward kernel names the forward kernel that produces its O and LSE") {
   REQUIRE(fa1_backward_kernel.forward_partner == "fa1_scalar");
   const KernelDescription* partner = find_kernel(fa1_backward_kernel.forward_partner);
-  REQUIRE(partner == &kernel_catalog[1]);
+  REQUIRE(partner != nullptr);  // wherever the catalog lists it
+  CHECK(partner->name == "fa1_scalar");
   CHECK(partner_problem(fa1_backward_kernel, partner).empty());
   // fa1_wmma lacks fp32, which fa1_bwd has: it could not feed it.
   CHECK(partner_problem(fa1_backward_kernel, &fa1_wmma_kernel) ==
