@@ -117,12 +117,17 @@ TEST_CASE(
     CHECK(report["ceiling"]["bandwidth_GBps"] == 8000);
     CHECK(report["ceiling"]["source_detail"].get<std::string>().starts_with(table));
   }
+  // import-samples judges a peer's samples against it (--plan checks the ceiling options).
+  CHECK(run_cli("import-samples --plan --gpu zz9000" + with_table).exit_code == 0);
   // An unknown id is refused with the table's ids, the new one with them.
-  const CliResult unknown = run_cli("model --gpu b200" + with_table);
-  CHECK(unknown.exit_code == 2);
   std::vector<std::string> ids = shipped_gpu_ids();
   ids.push_back("zz9000");
-  CHECK(unknown.err.find("known: " + listed(ids) + ", auto") != std::string::npos);
+  for (const char* command : {"model", "import-samples --plan"}) {
+    INFO(command);
+    const CliResult unknown = run_cli(std::string(command) + " --gpu b200" + with_table);
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.find("known: " + listed(ids) + ", auto") != std::string::npos);
+  }
   // import-historical finds a document's GPU by its id.
   nlohmann::json historical =
       nlohmann::json::parse(read_file(source_path("configs/historical/v0.4.0.json")));
