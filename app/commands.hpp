@@ -40,6 +40,8 @@ void add_ceilings_command(CLI::App& app);
 void add_table_command(CLI::App& app);
 // Hidden: the single-launch mode `sweep --profile` runs under ncu.
 void add_profile_child_command(CLI::App& app, CommandStatus& status);
+// Hidden: docs/report-schema.md's figure table, from the figure descriptors.
+void add_figure_table_command(CLI::App& app);
 // Evidence tools (app/evidence/): each sets status.exit_status for a verdict
 // (an inconsistent report, a regression) and throws for unusable input.
 void add_audit_command(CLI::App& app, CommandStatus& status);

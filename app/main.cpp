@@ -38,7 +38,7 @@ int fail(int code, const std::string& message) {
 std::string command_problem(CLI::App& app, int argc, char** argv) {
   std::string names;
   for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (command->get_group().empty()) continue;  // hidden: profile-child
+    if (command->get_group().empty()) continue;  // hidden: profile-child, figure-table
     names += (names.empty() ? "" : ", ") + command->get_name();
   }
   for (int i = 1; i < argc; ++i) {
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   cfr::app::add_ceilings_command(app);
   cfr::app::add_table_command(app);
   cfr::app::add_profile_child_command(app, status);
+  cfr::app::add_figure_table_command(app);
   cfr::app::add_audit_command(app, status);
   cfr::app::add_compare_command(app, status);
   cfr::app::add_plot_command(app, status);

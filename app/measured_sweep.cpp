@@ -303,7 +303,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   // rows say their counters are missing, and the report is still written.
   const bool timing_interrupted = interrupted.load();
   if (profile.enabled && !timing_interrupted) {
-    std::cerr << profile_report(done, profile, measure.seed) << '\n';
+    std::cerr << profile_report(done, profile, table, measure.seed) << '\n';
     if (interrupted.load()) {
       done.provenance.reasons.push_back("interrupted (Ctrl-C) while profiling");
     }

@@ -78,11 +78,28 @@ std::vector<std::size_t> profiled_rows(const Report& report) {
   return rows;
 }
 
-std::optional<ComputeCapability> device_cc(const Report& report, const ResultRow& row) {
+const DeviceRecord* device_of(const Report& report, const ResultRow& row) {
   for (const DeviceRecord& device : report.devices) {
-    if (row.device && device.index == *row.device) return parse_compute_capability(device.cc);
+    if (row.device && device.index == *row.device) return &device;
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+std::optional<ComputeCapability> device_cc(const Report& report, const ResultRow& row) {
+  const DeviceRecord* device = device_of(report, row);
+  if (device == nullptr) return std::nullopt;
+  return parse_compute_capability(device->cc);
+}
+
+// ncu's --chip name for the row's device: its GPU table row's ncu_chip
+// (configs/gpus.json), matched as --gpu auto matches; empty when the table
+// names none, and ncu is asked about the local device instead.
+std::optional<std::string> ncu_chip(const Report& report, const ResultRow& row,
+                                    const GpuTable& gpus) {
+  const DeviceRecord* device = device_of(report, row);
+  const GpuSpec* gpu = device ? gpus.match_device(device->name, device->cc) : nullptr;
+  if (gpu == nullptr || gpu->ncu_chip.empty()) return std::nullopt;
+  return gpu->ncu_chip;
 }
 
 void mark_unavailable(Report& report, const std::vector<std::size_t>& rows, const NcuRun& run,
@@ -100,12 +117,10 @@ void mark_unavailable(Report& report, const std::vector<std::size_t>& rows, cons
 // The metric names the chip has, by `ncu --query-metrics`; an error line
 // when the query fails.
 std::variant<ncu::MetricNames, std::string> query_metrics(const std::string& ncu,
-                                                          std::optional<ComputeCapability> cc,
+                                                          const std::optional<std::string>& chip,
                                                           const ScratchDir& dir) {
   std::vector<std::string> argv{ncu, "--query-metrics"};
-  if (cc) {
-    if (const auto chip = ncu::chip_name(*cc)) argv.insert(argv.end(), {"--chip", *chip});
-  }
+  if (chip) argv.insert(argv.end(), {"--chip", *chip});
   const ChildResult result = run_child(argv, dir.file("query.txt"), dir.file("query.log"));
   const std::string output = read_text(dir.file("query.txt")) + read_text(dir.file("query.log"));
   ncu::MetricNames names = ncu::parse_query_metrics(output);
@@ -220,7 +235,8 @@ std::optional<std::string> ncu_not_found(const ProfileOptions& options) {
                      options.ncu, options.ncu.find('/') == std::string::npos ? " on PATH" : "");
 }
 
-std::string profile_report(Report& report, const ProfileOptions& options, std::uint64_t seed) {
+std::string profile_report(Report& report, const ProfileOptions& options, const GpuTable& gpus,
+                           std::uint64_t seed) {
   const std::vector<std::size_t> rows = profiled_rows(report);
   if (rows.empty()) return "profile: no ok rows to profile";
   NcuRun run;
@@ -235,7 +251,7 @@ std::string profile_report(Report& report, const ProfileOptions& options, std::u
   ScratchDir dir;
   run_child({run.ncu, "--version"}, dir.file("version.txt"), dir.file("version.log"));
   run.version = last_line(read_text(dir.file("version.txt")));
-  auto chip = query_metrics(run.ncu, device_cc(report, report.results[rows.front()]), dir);
+  auto chip = query_metrics(run.ncu, ncu_chip(report, report.results[rows.front()], gpus), dir);
   if (auto* error = std::get_if<std::string>(&chip)) return unavailable(*error);
   run.chip_metrics = std::get<ncu::MetricNames>(std::move(chip));
 

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "roofline/model/gpu_table.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr::app {
@@ -33,8 +34,9 @@ std::optional<std::string> ncu_not_found(const ProfileOptions& options);
 // Gives every ok row a profile: its counters, or why there are none (ncu
 // missing, no permission for the counters, a failed run, no launches in the
 // row's range). Never throws for ncu's problems: the sweep completes and its
-// auditability does not depend on the profile. Returns one line for the
-// screen.
-std::string profile_report(Report& report, const ProfileOptions& options, std::uint64_t seed);
+// auditability does not depend on the profile. `gpus` names ncu's chip for
+// the device (its row's ncu_chip). Returns one line for the screen.
+std::string profile_report(Report& report, const ProfileOptions& options, const GpuTable& gpus,
+                           std::uint64_t seed);
 
 }  // namespace cfr::app

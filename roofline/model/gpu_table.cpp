@@ -78,6 +78,19 @@ class RowReader {
   std::string gpu_;
 };
 
+// Optional: {"value": "gh100", "source": "document"}. The name becomes an
+// argument of ncu, so it is lowercase letters and digits.
+void read_ncu_chip(const RowReader& reader, GpuSpec& gpu) {
+  if (!reader.row().contains("ncu_chip")) return;
+  const json& chip = reader.object(reader.row(), "ncu_chip", "ncu_chip");
+  gpu.ncu_chip = reader.string(chip, "value", "ncu_chip.value");
+  if (!std::all_of(gpu.ncu_chip.begin(), gpu.ncu_chip.end(),
+                   [](unsigned char c) { return std::islower(c) || std::isdigit(c); })) {
+    reader.fail("ncu_chip.value", "must be lowercase letters and digits, like \"gh100\"");
+  }
+  gpu.ncu_chip_source = reader.string(chip, "source", "ncu_chip.source");
+}
+
 GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   if (!row.is_object()) {
     throw GpuTableError(fmt::format("{}: gpus[{}] must be an object", origin, index));
@@ -109,6 +122,7 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
     reader.fail("compute_capability.value", "must be a compute capability like \"8.0\"");
   }
   gpu.compute_capability_source = reader.string(cc, "source", "compute_capability.source");
+  read_ncu_chip(reader, gpu);
   gpu.sm_count = reader.required_figure("sm_count");
   // A whole count an int holds; the L2 model keeps state per SM, so one past
   // any GPU's (today's have under 200) is refused rather than allocated.

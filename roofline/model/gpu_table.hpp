@@ -32,6 +32,11 @@ struct GpuSpec {
   std::vector<std::string> match_names;  // substrings of the CUDA device name, for --gpu auto
   std::string compute_capability;        // "8.0"
   std::string compute_capability_source;
+  // Nsight Compute's name for the chip (`ncu --query-metrics --chip gh100`),
+  // with its source; empty where the table gives none, and `sweep --profile`
+  // then asks ncu about the local device.
+  std::string ncu_chip;
+  std::string ncu_chip_source;
   SourcedFigure sm_count;
   SourcedFigure l2_bytes;
   SourcedFigure shared_memory_per_sm_bytes;

@@ -45,11 +45,6 @@ bool chip_has(const MetricNames& names, std::string_view metric) {
   return names.find(metric_base(metric)) != names.end();
 }
 
-std::optional<std::string> chip_name(ComputeCapability cc) {
-  if (cc == ComputeCapability{9, 0}) return "gh100";
-  return std::nullopt;
-}
-
 std::optional<std::string> counters_unavailable_reason(std::string_view output) {
   if (output.find("ERR_NVGPUCTRPERM") != std::string_view::npos) {
     return "no permission to read the GPU's performance counters (ncu: ERR_NVGPUCTRPERM; see "

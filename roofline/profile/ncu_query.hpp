@@ -9,8 +9,6 @@
 #include <string>
 #include <string_view>
 
-#include "roofline/core/compute_capability.hpp"
-
 namespace cfr::ncu {
 
 using MetricNames = std::set<std::string, std::less<>>;
@@ -25,11 +23,6 @@ MetricNames parse_query_metrics(std::string_view text);
 std::string_view metric_base(std::string_view metric);
 
 bool chip_has(const MetricNames& names, std::string_view metric);
-
-// ncu's --chip name for a compute capability, where the tool has seen it
-// (gh100: the H200 of tests/roofline/fixtures/ncu/); empty otherwise, and
-// the caller queries the local device instead.
-std::optional<std::string> chip_name(ComputeCapability cc);
 
 // One line saying why ncu read no counters, from its output: no permission
 // (ERR_NVGPUCTRPERM), or another profiler holding the counters; empty when

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "roofline/core/compute_capability.hpp"
 #include "roofline/profile/ncu_csv.hpp"
 #include "roofline/profile/ncu_query.hpp"
 #include "roofline/report/report.hpp"

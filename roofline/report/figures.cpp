@@ -112,7 +112,8 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/flops", .unit = "FLOP", .label = "GFLOP",
      .description = "matmul FLOPs counted in the report's causal convention",
      .source = FigureSource::model, .group = FigureGroup::model,
-     .display = FigureDisplay::giga, .precision = 1, .default_column = true,
+     .display = FigureDisplay::giga, .precision = 1,
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model, .compact_part = CompactPart::size,
      .read = read_counted_flops},
     number<[](auto& r) -> auto& { return r.model->flops.dense; }>(
     {.tag = "model/flops/dense", .json = "flops.dense", .unit = "FLOP", .label = "dense GFLOP",
@@ -139,7 +140,8 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/bytes", .json = "traffic.bytes", .unit = "B", .label = "model GB",
      .description = "bytes of the kernel's own traffic model (traffic.model)",
      .source = FigureSource::model, .group = FigureGroup::model,
-     .display = FigureDisplay::giga, .precision = 3, .default_column = true}),
+     .display = FigureDisplay::giga, .precision = 3,
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model, .compact_part = CompactPart::size}),
     number<[](auto& r) -> auto& { return r.model->traffic.compulsory_bytes; }>(
     {.tag = "model/compulsory_bytes", .json = "traffic.compulsory_bytes", .unit = "B",
      .label = "floor GB",
@@ -173,44 +175,56 @@ constexpr auto figures = std::to_array<Figure>({
      .description = "the kernel's own HBM byte count, from its plugin's hbm_bytes callback"}),
     {.tag = "model/dram_model", .json = "traffic.dram_model", .label = "DRAM model",
      .description = "the traffic model whose bytes AI, the roof, regime, % roof and GB/s use",
-     .source = FigureSource::model, .group = FigureGroup::model, .default_column = true,
+     .source = FigureSource::model, .group = FigureGroup::model,
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes,
      .optional_on_read = true,
      .read = read_dram_model, .store = store_dram_model},
     number<[](auto& r) -> auto& { return r.model->ai; }>(
     {.tag = "model/ai", .json = "ai", .unit = "FLOP/B", .label = "AI",
      .description = "arithmetic intensity, counted FLOPs / the DRAM model's bytes",
      .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
-     .default_column = true, .optional_on_read = true}),
+
+     .column_sets = ColumnSet::wide | ColumnSet::compact,
+     .compact_part = CompactPart::roofline, .optional_on_read = true}),
     number<[](auto& r) -> auto& { return r.model->roofline->ridge; }>(
     {.tag = "ceiling/ridge", .json = "ridge", .unit = "FLOP/B", .label = "ridge",
      .description = "AI where the row's compute-unit peak meets the bandwidth slope",
      .source = FigureSource::ceiling, .group = FigureGroup::roofline, .precision = 1,
-     .default_column = true}),
+
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model,
+     .compact_part = CompactPart::roofline}),
     number<[](auto& r) -> auto& { return r.model->roofline->ridge_distance; }>(
     {.tag = "model/ridge_distance", .json = "ridge_distance", .unit = "ratio",
      .label = "ridge / AI", .description = "how far left of the ridge the row sits (above 1: left)",
      .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 2}),
     {.tag = "model/regime", .json = "regime", .label = "regime",
      .description = "memory-bound when AI < ridge, else compute-bound",
-     .source = FigureSource::model, .group = FigureGroup::roofline, .default_column = true,
+     .source = FigureSource::model, .group = FigureGroup::roofline,
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::roofline,
      .read = read_regime, .store = store_regime},
     number<[](auto& r) -> auto& { return r.model->roofline->roof_TFLOPs; }>(
     {.tag = "model/roof_TFLOPs", .json = "roof_TFLOPs", .unit = "TFLOPS", .label = "roof TFLOPS",
      .description = "the roofline bound at the row's AI: min(peak, bandwidth x AI)",
      .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 1,
-     .default_column = true}),
+
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model,
+     .compact_part = CompactPart::roofline}),
     number<[](auto& r) -> auto& { return r.model->roofline->roof_time_ms; }>(
     {.tag = "model/roof_time_ms", .json = "roof_time_ms", .unit = "ms", .label = "roof ms",
      .description = "the least time the roof allows: max(FLOPs / peak, bytes / bandwidth)",
      .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 3,
-     .default_column = true}),
+
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model,
+     .compact_part = CompactPart::roofline}),
 
     // ---- measured: the summary of the raw samples (summarize)
     number<[](auto& r) -> auto& { return r.timing->summary.median; }>(
     {.tag = "measured/median_ms", .json = "timing.median_ms", .unit = "ms", .label = "median ms",
      .description = "median of the raw samples, CUDA events around one launch each",
      .source = FigureSource::measured, .group = FigureGroup::timing, .precision = 3,
-     .default_column = true}),
+
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::time}),
     number<[](auto& r) -> auto& { return r.timing->summary.min; }>(
     {.tag = "measured/min_ms", .json = "timing.min_ms", .unit = "ms", .label = "min ms",
      .description = "fastest sample", .source = FigureSource::measured,
@@ -240,24 +254,28 @@ constexpr auto figures = std::to_array<Figure>({
     number<[](auto& r) -> auto& { return r.achieved->TFLOPs; }>(
     {.tag = "achieved/TFLOPs", .json = "achieved.TFLOPs", .unit = "TFLOPS", .label = "TFLOPS",
      .description = "counted FLOPs / median time", .source = FigureSource::derived,
-     .group = FigureGroup::achieved, .precision = 2, .default_column = true}),
+     .group = FigureGroup::achieved, .precision = 2,
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::speed}),
     number<[](auto& r) -> auto& { return r.achieved->bandwidth_GBps; }>(
     {.tag = "achieved/bandwidth_GBps", .json = "achieved.bandwidth_GBps", .unit = "GB/s",
      .label = "GB/s", .description = "the DRAM model's bytes / median time",
      .source = FigureSource::derived, .group = FigureGroup::achieved, .precision = 0,
-     .default_column = true}),
+     .column_sets = ColumnSet::wide}),
     number<[](auto& r) -> auto& { return r.achieved->bandwidth_utilization; }>(
     {.tag = "achieved/bandwidth_utilization", .json = "achieved.bandwidth_utilization",
      .unit = "fraction", .label = "% BW",
      .description = "GB/s / the ceiling's bandwidth; above 100%, the model charges L2 hits to "
                     "DRAM",
      .source = FigureSource::derived, .group = FigureGroup::achieved,
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::wide}),
     number<[](auto& r) -> auto& { return r.achieved->fraction_of_roof; }>(
     {.tag = "achieved/fraction_of_roof", .json = "achieved.fraction_of_roof",
      .unit = "fraction", .label = "% roof", .description = "TFLOPS / roof TFLOPS",
      .source = FigureSource::derived, .group = FigureGroup::achieved,
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+     .display = FigureDisplay::percent, .precision = 1,
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::speed}),
 
     // ---- profile: Nsight Compute's counters against the model (profile_figures)
     derived<[](auto& d) -> auto& { return d.dram.bytes; }>(
@@ -276,8 +294,10 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/ai_l2", .json = "profile.levels.l2.ai", .unit = "FLOP/B", .label = "AI L2",
      .description = "counted FLOPs / measured L2 bytes", .precision = 1}),
     derived<[](auto& d) -> auto& { return d.dram.regime; }>(
-    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime", .label = "regime (ncu DRAM)",
-     .description = "the regime at the measured DRAM AI against the DRAM bandwidth", .default_column = true}),
+    {.tag = "profile/bound_dram", .json = "profile.levels.dram.regime",
+     .label = "regime (ncu DRAM)",
+     .description = "the regime at the measured DRAM AI against the DRAM bandwidth",
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes}),
     derived<[](auto& d) -> auto& { return d.l2.regime; }>(
     {.tag = "profile/bound_l2", .json = "profile.levels.l2.regime", .label = "regime (ncu L2)",
      .description = "the regime at the measured L2 AI against the L2 bandwidth of `ceilings`"}),
@@ -295,7 +315,8 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/fraction_of_roof_dram", .json = "profile.levels.dram.fraction_of_roof",
      .unit = "fraction", .label = "% roof (ncu DRAM)",
      .description = "achieved TFLOPS / the roof at the measured DRAM AI",
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true}),
+     .display = FigureDisplay::percent, .precision = 1,
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes}),
     derived<[](auto& d) -> auto& { return d.l2.fraction_of_roof; }>(
     {.tag = "profile/fraction_of_roof_l2", .json = "profile.levels.l2.fraction_of_roof",
      .unit = "fraction", .label = "% roof (ncu L2)",
@@ -304,7 +325,8 @@ constexpr auto figures = std::to_array<Figure>({
     derived<[](auto& d) -> auto& { return d.limiter; }>(
     {.tag = "profile/limiter", .json = "profile.limiter", .label = "limiter",
      .description = "the resource nearest its own ceiling over ncu's duration: dram, l2 or the "
-                    "compute unit", .default_column = true}),
+                    "compute unit",
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes}),
     derived<[](auto& d) -> auto& { return d.limiter_fraction; }>(
     {.tag = "profile/limiter_fraction", .json = "profile.limiter_fraction", .unit = "fraction",
      .label = "% limiter", .description = "the limiter's use of its ceiling",
@@ -323,13 +345,13 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "profile/dram_model_error", .json = "profile.checks.dram_model_error",
      .unit = "ratio", .label = "DRAM model err",
      .description = "the DRAM model's bytes / measured DRAM bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::wide,
      .may_be_negative = true}),
     derived<[](auto& d) -> auto& { return d.l2_model_error; }>(
     {.tag = "profile/l2_model_error", .json = "profile.checks.l2_model_error", .unit = "ratio",
      .label = "L2 model err",
      .description = "the kernel's own model's bytes (kv_reload, ...) / measured L2 bytes - 1",
-     .display = FigureDisplay::percent, .precision = 1, .default_column = true,
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::wide,
      .may_be_negative = true}),
     derived<[](auto& d) -> auto& { return d.flop_ratio; }>(
     {.tag = "profile/flop_ratio", .json = "profile.checks.flop_ratio", .unit = "ratio",
@@ -346,7 +368,7 @@ constexpr auto figures = std::to_array<Figure>({
     derived<[](auto& d) -> auto& { return d.timing_ratio; }>(
     {.tag = "profile/timing_ratio", .json = "profile.checks.timing_ratio", .unit = "ratio",
      .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
-     .precision = 3, .default_column = true}),
+     .precision = 3, .column_sets = ColumnSet::wide}),
 
     // ---- historical: a source document's columns as printed (configs/historical/)
     number<[](auto& r) -> auto& { return r.claimed->time_ms; }>(

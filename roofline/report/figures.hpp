@@ -2,8 +2,10 @@
 
 // A result row's figures, each defined once (nvbench's summaries: a tag, a
 // hint, a value and where it came from). The JSON writer and reader, the
-// `table` columns and legend, `audit`, `compare --figures` and `plot` all
-// iterate over row_figures(); adding a figure is one entry in figures.cpp.
+// `table` columns, sets and legend, `audit`, `compare --figures`, `plot` and
+// docs/report-schema.md's figure table all iterate over row_figures(): a new
+// figure is its computation, its field and one entry in figures.cpp
+// (docs/report-schema.md, "Adding a figure").
 
 #include <span>
 #include <string>
@@ -28,6 +30,24 @@ enum class FigureGroup { model, roofline, timing, achieved, claimed, profile };
 // fraction as a percentage.
 enum class FigureDisplay { plain, giga, percent };
 
+// The column sets `table` shows without --columns, as flags on a column's
+// descriptor (a figure here, a row field in report_table.cpp). The default is
+// compact, one set for a report nothing was timed in and one for a report
+// with a timed row; `--columns wide` is the longer set (issue 12: the full
+// list was 202 columns wide).
+struct ColumnSet {
+  static constexpr unsigned wide = 1;
+  static constexpr unsigned compact_model = 2;
+  static constexpr unsigned compact_measured = 4;
+  static constexpr unsigned compact = compact_model | compact_measured;
+};
+
+// Where a column sits in a compact table, which reads left to right: what the
+// row is, its size (model) or its time (measured), its speed, where it sits
+// on the roofline, its check, which bytes judged it, its status. Within a
+// part, columns keep the order of the full list (table_column_names()).
+enum class CompactPart { none, configuration, size, time, speed, roofline, check, bytes, status };
+
 // Absent, a number in the figure's unit, or a word (a regime, a model name).
 using FigureValue = std::variant<std::monostate, double, std::string>;
 
@@ -40,8 +60,9 @@ struct Figure {
   FigureSource source = FigureSource::model;
   FigureGroup group = FigureGroup::model;
   FigureDisplay display = FigureDisplay::plain;
-  int precision = 1;  // decimals `table` prints, after `display`
-  bool default_column = false;
+  int precision = 1;                             // decimals `table` prints, after `display`
+  unsigned column_sets = 0;                      // ColumnSet flags
+  CompactPart compact_part = CompactPart::none;  // with a compact set
   // Absent from reports written before the key existed; the reader accepts
   // its absence and `audit` does not count it missing.
   bool optional_on_read = false;

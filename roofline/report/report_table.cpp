@@ -1,7 +1,6 @@
 #include "roofline/report/report_table.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -14,171 +13,221 @@ namespace cfr {
 
 namespace {
 
-using Cell = std::function<std::string(const ResultRow&)>;
-
-struct Column {
-  std::string header;
-  bool measured;  // only shown by default when some row carries a timing
-  bool shown_by_default;
-  bool profiled = false;           // only shown by default when some row has counters
-  const Figure* figure = nullptr;  // the figure the column prints, if any
-  Cell cell;
-  Cell raw;              // CSV: a number at full precision, a boolean as true/false; empty: `cell`
-  std::string legend{};  // the legend's line of a column that is not a figure
+// A column that is not a figure: what the row is, how it was sampled, its
+// check and its status. Like a figure (figures.hpp), it carries the column
+// sets that show it.
+struct RowField {
+  std::string_view label;
+  std::string (*cell)(const ResultRow&);
+  // CSV: a number at full precision, a boolean as true/false; null: `cell`.
+  std::string (*raw)(const ResultRow&) = nullptr;
+  unsigned column_sets = ColumnSet::wide;
+  CompactPart compact_part = CompactPart::none;
+  bool measured = false;      // shown by default only when some row was timed
+  std::string_view legend{};  // the legend's line; empty: none
 };
 
-Column configuration(std::string header, Cell cell, bool measured = false, Cell raw = {},
-                     std::string legend = {}) {
-  return {std::move(header), measured,        true,           false,
-          nullptr,           std::move(cell), std::move(raw), std::move(legend)};
+// A field every compact table opens with: what the row is.
+constexpr RowField opening(RowField field) {
+  field.column_sets = ColumnSet::wide | ColumnSet::compact;
+  field.compact_part = CompactPart::configuration;
+  return field;
+}
+
+// The configuration of a row, before its figures.
+constexpr RowField configuration_fields[] = {
+    opening({.label = "kernel", .cell = [](const ResultRow& r) { return r.kernel; }}),
+    opening({.label = "dir",
+             .cell =
+                 [](const ResultRow& r) {
+                   return std::string(r.direction == Direction::forward ? "fwd" : "bwd");
+                 }}),
+    opening({.label = "dtype",
+             .cell = [](const ResultRow& r) { return std::string(to_string(r.problem.dtype)); }}),
+    opening({.label = "B",
+             .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.batch); }}),
+    opening({.label = "H",
+             .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.heads); }}),
+    opening({.label = "N",
+             .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.seq_len); }}),
+    opening({.label = "d",
+             .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.head_dim); }}),
+    opening(
+        {.label = "causal",
+         .cell = [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); },
+         .raw =
+             [](const ResultRow& r) { return std::string(r.problem.causal ? "true" : "false"); }}),
+    {.label = "tile",
+     .cell =
+         [](const ResultRow& r) {
+           return r.tile.tiled() ? fmt::format("{}x{}", r.tile.br, r.tile.bc) : std::string("-");
+         }},
+    {.label = "unit",
+     .cell = [](const ResultRow& r) { return std::string(to_string(r.compute_unit)); },
+     .column_sets = ColumnSet::wide | ColumnSet::compact_model,
+     .compact_part = CompactPart::configuration},
+    {.label = "dev",
+     .cell =
+         [](const ResultRow& r) {
+           return r.device ? fmt::format("{}", *r.device) : std::string("-");
+         },
+     .measured = true},
+};
+
+// After the figures: the sampling behind the median, the check and the status.
+constexpr RowField outcome_fields[] = {
+    {.label = "noise %",
+     .cell =
+         [](const ResultRow& r) {
+           return r.timing && r.timing->summary.count > 1
+                      ? fmt::format("{:.1f}", 100 * r.timing->summary.relative_stdev())
+                      : std::string("-");
+         },
+     .raw =
+         [](const ResultRow& r) {
+           return r.timing && r.timing->summary.count > 1
+                      ? fmt::format("{}", 100 * r.timing->summary.relative_stdev())
+                      : std::string();
+         },
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::time,
+     .measured = true,
+     .legend = "noise %: relative standard deviation of the samples, stdev / mean (measured, %)"},
+    {.label = "n",
+     .cell =
+         [](const ResultRow& r) {
+           if (!r.timing) return std::string("-");
+           const std::size_t kept = r.timing->samples_ms.size();
+           if (r.timing->kept_throttled) return fmt::format("{} thr", kept);
+           if (r.timing->throttled_discarded > 0) {
+             return fmt::format("{} -{}thr", kept, r.timing->throttled_discarded);
+           }
+           return fmt::format("{}", kept);
+         },
+     .raw =
+         [](const ResultRow& r) {
+           return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string();
+         },
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::time,
+     .measured = true,
+     .legend = "n: samples timed (measured; the JSON keeps each one); \"-3thr\": 3 more were "
+               "discarded as throttled (SM clock under --throttle-threshold), \"thr\": throttled "
+               "samples kept because too few others were left"},
+    {.label = "throttled",
+     .cell =
+         [](const ResultRow& r) {
+           return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string("-");
+         },
+     .raw =
+         [](const ResultRow& r) {
+           return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string();
+         },
+     .measured = true,
+     .legend = "throttled: samples discarded because the SM clock read under "
+               "--throttle-threshold (measured)"},
+    {.label = "check",
+     .cell =
+         [](const ResultRow& r) {
+           if (!r.correctness) return std::string("-");
+           return fmt::format("{} {:.1e}", r.correctness->passed ? "pass" : "FAIL",
+                              r.correctness->rel_l2_err);
+         },
+     // CSV: the error itself; a failed check makes the row's status failed.
+     .raw =
+         [](const ResultRow& r) {
+           return r.correctness ? fmt::format("{}", r.correctness->rel_l2_err) : std::string();
+         },
+     .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
+     .compact_part = CompactPart::check,
+     .measured = true,
+     .legend = "check: the output against the reference, pass or FAIL and the relative L2 error "
+               "of the worst tensor (measured; CSV: the error)"},
+    {.label = "status",
+     .cell =
+         [](const ResultRow& r) {
+           return r.reason.empty() ? std::string(to_string(r.status))
+                                   : fmt::format("{}: {}", to_string(r.status), r.reason);
+         },
+     .column_sets = ColumnSet::wide | ColumnSet::compact,
+     .compact_part = CompactPart::status},
+};
+
+// One column of the full list: a row field or a figure, with what the
+// default sets need to know of either.
+struct Column {
+  std::string_view label;
+  unsigned column_sets;
+  CompactPart compact_part;
+  bool measured;  // shown by default only when some row was timed
+  bool profiled;  // shown by default only when some row has counters
+  const RowField* field = nullptr;
+  const Figure* figure = nullptr;
+
+  std::string cell(const ResultRow& row) const {
+    return figure ? format_figure(*figure, figure_value(*figure, row)) : field->cell(row);
+  }
+  std::string raw(const ResultRow& row) const {
+    if (figure) return format_figure_raw(*figure, figure_value(*figure, row));
+    return field->raw ? field->raw(row) : field->cell(row);
+  }
+};
+
+Column field_column(const RowField& f) {
+  return {f.label, f.column_sets, f.compact_part, f.measured, false, &f, nullptr};
 }
 
 Column figure_column(const Figure& f) {
   const bool measured = f.source == FigureSource::measured || f.source == FigureSource::derived;
-  return {std::string(f.label),
-          measured,
-          f.default_column,
-          f.group == FigureGroup::profile,
-          &f,
-          [&f](const ResultRow& row) { return format_figure(f, figure_value(f, row)); },
-          [&f](const ResultRow& row) { return format_figure_raw(f, figure_value(f, row)); }};
+  return {
+      f.label, f.column_sets, f.compact_part, measured, f.group == FigureGroup::profile, nullptr,
+      &f};
 }
 
-// The default, compact set (issue 12: the full set was 202 columns wide); the
-// full one is `--columns wide`.
-const std::vector<std::string> compact_model_columns{
-    "kernel", "dir",      "dtype", "B",     "H",      "N",           "d",       "causal", "unit",
-    "GFLOP",  "model GB", "AI",    "ridge", "regime", "roof TFLOPS", "roof ms", "status"};
-const std::vector<std::string> compact_measured_columns{
-    "kernel",  "dir", "dtype",  "B",      "H",  "N",      "d",     "causal", "median ms",
-    "noise %", "n",   "TFLOPS", "% roof", "AI", "regime", "check", "status"};
-
 // The configuration of a row, then one column per figure (row_figures()
-// order), then its correctness check and status.
+// order), then its sampling, check and status.
 std::vector<Column> columns() {
-  std::vector<Column> out{
-      configuration("kernel", [](const ResultRow& r) { return r.kernel; }),
-      configuration("dir",
-                    [](const ResultRow& r) {
-                      return std::string(r.direction == Direction::forward ? "fwd" : "bwd");
-                    }),
-      configuration("dtype",
-                    [](const ResultRow& r) { return std::string(to_string(r.problem.dtype)); }),
-      configuration("B", [](const ResultRow& r) { return fmt::format("{}", r.problem.batch); }),
-      configuration("H", [](const ResultRow& r) { return fmt::format("{}", r.problem.heads); }),
-      configuration("N", [](const ResultRow& r) { return fmt::format("{}", r.problem.seq_len); }),
-      configuration("d", [](const ResultRow& r) { return fmt::format("{}", r.problem.head_dim); }),
-      configuration(
-          "causal", [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); },
-          false,
-          [](const ResultRow& r) { return std::string(r.problem.causal ? "true" : "false"); }),
-      configuration("tile",
-                    [](const ResultRow& r) {
-                      return r.tile.tiled() ? fmt::format("{}x{}", r.tile.br, r.tile.bc)
-                                            : std::string("-");
-                    }),
-      configuration("unit",
-                    [](const ResultRow& r) { return std::string(to_string(r.compute_unit)); }),
-      configuration(
-          "dev", [](const ResultRow& r) { return r.device ? fmt::format("{}", *r.device) : "-"; },
-          true),
-  };
+  std::vector<Column> out;
+  for (const RowField& f : configuration_fields) out.push_back(field_column(f));
   for (const Figure& f : row_figures()) out.push_back(figure_column(f));
-  // The sampling behind the median: relative stdev (stdev / mean) and count.
-  out.push_back(configuration(
-      "noise %",
-      [](const ResultRow& r) {
-        return r.timing && r.timing->summary.count > 1
-                   ? fmt::format("{:.1f}", 100 * r.timing->summary.relative_stdev())
-                   : std::string("-");
-      },
-      true,
-      [](const ResultRow& r) {
-        return r.timing && r.timing->summary.count > 1
-                   ? fmt::format("{}", 100 * r.timing->summary.relative_stdev())
-                   : std::string();
-      },
-      "noise %: relative standard deviation of the samples, stdev / mean (measured, %)"));
-  out.push_back(configuration(
-      "n",
-      [](const ResultRow& r) {
-        if (!r.timing) return std::string("-");
-        const std::size_t kept = r.timing->samples_ms.size();
-        if (r.timing->kept_throttled) return fmt::format("{} thr", kept);
-        if (r.timing->throttled_discarded > 0) {
-          return fmt::format("{} -{}thr", kept, r.timing->throttled_discarded);
-        }
-        return fmt::format("{}", kept);
-      },
-      true,
-      [](const ResultRow& r) {
-        return r.timing ? fmt::format("{}", r.timing->samples_ms.size()) : std::string();
-      },
-      "n: samples timed (measured; the JSON keeps each one); \"-3thr\": 3 more were discarded "
-      "as throttled (SM clock under --throttle-threshold), \"thr\": throttled samples kept "
-      "because too few others were left"));
-  out.push_back(configuration(
-      "throttled",
-      [](const ResultRow& r) {
-        return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string("-");
-      },
-      true,
-      [](const ResultRow& r) {
-        return r.timing ? fmt::format("{}", r.timing->throttled_discarded) : std::string();
-      },
-      "throttled: samples discarded because the SM clock read under --throttle-threshold "
-      "(measured)"));
-  out.push_back(configuration(
-      "check",
-      [](const ResultRow& r) {
-        if (!r.correctness) return std::string("-");
-        return fmt::format("{} {:.1e}", r.correctness->passed ? "pass" : "FAIL",
-                           r.correctness->rel_l2_err);
-      },
-      true,
-      // CSV: the error itself; a failed check makes the row's status failed.
-      [](const ResultRow& r) {
-        return r.correctness ? fmt::format("{}", r.correctness->rel_l2_err) : std::string();
-      },
-      "check: the output against the reference, pass or FAIL and the relative L2 error of the "
-      "worst tensor (measured; CSV: the error)"));
-  out.push_back(configuration("status", [](const ResultRow& r) {
-    return r.reason.empty() ? std::string(to_string(r.status))
-                            : fmt::format("{}: {}", to_string(r.status), r.reason);
-  }));
+  for (const RowField& f : outcome_fields) out.push_back(field_column(f));
   return out;
 }
 
-// The columns by name; no names: the compact set (the measured one when some
-// row was measured, with the limiter when some row was profiled); "wide":
-// every default column, the measured ones only when some row was measured,
-// the profile ones only when some row was profiled.
-std::vector<Column> chosen_columns(const Report& report, std::vector<std::string> names) {
-  std::vector<Column> all = columns();
-  std::vector<Column> shown;
+// Without names, the columns of a set, by their flags. The compact set of a
+// report with a timed row or of one without, in its parts' order; a profile
+// column only when some row has counters. "wide": in the full list's order,
+// the measured columns only when some row was timed, the profile ones only
+// when some row has counters.
+std::vector<Column> columns_of_set(const Report& report, bool wide) {
   const bool measured = std::any_of(report.results.begin(), report.results.end(),
                                     [](const ResultRow& r) { return r.timing.has_value(); });
   const bool profiled =
       std::any_of(report.results.begin(), report.results.end(),
                   [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
-  if (names == std::vector<std::string>{"wide"}) {
-    for (Column& column : all) {
-      if (column.shown_by_default && (!column.measured || measured) &&
-          (!column.profiled || profiled)) {
-        shown.push_back(std::move(column));
-      }
-    }
-    return shown;
+  const unsigned set = wide       ? ColumnSet::wide
+                       : measured ? ColumnSet::compact_measured
+                                  : ColumnSet::compact_model;
+  std::vector<Column> shown;
+  for (const Column& column : columns()) {
+    if ((column.column_sets & set) == 0 || (column.profiled && !profiled)) continue;
+    if (wide && column.measured && !measured) continue;
+    shown.push_back(column);
   }
-  if (names.empty()) {
-    names = measured ? compact_measured_columns : compact_model_columns;
-    // Which bytes the regime and % roof are from, and, with counters, what
-    // the measured DRAM bytes say (issue 10).
-    names.insert(names.end() - 1, "DRAM model");
-    if (profiled) {
-      names.insert(names.end() - 1, {"regime (ncu DRAM)", "% roof (ncu DRAM)", "limiter"});
-    }
+  if (!wide) {
+    std::stable_sort(shown.begin(), shown.end(), [](const Column& a, const Column& b) {
+      return a.compact_part < b.compact_part;
+    });
   }
+  return shown;
+}
+
+// The columns by name; no names: the compact set; "wide": the wide set.
+std::vector<Column> chosen_columns(const Report& report, const std::vector<std::string>& names) {
+  if (names.empty()) return columns_of_set(report, false);
+  if (names == std::vector<std::string>{"wide"}) return columns_of_set(report, true);
+  const std::vector<Column> all = columns();
+  std::vector<Column> shown;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
@@ -186,7 +235,7 @@ std::vector<Column> chosen_columns(const Report& report, std::vector<std::string
       throw std::invalid_argument(fmt::format("column '{}' appears twice", name));
     }
     const auto found =
-        std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.header == name; });
+        std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.label == name; });
     if (found == all.end()) {
       throw std::invalid_argument(fmt::format("unknown column '{}' (known: {}; or wide)", name,
                                               fmt::join(table_column_names(), ", ")));
@@ -271,7 +320,7 @@ std::string render_aligned(const std::vector<std::string>& headers,
 
 std::vector<std::string> table_column_names() {
   std::vector<std::string> names;
-  for (const Column& column : columns()) names.push_back(column.header);
+  for (const Column& column : columns()) names.emplace_back(column.label);
   return names;
 }
 
@@ -279,14 +328,14 @@ std::string render_table(const Report& report, TableFormat format,
                          const std::vector<std::string>& column_names) {
   const std::vector<Column> shown = chosen_columns(report, column_names);
   std::vector<std::string> headers;
-  for (const Column& column : shown) headers.push_back(column.header);
+  for (const Column& column : shown) headers.emplace_back(column.label);
   std::vector<std::vector<std::string>> cells;
   cells.reserve(report.results.size());
   for (const ResultRow& row : report.results) {
     std::vector<std::string> line;
     for (const Column& column : shown) {
       if (format == TableFormat::csv) {
-        line.push_back(column.raw ? column.raw(row) : column.cell(row));
+        line.push_back(column.raw(row));
       } else {
         line.push_back(shown_cell(column.cell(row), format == TableFormat::markdown));
       }
@@ -300,7 +349,9 @@ std::string render_table(const Report& report, TableFormat format,
 std::string render_legend(const Report& report, const std::vector<std::string>& column_names) {
   std::string out;
   for (const Column& column : chosen_columns(report, column_names)) {
-    if (!column.legend.empty()) out += column.legend + '\n';
+    if (column.field != nullptr && !column.field->legend.empty()) {
+      out += fmt::format("{}\n", column.field->legend);
+    }
     if (column.figure == nullptr) continue;
     const Figure& f = *column.figure;
     const std::string unit = display_unit(f);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "app/profile_run.hpp"
 #include "roofline/report/row_model.hpp"
 #include "tests/roofline/profiled_row.hpp"
+#include "tests/shipped_gpus.hpp"
 
 using namespace cfr;
 using namespace cfr::app;
@@ -53,6 +55,19 @@ const std::string recording_ncu = fmt::format(
     "esac\n",
     fixtures);
 
+// The shipped GPU table, configs/gpus.json, as the sweep loads it.
+const GpuTable& shipped_gpus() {
+  static const GpuTable table = parse_gpu_table(test::shipped_gpu_table(), "configs/gpus.json");
+  return table;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // Rows 0 (naive, N 1024, d 64) and 64 (fa2_mma, N 4096, d 64) of the recording ok, the rows
 // between skipped, and an ok row 65 with no range in the recording... beyond it: row 200.
 Report report_of_recorded_rows() {
@@ -80,8 +95,8 @@ Report report_of_recorded_rows() {
 TEST_CASE("profile: every ok row gets its recorded counters and figures, or why not") {
   const FakeNcu ncu(recording_ncu);
   Report report = report_of_recorded_rows();
-  const std::string line =
-      profile_report(report, {.enabled = true, .ncu = ncu.path(), .plugins = {}}, 7);
+  const std::string line = profile_report(
+      report, {.enabled = true, .ncu = ncu.path(), .plugins = {}}, shipped_gpus(), 7);
   INFO(line);
   CHECK(line.starts_with("profile: 2 of 3 rows profiled by Version 2025.3.1.0 (stand-in)"));
   for (std::size_t i : {0u, 64u}) {
@@ -102,8 +117,8 @@ TEST_CASE("profile: every ok row gets its recorded counters and figures, or why 
 
 TEST_CASE("profile: without ncu, or without permission for the counters, rows say so") {
   Report report = report_of_recorded_rows();
-  const std::string line =
-      profile_report(report, {.enabled = true, .ncu = "/nonexistent/ncu", .plugins = {}}, 7);
+  const std::string line = profile_report(
+      report, {.enabled = true, .ncu = "/nonexistent/ncu", .plugins = {}}, shipped_gpus(), 7);
   CHECK(line ==
         "profile: ncu not found: '/nonexistent/ncu' is not an executable (--ncu PATH names it)");
   CHECK(report.results[0].profile->unavailable == line.substr(9));
@@ -114,7 +129,8 @@ TEST_CASE("profile: without ncu, or without permission for the counters, rows sa
       "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
       "GPU Performance Counters on the target device 0.'\nexit 1\n");
   Report refused_report = report_of_recorded_rows();
-  profile_report(refused_report, {.enabled = true, .ncu = refused.path(), .plugins = {}}, 7);
+  profile_report(refused_report, {.enabled = true, .ncu = refused.path(), .plugins = {}},
+                 shipped_gpus(), 7);
   CHECK(refused_report.results[0].profile->unavailable.starts_with(
       "no permission to read the GPU's performance counters (ncu: ERR_NVGPUCTRPERM"));
 }
@@ -137,4 +153,34 @@ TEST_CASE("child processes: PATH lookup and shell quoting of the recorded comman
   CHECK_FALSE(find_executable("cfr-no-such-program"));
   CHECK(shell_words({"ncu", "--metrics", "a.sum,b.sum", "it's here"}) ==
         "ncu --metrics a.sum,b.sum 'it'\\''s here'");
+}
+
+TEST_CASE("profile: ncu's --chip is the device's GPU table row's ncu_chip, or none") {
+  // The stand-in records each command line: --version, the query, the profiling run.
+  const fs::path args = fs::temp_directory_path() / fmt::format("cfr-ncu-args-{}", ::getpid());
+  const FakeNcu ncu(fmt::format("echo \"$*\" >> '{}'\n{}", args.string(), recording_ncu));
+  const auto query_of = [&](const Report& profiled_report, const GpuTable& gpus) {
+    fs::remove(args);
+    Report report = profiled_report;
+    profile_report(report, {.enabled = true, .ncu = ncu.path(), .plugins = {}}, gpus, 7);
+    const std::string lines = read_text(args);
+    const std::size_t query = lines.find("--query-metrics");
+    return query == std::string::npos ? lines
+                                      : lines.substr(query, lines.find('\n', query) - query);
+  };
+  // The H200's row names gh100 (configs/gpus.json, with its source).
+  const Report h200 = report_of_recorded_rows();
+  CHECK(query_of(h200, shipped_gpus()) == "--query-metrics --chip gh100");
+  // A row without ncu_chip: ncu is asked about the local device.
+  GpuTable without = shipped_gpus();
+  for (GpuSpec& gpu : without.gpus) gpu.ncu_chip.clear();
+  CHECK(query_of(h200, without) == "--query-metrics");
+  // A GPU the table gained by one entry (shipped_gpus.hpp): its chip, by device name and cc.
+  const GpuTable added = parse_gpu_table(test::table_with_made_up_gpu(), "plus-one.json");
+  Report other = h200;
+  other.devices.front().name = "NVIDIA ZZ 9000";
+  other.devices.front().cc = "12.0";
+  CHECK(query_of(other, added) == "--query-metrics --chip gz100");
+  CHECK(query_of(other, shipped_gpus()) == "--query-metrics");  // no row matches it
+  fs::remove(args);
 }

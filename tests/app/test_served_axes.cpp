@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "tests/builtin_kernels.hpp"
 
 // The served-shape axes of `model` and `sweep` (issue 25): --q-lens and
 // --kv-lens apart, --kv-heads, --page-size, --preset (configs/models.json).
@@ -45,8 +46,23 @@ TEST_CASE("served axes: a preset's decode step over key lengths, pages, query to
     rows.insert({row["kernel"], row["seq_len"], row["kv_len"], page});
     if (row["kernel"] == "fa2_decode") CHECK(row["traffic"]["model"] == "split_kv");
   }
-  // 2 query lengths x 2 key lengths: fa2_decode with both page sizes, fa2_mma contiguous.
-  CHECK(rows.size() == 2 * 2 * 3);
+  // 2 query lengths x 2 key lengths x 2 page sizes, each with the kernels that take it
+  // (tests/builtin_kernels.hpp): fa2_decode with both page sizes, fa2_mma contiguous.
+  std::size_t planned = 0;
+  for (const int q_len : {1, 4}) {
+    for (const int kv_len : {4096, 32768}) {
+      for (const int page_size : {0, 16}) {
+        const cfr::AttentionProblem problem{.heads = 32,
+                                            .seq_len = q_len,
+                                            .head_dim = 128,
+                                            .kv_len = kv_len,
+                                            .kv_heads = 8,
+                                            .page_size = page_size};
+        planned += cfr::test::kernels_planned(problem, false).size();
+      }
+    }
+  }
+  CHECK(rows.size() == planned);
   CHECK(rows.count({"fa2_decode", 4, 32768, 16}) == 1);
   CHECK(rows.count({"fa2_mma", 1, 4096, 0}) == 1);
   CHECK(rows.count({"fa2_mma", 1, 4096, 16}) == 0);

@@ -3,15 +3,19 @@ exit status 2, before torch is imported (so these run without torch). The axes
 and the ceiling options are the tool's to check (import-samples --plan), so
 their messages are the tool's own."""
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
 
-from tool_binary import PEERS, require_tool, run_tool, tool_path
+from tool_binary import PEERS, REPO_ROOT, require_tool, run_tool, tool_path
 
 SCRIPT = os.path.join(PEERS, "torch_sdpa.py")
+# The ids of configs/gpus.json, as the refusal of an unknown --gpu lists them.
+with open(os.path.join(REPO_ROOT, "configs", "gpus.json"), encoding="utf-8") as table:
+    KNOWN_GPUS = ", ".join(gpu["id"] for gpu in json.load(table)["gpus"])
 # (arguments, what the one line says); the tool's words where it checks the value
 BAD = [
     (["--seq-lens", "1024:512:x2"], "--seq-lens: range '1024:512:x2' ends before it starts"),
@@ -20,7 +24,7 @@ BAD = [
     (["--backends", "flash,sparse"],
      "--backends: unknown backend 'sparse' (flash, cudnn, efficient, math)"),
     (["--causal", "--both"], "--both"),
-    (["--gpu", "zz"], "--gpu zz: unknown GPU; known: v100, a100, h100, h200, rtx3060, auto"),
+    (["--gpu", "zz"], f"--gpu zz: unknown GPU; known: {KNOWN_GPUS}, auto"),
     (["--gpu-table", "/no/such.json"], "/no/such.json: cannot open"),
     (["--ceiling", "measured"], "--ceiling measured: import-samples measures nothing"),
     (["--flop-convention", "most"], "--flop-convention: unknown convention 'most'"),

@@ -11,6 +11,7 @@
 #include "../../evidence/sample_reports.hpp"
 #include "adversarial.hpp"
 #include "roofline/report/report_json.hpp"
+#include "tests/shipped_gpus.hpp"
 
 using nlohmann::json;
 
@@ -197,9 +198,9 @@ TEST_CASE("values: a GPU table whose ridge is infinite or zero is refused", "[va
   const auto edited = [&](const std::string& field, double value) {
     json t = table;
     if (field == "bandwidth") {
-      t["gpus"][1]["memory_bandwidth_GBps"]["value"] = value;
+      cfr::test::gpu_row(t, "a100")["memory_bandwidth_GBps"]["value"] = value;
     } else {
-      t["gpus"][1]["peak_TFLOPs"][field]["value"] = value;
+      cfr::test::gpu_row(t, "a100")["peak_TFLOPs"][field]["value"] = value;
     }
     return scratch.write_json("t.json", t);
   };

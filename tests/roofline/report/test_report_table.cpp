@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "roofline/report/figures.hpp"
 #include "roofline/report/report_table.hpp"
 #include "roofline/report/row_model.hpp"
 #include "tests/roofline/profiled_row.hpp"
@@ -122,4 +125,64 @@ TEST_CASE("n says how many samples were discarded as throttled, or that throttle
   r.results.front().timing->throttled_discarded = 4;
   r.results.front().timing->kept_throttled = false;
   CHECK(render_table(r, TableFormat::csv, {"n", "throttled"}) == "n,throttled\n3,4\n");
+}
+
+namespace {
+std::string csv_header(const Report& r, const std::vector<std::string>& columns = {}) {
+  const std::string csv = render_table(r, TableFormat::csv, columns);
+  return csv.substr(0, csv.find('\n'));
+}
+}  // namespace
+
+TEST_CASE("the default and wide sets come from the descriptors' flags, in their committed order") {
+  // The headers `table` printed for results/h200/sweep-causal.json and profile/default.json
+  // before the sets were flags (issue 21: no column moved).
+  Report r;
+  r.ceiling = test::h200_profile_ceiling();
+  r.results.push_back(test::profiled_row(r.ceiling));
+  CHECK(csv_header(r) ==
+        "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
+        "DRAM model,regime (ncu DRAM),% roof (ncu DRAM),limiter,status");
+  CHECK(csv_header(r, {"wide"}) ==
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
+        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,noise %,n,throttled,check,status");
+  r.results.front().profile.reset();
+  CHECK(csv_header(r) ==
+        "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
+        "DRAM model,status");
+  CHECK(csv_header(r, {"wide"}) ==
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,noise %,n,throttled,check,status");
+  // A model report: no measured column in either set, and the model's own compact set.
+  CHECK(csv_header(model_only(), {"wide"}) ==
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "roof TFLOPS,roof ms,status");
+}
+
+TEST_CASE("a figure flagged for a set is in that set's table, at its compact part") {
+  // Every figure's flags against the tables: a column set is its descriptors, no list beside.
+  Report measured;
+  measured.ceiling = test::h200_profile_ceiling();
+  measured.results.push_back(test::profiled_row(measured.ceiling));
+  const std::string measured_compact = "," + csv_header(measured) + ",";
+  const std::string measured_wide = "," + csv_header(measured, {"wide"}) + ",";
+  const std::string model_compact = "," + csv_header(model_only()) + ",";
+  for (const Figure& f : row_figures()) {
+    INFO(f.tag);
+    const std::string cell = fmt::format(",{},", f.label);
+    const bool model_figure = f.source != FigureSource::measured &&
+                              f.source != FigureSource::derived &&
+                              f.source != FigureSource::historical;
+    CHECK((measured_wide.find(cell) != std::string::npos) ==
+          ((f.column_sets & ColumnSet::wide) != 0));
+    CHECK((measured_compact.find(cell) != std::string::npos) ==
+          ((f.column_sets & ColumnSet::compact_measured) != 0));
+    if (model_figure) {
+      CHECK((model_compact.find(cell) != std::string::npos) ==
+            ((f.column_sets & ColumnSet::compact_model) != 0));
+    }
+    // A figure in a compact set says where it sits there.
+    CHECK(((f.column_sets & ColumnSet::compact) != 0) == (f.compact_part != CompactPart::none));
+  }
 }
