@@ -24,6 +24,7 @@ struct RowField {
   unsigned column_sets = ColumnSet::wide;
   CompactPart compact_part = CompactPart::none;
   bool measured = false;      // shown by default only when some row was timed
+  bool served = false;        // shown by default only when some row is not square self-attention
   std::string_view legend{};  // the legend's line; empty: none
 };
 
@@ -31,6 +32,14 @@ struct RowField {
 constexpr RowField opening(RowField field) {
   field.column_sets = ColumnSet::wide | ColumnSet::compact;
   field.compact_part = CompactPart::configuration;
+  return field;
+}
+
+// A field of the served shapes (issue 25): K/V heads, keys, page size, which a
+// square problem does not have; shown by default only beside such a row.
+constexpr RowField served(RowField field) {
+  field = opening(field);
+  field.served = true;
   return field;
 }
 
@@ -48,10 +57,25 @@ constexpr RowField configuration_fields[] = {
              .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.batch); }}),
     opening({.label = "H",
              .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.heads); }}),
+    served({.label = "Hkv",
+            .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.key_heads()); },
+            .legend = "Hkv: K/V heads (GQA, MQA: fewer than H; as many without)"}),
     opening({.label = "N",
              .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.seq_len); }}),
+    served({.label = "Nk",
+            .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.keys()); },
+            .legend = "Nk: keys (the K/V cache); N is then the query tokens, and causal is "
+                      "bottom-right aligned"}),
     opening({.label = "d",
              .cell = [](const ResultRow& r) { return fmt::format("{}", r.problem.head_dim); }}),
+    served({.label = "page",
+            .cell =
+                [](const ResultRow& r) {
+                  return r.problem.paged() ? fmt::format("{}", r.problem.page_size)
+                                           : std::string("-");
+                },
+            .raw = [](const ResultRow& r) { return fmt::format("{}", r.problem.page_size); },
+            .legend = "page: tokens a page of a paged K/V cache, pages shuffled; - contiguous"}),
     opening(
         {.label = "causal",
          .cell = [](const ResultRow& r) { return std::string(r.problem.causal ? "yes" : "no"); },
@@ -159,8 +183,9 @@ struct Column {
   std::string_view label;
   unsigned column_sets;
   CompactPart compact_part;
-  bool measured;  // shown by default only when some row was timed
-  bool profiled;  // shown by default only when some row has counters
+  bool measured;        // shown by default only when some row was timed
+  bool profiled;        // shown by default only when some row has counters
+  bool served = false;  // shown by default only when some row is not square
   const RowField* field = nullptr;
   const Figure* figure = nullptr;
 
@@ -174,14 +199,19 @@ struct Column {
 };
 
 Column field_column(const RowField& f) {
-  return {f.label, f.column_sets, f.compact_part, f.measured, false, &f, nullptr};
+  return {f.label, f.column_sets, f.compact_part, f.measured, false, f.served, &f, nullptr};
 }
 
 Column figure_column(const Figure& f) {
   const bool measured = f.source == FigureSource::measured || f.source == FigureSource::derived;
-  return {
-      f.label, f.column_sets, f.compact_part, measured, f.group == FigureGroup::profile, nullptr,
-      &f};
+  return {f.label,
+          f.column_sets,
+          f.compact_part,
+          measured,
+          f.group == FigureGroup::profile,
+          false,
+          nullptr,
+          &f};
 }
 
 // The configuration of a row, then one column per figure (row_figures()
@@ -205,12 +235,15 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
   const bool profiled =
       std::any_of(report.results.begin(), report.results.end(),
                   [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
+  const bool served = std::any_of(report.results.begin(), report.results.end(),
+                                  [](const ResultRow& r) { return !r.problem.square(); });
   const unsigned set = wide       ? ColumnSet::wide
                        : measured ? ColumnSet::compact_measured
                                   : ColumnSet::compact_model;
   std::vector<Column> shown;
   for (const Column& column : columns()) {
     if ((column.column_sets & set) == 0 || (column.profiled && !profiled)) continue;
+    if (column.served && !served) continue;
     if (wide && column.measured && !measured) continue;
     shown.push_back(column);
   }

@@ -186,3 +186,33 @@ TEST_CASE("a figure flagged for a set is in that set's table, at its compact par
     CHECK(((f.column_sets & ColumnSet::compact) != 0) == (f.compact_part != CompactPart::none));
   }
 }
+
+TEST_CASE("the served-shape columns (Hkv, Nk, page) show by default only beside such a row") {
+  Report report;
+  report.ceiling.gpu = "h200";
+  report.ceiling.bandwidth_GBps = 4800;
+  report.ceiling.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
+  report.results.push_back(model_row(fa2_mma_kernel, {1, 8, 1024, 64, false, DType::fp16},
+                                     report.ceiling, FlopConvention::exact));
+  const auto header = [&](const std::vector<std::string>& columns) {
+    const std::string csv = render_table(report, TableFormat::csv, columns);
+    return csv.substr(0, csv.find('\n'));
+  };
+  for (const auto& columns : {std::vector<std::string>{}, std::vector<std::string>{"wide"}}) {
+    CHECK(header(columns).find(",Nk,") == std::string::npos);
+    CHECK(header(columns).find(",Hkv,") == std::string::npos);
+  }
+  AttentionProblem decode{1, 32, 1, 128, false, DType::fp16};
+  decode.kv_len = 4096;
+  decode.kv_heads = 8;
+  decode.page_size = 16;
+  report.results.push_back(
+      model_row(fa2_decode_kernel, decode, report.ceiling, FlopConvention::exact));
+  for (const auto& columns : {std::vector<std::string>{}, std::vector<std::string>{"wide"}}) {
+    CHECK(header(columns).find(",H,Hkv,N,Nk,d,page,") != std::string::npos);
+  }
+  // The square row reads as square; the decode row its own fields.
+  const std::string csv = render_table(report, TableFormat::csv, {"kernel", "Hkv", "Nk", "page"});
+  CHECK(csv.find("fa2_mma,8,1024,0\n") != std::string::npos);
+  CHECK(csv.find("fa2_decode,8,4096,16\n") != std::string::npos);
+}
