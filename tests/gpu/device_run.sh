@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a machine with a CUDA GPU, from the repository root, over a build
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
-# arguments: tests, sanitizer, smoke, devices, cli, results, ceilings, cublas,
-# fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick, peers_fixture,
-# peers_sweep, peer_compare, plugins, plugin_bytes, profile, profile_fa2big, profile_big. Logs go to $OUT (or
+# arguments: tests, sanitizer, sanitizer_served, smoke, devices, cli, results,
+# ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
+# peers_fixture, peers_sweep, peer_compare, plugins, plugin_bytes, profile,
+# profile_fa2big, profile_big, served, served_profile. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -440,6 +441,65 @@ step_profile_big() {
   local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep naive-h32-n8k --kernels naive --heads 32 --seq-lens 8192 "${big[@]}"
   profile_sweep bwd-h8-n32k --kernels fa1_bwd --heads 8 --seq-lens 32768 "${big[@]}"
+}
+
+# The shapes attention is served in (issue 25): our sweeps of decode (Llama 3
+# 8B's 32/8 heads and 32/32 MHA), speculative decoding, paged caches and GQA
+# prefill, each audited. results/h200/served/.
+served_sweep() {
+  local name=$1
+  shift
+  mkdir -p results/h200/served
+  "$tool" sweep --ceiling results/h200/ceilings.json --json "results/h200/served/$name.json" \
+    --md "results/h200/served/$name.md" "$@" >"$out/served-$name.txt" 2>"$out/served-$name.log"
+  local rc=$?
+  "$tool" audit "results/h200/served/$name.json" >"$out/served-$name.audit.txt"
+  local audit_rc=$?
+  echo "served $name: sweep exit $rc, audit exit $audit_rc; $(tail -n 1 "$out/served-$name.log")"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+  cp "results/h200/served/$name.json" "results/h200/served/$name.md" "$out/" 2>/dev/null
+}
+step_served() {
+  local time=(--max-seconds 0.5)
+  served_sweep decode --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048:131072:x4 --batch 1,8 \
+    --kernels fa2_decode "${time[@]}"
+  served_sweep decode-batch --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048,8192,32768 \
+    --batch 32,128 --kernels fa2_decode "${time[@]}"
+  served_sweep decode-mha --preset llama2-7b --dtype fp16 --kv-lens 8192,32768 --batch 8,32 \
+    --kernels fa2_decode "${time[@]}"
+  served_sweep speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 --kv-lens 32768 \
+    --batch 8 --causal --kernels fa2_decode "${time[@]}"
+  served_sweep paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
+    --page-size 0,16,256 --kernels fa2_decode "${time[@]}"
+  served_sweep gqa-prefill --heads 32 --kv-heads 8 --head-dims 128 --dtype fp16,bf16 \
+    --seq-lens 4096,8192,16384 --both --kernels fa2_mma "${time[@]}"
+}
+# Nsight Compute on served rows whose K/V outgrow the L2: the DRAM model
+# against the counters (results/h200/profile/served.json).
+step_served_profile() {
+  mkdir -p results/h200/profile
+  profile_sweep served-decode --preset llama3-8b --kv-lens 32768,131072 --batch 1,8 \
+    --page-size 0,16 --kernels fa2_decode --max-seconds 0.3
+  profile_sweep served-prefill --heads 32 --kv-heads 8 --head-dims 128 --seq-lens 8192 --both \
+    --kernels fa2_mma --max-seconds 0.3
+  profile_sweep served-speculative --preset llama3-8b --q-lens 4,16 --kv-lens 32768 --batch 8 \
+    --causal --kernels fa2_decode --max-seconds 0.3
+}
+# Memcheck and racecheck over the served shapes' launches: fa2_decode's
+# splits and their combine, pages, GQA and Nq != Nk in fa2_mma, ragged keys.
+step_sanitizer_served() {
+  local args=(sweep --gpu h200 --heads 8 --kv-heads 2 --q-lens 1,3,16 --kv-lens 17,300 --page-size 0,16
+              --head-dims 64,128 --both --dtype fp16,bf16 --kernels fa2_decode,fa2_mma
+              --warmup 0 --min-samples 1 --max-seconds 0.01 --hot)
+  for tool_name in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool_name (served shapes)"
+    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${args[@]}" \
+      >"$out/sanitizer-served-$tool_name.log" 2>&1
+    local rc=$?
+    tail -n 5 "$out/sanitizer-served-$tool_name.log"
+    echo "exit $rc"
+    [[ $rc -eq 0 ]] || status=1
+  done
 }
 
 for step in "$@"; do
