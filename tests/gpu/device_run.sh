@@ -319,7 +319,7 @@ peer_report() {
   "$tool" audit "$out/$name.json" | tail -n 2 || status=1
   "$tool" table "$out/$name.json" --format md >"$out/$name.md"
   "$tool" table "$out/$name.json" \
-    --columns "kernel,dtype,B,H,N,d,causal,median ms,GB/s,% BW,TFLOPS,% roof,status"
+    --columns "kernel,dtype,B,H,Hkv,N,Nk,page,d,causal,median ms,GB/s,% BW,TFLOPS,% roof,status"
 }
 
 # The peers on the axes of our comparison: B 1, H 8, N 1024..16384, d 64 and
@@ -330,17 +330,26 @@ step_peers_sweep() {
 }
 
 # The peers on issue 25's served shapes (docs/model.md section 7), one report
-# each: decoding steps of Llama 3 8B (32 query heads over 8 K/V heads, d 128)
-# against 2K..128K keys, from a contiguous cache and paged ones (every paged
-# row skipped: torch SDPA reads a contiguous K/V cache); GQA prefill, causal
-# and not; 4 and 16 speculative tokens (the bottom-right mask). 0.5 s a row.
+# each, on the axes of step_served (so `compare --by shape` pairs every row of
+# ours with theirs) and the issue's: decoding steps of Llama 3 8B (32 query
+# heads over 8 K/V heads, d 128) against 2K..128K keys, B 1 to 128; Llama 2
+# 7B's MHA; 4 and 16 speculative tokens (the bottom-right mask); paged caches
+# (every row skipped, no GPU time: torch SDPA reads a contiguous K/V cache);
+# GQA prefill, causal and not. 0.5 s a row, a few minutes in all.
 step_peers_served() {
-  peer_report torch_sdpa_decode --preset llama3-8b --kv-lens 2048:131072:x4 --batch 1,8,32 \
-    --dtype fp16,bf16 --page-size 0,16,256 --max-seconds 0.5
-  peer_report torch_sdpa_gqa_prefill --heads 32 --kv-heads 8 --seq-lens 4096,8192 --both \
-    --head-dims 128 --max-seconds 0.5
-  peer_report torch_sdpa_speculative --preset llama3-8b --q-lens 4,16 --kv-lens 32768 --batch 8 \
-    --causal --max-seconds 0.5
+  local time=(--max-seconds 0.5)
+  peer_report torch_sdpa_decode --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048:131072:x4 \
+    --batch 1,8,32 "${time[@]}"
+  peer_report torch_sdpa_decode_batch --preset llama3-8b --dtype fp16,bf16 \
+    --kv-lens 2048,8192,32768 --batch 128 "${time[@]}"
+  peer_report torch_sdpa_decode_mha --preset llama2-7b --dtype fp16 --kv-lens 8192,32768 \
+    --batch 8,32 "${time[@]}"
+  peer_report torch_sdpa_speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 \
+    --kv-lens 32768 --batch 8 --causal "${time[@]}"
+  peer_report torch_sdpa_paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
+    --page-size 16,256 "${time[@]}"
+  peer_report torch_sdpa_gqa_prefill --heads 32 --kv-heads 8 --head-dims 128 --dtype fp16,bf16 \
+    --seq-lens 4096,8192,16384 --both "${time[@]}"
 }
 
 # Issue 9's judgement in one run: our tensor-core kernels and torch's SDPA
