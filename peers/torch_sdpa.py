@@ -4,7 +4,10 @@
 Times torch.nn.functional.scaled_dot_product_attention with one backend forced
 at a time (flash, cudnn, efficient, math) over the axes of `cuflash-roofline
 sweep`, with the sweep's axis and timing flags and the same cold timer, and
-compares each backend's output with an fp32 materialized reference. It writes
+compares each backend's output with an fp32 materialized reference. The served
+shapes (--q-lens, --kv-lens, --kv-heads, --preset) go to torch with enable_gqa
+and its bottom-right causal mask; a paged cache (--page-size), which SDPA has
+none of, is a skipped row (docs/peers.md, "Served shapes"). It writes
 what it measured (raw samples, docs/peers.md), then has the tool compute the
 report: `cuflash-roofline import-samples` derives every figure as `sweep` does,
 so the report (schema cuflash-roofline/report/v1) is read by `audit`, `table`,
@@ -59,11 +62,23 @@ def parse_arguments(argv):
     t = TimingOptions()
     # The axes' grammar and defaults are the tool's: import-samples --plan
     # parses them, and a flag not given is not passed.
-    p.add_argument("--seq-lens", help="sequence lengths: list and/or ranges, e.g. "
-                                      "1024:16384:x2 (the sweep's default)")
+    p.add_argument("--seq-lens", help="sequence lengths, of the queries and the keys alike: "
+                                      "list and/or ranges, e.g. 1024:16384:x2 (the sweep's "
+                                      "default)")
+    p.add_argument("--q-lens", help="query tokens, apart from the keys (1 where only --kv-lens "
+                                    "is given)")
+    p.add_argument("--kv-lens", help="keys (the K/V cache), apart from the queries; a causal "
+                                     "mask is bottom-right aligned")
     p.add_argument("--head-dims", help="head dims (default 64)")
     p.add_argument("--batch", help="batch sizes (default 1)")
-    p.add_argument("--heads", help="head counts (default 8)")
+    p.add_argument("--heads", help="query head counts (default 8)")
+    p.add_argument("--kv-heads", help="K/V head counts (GQA, MQA), each dividing every --heads "
+                                      "(default: as many as --heads)")
+    p.add_argument("--page-size", help="a paged K/V cache of this many tokens a page (0: "
+                                       "contiguous); torch SDPA has none, so such rows are "
+                                       "skipped")
+    p.add_argument("--preset", help="a model's heads, K/V heads and head dim (the tool's "
+                                    "configs/models.json: llama3-8b, ...)")
     mask = p.add_mutually_exclusive_group()
     mask.add_argument("--causal", action="store_true", help="causal mask only")
     mask.add_argument("--no-causal", action="store_true", help="no mask (the default)")
@@ -102,7 +117,7 @@ def parse_arguments(argv):
                    help="time cap per configuration (s)")
     p.add_argument("--seed", type=ranged(int, 0, (1 << 64) - 1), default=20261202)
     p.add_argument("--math-budget-gib", type=ranged(float, 0.0, 1e6), default=None,
-                   help="largest N x N working set the math backend may take "
+                   help="largest Nq x Nk working set the math backend may take "
                         "(default: half the device's memory)")
     p.add_argument("--tree-stamp", default="",
                    help="the build's peers/tree_stamp.json, for the commit where .git is absent")

@@ -6,12 +6,18 @@ warning why; those warnings are the skipped row's reason. Each configuration's
 output is compared with the fp32 reference, then it is timed; `import-samples`
 judges the comparison, and a row whose check fails is failed, its samples
 left out of the report.
+
+Served shapes (docs/model.md section 7) go to torch as it takes them: K and V
+with fewer heads through enable_gqa, a causal mask with Nq != Nk as torch's
+bottom-right CausalBias; a paged cache, which SDPA has no layout for, is a
+skipped row (shape_gap).
 """
 
 import warnings
 from dataclasses import dataclass, field
 
-from .reference import compare_with_reference, make_inputs, reference_output
+from .reference import (compare_with_reference, make_inputs, reference_output,
+                        reference_working_bytes)
 
 GIB = 1024.0 ** 3
 # Errors after which the CUDA context is unusable (kernels/bench's is_sticky).
@@ -58,19 +64,69 @@ def math_upcasts(torch):
 
 
 def math_scores_bytes(problem, upcast):
-    """The math backend's materialized N x N tensors: scores, probabilities and
-    the causal mask or bias, in its compute type (an estimate, for the budget)."""
+    """The math backend's materialized Nq x Nk tensors: scores, probabilities
+    and the causal mask or bias, in its compute type, and under GQA the K and V
+    it repeats to every query head (an estimate, for the budget)."""
     element = 4 if upcast or problem.dtype == "fp32" else 2
-    return 3.0 * problem.heads_total() * problem.seq_len * problem.seq_len * element
+    scores = 3.0 * problem.heads_total() * problem.seq_len * problem.keys() * element
+    repeated = 2.0 * problem.heads_total() * problem.keys() * problem.head_dim * element
+    return scores + (repeated if problem.grouped() else 0.0)
 
 
 def bytes_needed(problem):
-    """Inputs, output, the fp32 reference and its working blocks, and the check's
-    float64 copies (the math backend's N x N tensors come on top)."""
-    elements = float(problem.heads_total() * problem.seq_len * problem.head_dim)
+    """Q, K, V and O, the fp32 reference O, and the larger of the reference's
+    working block and the check's float64 copies, which never coexist (the
+    math backend's Nq x Nk tensors come on top)."""
+    queries = float(problem.heads_total() * problem.seq_len * problem.head_dim)
+    keys = float(problem.batch * problem.key_heads() * problem.keys() * problem.head_dim)
     element = 4 if problem.dtype == "fp32" else 2
-    working = max(3 * (1 << 27) * 4.0, 3 * elements * 8)
-    return 4 * elements * element + elements * 4 + working
+    working = max(reference_working_bytes(problem), 3 * queries * 8)
+    return (2 * queries + 2 * keys) * element + queries * 4 + working
+
+
+# torch 2.5 added scaled_dot_product_attention's enable_gqa (K/V with fewer heads).
+GQA_TORCH = (2, 5)
+PAGED_REASON = "torch SDPA reads a contiguous K/V cache"
+
+
+def torch_release(version):
+    """(major, minor) of a torch version string ('2.11.0+cu130', '2.6.0a0+git...')."""
+    parts = version.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        return 0, 0
+
+
+def shape_gap(problem, torch_version):
+    """Why no backend of this torch can be asked for the problem; '' when torch
+    decides. Such a row is skipped without calling torch: a paged cache it has
+    no layout for, GQA before enable_gqa, a causal mask leaving queries no key
+    (the tool refuses that problem, docs/model.md section 7)."""
+    if problem.paged():
+        return PAGED_REASON
+    if problem.causal and problem.seq_len > problem.keys():
+        return (f"a bottom-right causal mask over {problem.keys()} keys leaves the first "
+                f"{problem.seq_len - problem.keys()} of {problem.seq_len} queries no key")
+    if problem.grouped() and torch_release(torch_version) < GQA_TORCH:
+        return (f"this torch ({torch_version}) has no enable_gqa: fewer K/V heads than query "
+                f"heads need torch {GQA_TORCH[0]}.{GQA_TORCH[1]} or later")
+    return ""
+
+
+def sdpa_keywords(problem, lower_right):
+    """scaled_dot_product_attention's keywords for the problem. Square
+    self-attention is called as it always was (is_causal alone), so the rows
+    measured before served shapes keep their code path. Nq != Nk causal passes
+    torch's bottom-right mask, lower_right(Nq, Nk)
+    (torch.nn.attention.bias.causal_lower_right), as attn_mask: is_causal=True
+    would be top-left aligned there. Fewer K/V heads add enable_gqa."""
+    keywords = {"is_causal": problem.causal}
+    if problem.causal and problem.keys() != problem.seq_len:
+        keywords = {"attn_mask": lower_right(problem.seq_len, problem.keys())}
+    if problem.grouped():
+        keywords["enable_gqa"] = True
+    return keywords
 
 
 @dataclass
@@ -143,10 +199,10 @@ class BackendRunner:
             scores, free = math_scores_bytes(problem, self.upcast), self._free_bytes()
             if scores > self.math_budget_bytes:
                 return Outcome("skipped", (
-                    f"math materializes N x N: about {scores / GIB:.2f} GiB, over the "
+                    f"math materializes Nq x Nk: about {scores / GIB:.2f} GiB, over the "
                     f"{self.math_budget_bytes / GIB:.2f} GiB budget (--math-budget-gib)"))
             if scores > 0.95 * free:
-                return Outcome("skipped", f"math materializes N x N: about {scores / GIB:.2f} "
+                return Outcome("skipped", f"math materializes Nq x Nk: about {scores / GIB:.2f} "
                                           f"GiB, {free / GIB:.2f} GiB free")
         return None
 
@@ -164,6 +220,7 @@ class BackendRunner:
     def run(self, problem, backend):
         torch = self.torch
         from torch.nn.attention import SDPBackend, sdpa_kernel
+        from torch.nn.attention.bias import causal_lower_right
         from torch.nn.functional import scaled_dot_product_attention
 
         try:
@@ -171,9 +228,10 @@ class BackendRunner:
             if not_ready is not None:
                 return not_ready
             q, k, v = self.data.q, self.data.k, self.data.v
+            keywords = sdpa_keywords(problem, causal_lower_right)
 
             def launch():
-                return scaled_dot_product_attention(q, k, v, is_causal=problem.causal)
+                return scaled_dot_product_attention(q, k, v, **keywords)
 
             with sdpa_kernel(getattr(SDPBackend, backend.enum_name)):
                 with warnings.catch_warnings(record=True) as caught:

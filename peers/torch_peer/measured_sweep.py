@@ -13,7 +13,7 @@ import sys
 import time
 
 from . import raw_samples
-from .backends import BACKENDS, BackendRunner, math_upcasts, missing_from_build
+from .backends import BACKENDS, BackendRunner, math_upcasts, missing_from_build, shape_gap
 from .cold_timer import ColdTimer
 from .cuda_driver import CU_DEVICE_ATTRIBUTE_CLOCK_RATE, CudaDriver, DriverError, SmClockReader
 from .device_record import device_record, environment_record
@@ -98,13 +98,14 @@ class SweepState:
         raw_samples.write_atomically(self.samples_path, raw_samples.text(partial))
 
 
-def plan_rows(problems, backends, build_gaps, device):
-    """(problem, backend, raw row) for every pair, problems outside; a backend
-    this torch lacks is a skipped row."""
+def plan_rows(problems, backends, build_gaps, device, shape_gap=lambda problem: ""):
+    """(problem, backend, raw row) for every pair, problems outside; a problem
+    no backend can be asked for (shape_gap: a paged cache, ...) and a backend
+    this torch lacks are skipped rows, saying why."""
     rows = []
     for problem in problems:
         for backend in backends:
-            gap = build_gaps[backend.name]
+            gap = shape_gap(problem) or build_gaps[backend.name]
             row = raw_samples.row(backend.kernel, problem, device, "skipped" if gap else "ok",
                                   gap)
             rows.append((problem, backend, row))
@@ -162,7 +163,8 @@ def run_measurement(args, problems, backend_names, device, timing, tool, provena
     backends = backends_of(torch, backend_names)
     upcast = math_upcasts(torch)
     planned = plan_rows(problems, backends, {b.name: missing_from_build(torch, b)
-                                             for b in backends}, device)
+                                             for b in backends}, device,
+                        lambda problem: shape_gap(problem, torch.__version__))
     raw = raw_samples.document(
         tool, provenance, [record],
         [{"kernel": b.kernel, "arithmetic": arithmetic(b, upcast)} for b in backends],

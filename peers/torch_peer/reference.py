@@ -1,14 +1,19 @@
 """Inputs and the checking reference for one attention problem.
 
-Inputs: Q, K, V of shape [B, H, N, d] in the problem's dtype, standard normal
-(the tool's checker draws normal inputs too), from a generator seeded per
-problem with the tool's problem_seed (kernels/bench/attention_bench.cpp), so a
+Inputs: Q of shape [B, H, Nq, d], K and V of shape [B, Hkv, Nk, d] (Nk = Nq and
+Hkv = H for square self-attention) in the problem's dtype, standard normal (the
+tool's checker draws normal inputs too), from a generator seeded per problem
+with the tool's problem_seed (kernels/bench/attention_bench.cpp), so a
 problem's inputs are the same for every backend and every run. They are not
 the tool's exact numbers: its generator is a device hash, torch's is Philox.
 
 Reference: materialized softmax attention in fp32 on the same (rounded) inputs,
-S = scale * Q K^T with TF32 off, the causal mask j <= i, softmax, O = P V, in
-blocks of heads or rows so any N fits. The comparison (as
+S = scale * Q K^T with TF32 off, softmax, O = P V. Under GQA the G = H/Hkv query
+heads of a K/V head share its K and V (query head h reads K/V head h // G, as
+torch's enable_gqa does). The causal mask is bottom-right aligned (docs/model.md
+section 7): query i sees keys j <= i + Nk - Nq, which is j <= i when Nq = Nk;
+with Nq > Nk the first queries would see no key, and such a problem is refused.
+It runs in blocks of K/V heads or rows so any length fits. The comparison (as
 kernels/attention_check.cu makes it) sums over the finite elements of the
 output in float64; `import-samples` judges what it found.
 """
@@ -35,10 +40,13 @@ def torch_dtype(torch, dtype):
 
 
 def make_inputs(torch, problem, seed, device):
-    shape = (problem.batch, problem.heads, problem.seq_len, problem.head_dim)
+    """Q, K and V of the problem, from its seed."""
+    shapes = ((problem.batch, problem.heads, problem.seq_len, problem.head_dim),
+              (problem.batch, problem.key_heads(), problem.keys(), problem.head_dim))
     base = problem_seed(seed, problem)
     tensors = []
-    for salt in (0x51, 0x4B, 0x56):  # 'Q', 'K', 'V', as the tool salts its seeds
+    for salt, shape in ((0x51, shapes[0]), (0x4B, shapes[1]), (0x56, shapes[1])):
+        # 'Q', 'K', 'V', as the tool salts its seeds
         generator = torch.Generator(device=device)
         generator.manual_seed(base ^ salt)
         tensors.append(torch.randn(shape, generator=generator, device=device,
@@ -46,31 +54,60 @@ def make_inputs(torch, problem, seed, device):
     return tensors
 
 
+def blocks(group_rows, keys, head_dim):
+    """(K/V heads, rows) of one block: its fp32 scores (rows x keys a head) and
+    its K/V heads' fp32 K and V each stay within REFERENCE_BLOCK_ELEMENTS, or
+    one head of one row where a single one is larger."""
+    if group_rows * keys <= REFERENCE_BLOCK_ELEMENTS:
+        heads = min(REFERENCE_BLOCK_ELEMENTS // (group_rows * keys),
+                    REFERENCE_BLOCK_ELEMENTS // (2 * keys * head_dim))
+        return max(1, heads), group_rows
+    return 1, max(1, REFERENCE_BLOCK_ELEMENTS // keys)
+
+
+def reference_working_bytes(problem):
+    """The fp32 tensors of the reference's largest block: scores and
+    probabilities, the block's K and V, and its slice of O."""
+    groups = problem.batch * problem.key_heads()
+    rows = (problem.heads // problem.key_heads()) * problem.seq_len
+    heads, rows_per_block = blocks(rows, problem.keys(), problem.head_dim)
+    heads = min(heads, groups)
+    keys, d = problem.keys(), problem.head_dim
+    return 4.0 * heads * (2 * rows_per_block * keys + 2 * keys * d + rows_per_block * d)
+
+
 def reference_output(torch, q, k, v, causal):
-    """fp32 O of softmax(scale * Q K^T, masked) V, shape [B, H, N, d]."""
-    batch, heads, n, d = q.shape
-    groups = batch * heads
-    qf, kf, vf = (t.reshape(groups, n, d) for t in (q, k, v))
-    out = torch.empty((groups, n, d), dtype=torch.float32, device=q.device)
+    """fp32 O of softmax(scale * Q K^T, masked) V, shape [B, H, Nq, d], for
+    Q [B, H, Nq, d] and K, V [B, Hkv, Nk, d] with Hkv dividing H."""
+    batch, heads, n_q, d = q.shape
+    kv_heads, n_k = k.shape[1], k.shape[2]
+    if heads % kv_heads != 0:
+        raise ValueError(f"{heads} query heads are not a multiple of {kv_heads} K/V heads")
+    if causal and n_q > n_k:
+        raise ValueError(f"a causal mask over {n_k} keys leaves {n_q - n_k} of {n_q} queries "
+                         "no key: refused")
+    # A K/V head's G query heads, one after another, are the rows of one group:
+    # row r is query r mod Nq of query head r // Nq of the group.
+    groups, rows = batch * kv_heads, (heads // kv_heads) * n_q
+    qf = q.reshape(groups, rows, d)
+    kf, vf = (t.reshape(groups, n_k, d) for t in (k, v))
+    out = torch.empty((groups, rows, d), dtype=torch.float32, device=q.device)
     scale = 1.0 / math.sqrt(d)
-    if n * n <= REFERENCE_BLOCK_ELEMENTS:
-        heads_per_block, rows_per_block = max(1, REFERENCE_BLOCK_ELEMENTS // (n * n)), n
-    else:
-        heads_per_block, rows_per_block = 1, max(1, REFERENCE_BLOCK_ELEMENTS // n)
-    columns = torch.arange(n, device=q.device)
+    heads_per_block, rows_per_block = blocks(rows, n_k, d)
+    columns = torch.arange(n_k, device=q.device)
     for g0 in range(0, groups, heads_per_block):
         g1 = min(groups, g0 + heads_per_block)
         keys = kf[g0:g1].float()
         values = vf[g0:g1].float()
-        for r0 in range(0, n, rows_per_block):
-            r1 = min(n, r0 + rows_per_block)
+        for r0 in range(0, rows, rows_per_block):
+            r1 = min(rows, r0 + rows_per_block)
             scores = torch.matmul(qf[g0:g1, r0:r1].float(), keys.transpose(1, 2)) * scale
             if causal:
-                rows = torch.arange(r0, r1, device=q.device)
-                scores.masked_fill_(columns[None, :] > rows[:, None], float("-inf"))
+                last_key = torch.arange(r0, r1, device=q.device) % n_q + (n_k - n_q)
+                scores.masked_fill_(columns[None, :] > last_key[:, None], float("-inf"))
             out[g0:g1, r0:r1] = torch.matmul(torch.softmax(scores, dim=-1), values)
             del scores
-    return out.reshape(batch, heads, n, d)
+    return out.reshape(batch, heads, n_q, d)
 
 
 def checked_tensor(name, squared_error, squared_ref, max_abs_err, ref_max_abs, non_finite):

@@ -9,9 +9,10 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 
-# The problem keys this script measures; a problem with others (a key length
-# of its own, fewer K/V heads, a paged cache) it cannot measure yet.
-PROBLEM_KEYS = {"dtype", "batch", "heads", "seq_len", "head_dim", "causal"}
+# The problem keys the script knows (report_json.hpp problem_json): a problem
+# with another is refused, since the script would not know what it measures.
+PROBLEM_KEYS = {"dtype", "batch", "heads", "seq_len", "head_dim", "causal", "kv_len", "kv_heads",
+                "page_size"}
 ERROR_PREFIX = "cuflash-roofline: error: "
 
 
@@ -34,7 +35,12 @@ def check_tool(path):
 @dataclass(frozen=True)
 class Problem:
     """One problem as the tool serializes it (report_json.hpp problem_json);
-    `record` is that object, written back unchanged into the raw samples."""
+    `record` is that object, written back unchanged into the raw samples.
+
+    Q and O are [batch, heads, seq_len, head_dim]; K and V [batch, kv_heads,
+    kv_len, head_dim]. kv_len, kv_heads and page_size are 0 where the record
+    leaves them out (as the tool's AttentionProblem): as many keys as queries,
+    as many K/V heads as heads, a contiguous cache."""
 
     batch: int
     heads: int
@@ -42,33 +48,61 @@ class Problem:
     head_dim: int
     causal: bool
     dtype: str
-    record: dict = field(compare=False, repr=False)
+    kv_len: int = 0
+    kv_heads: int = 0
+    page_size: int = 0
+    record: dict = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def from_json(record):
         unknown = sorted(set(record) - PROBLEM_KEYS)
         if unknown:
             raise ToolError(f"the tool planned a problem with {', '.join(unknown)}, which this "
-                            "script cannot measure yet")
+                            "script does not know")
         return Problem(record["batch"], record["heads"], record["seq_len"], record["head_dim"],
-                       record["causal"], record["dtype"], record)
+                       record["causal"], record["dtype"], record.get("kv_len", 0),
+                       record.get("kv_heads", 0), record.get("page_size", 0), record)
+
+    def keys(self):
+        return self.kv_len if self.kv_len > 0 else self.seq_len
+
+    def key_heads(self):
+        return self.kv_heads if self.kv_heads > 0 else self.heads
 
     def heads_total(self):
         return self.batch * self.heads
 
+    def grouped(self):
+        """GQA or MQA: fewer K/V heads than query heads."""
+        return self.key_heads() < self.heads
+
+    def paged(self):
+        return self.page_size > 0
+
     def describe(self):
-        """The problem half of a progress line."""
+        """The problem half of a progress line; the served-shape fields only
+        where the problem has them."""
+        heads = f"{self.heads}/{self.key_heads()}" if self.grouped() else f"{self.heads}"
+        lengths = (f"N={self.seq_len}" if self.keys() == self.seq_len
+                   else f"Nq={self.seq_len} Nk={self.keys()}")
+        page = f" page={self.page_size}" if self.paged() else ""
         mask = " causal" if self.causal else ""
-        return (f"{self.dtype} B={self.batch} H={self.heads} N={self.seq_len} "
-                f"d={self.head_dim}{mask}")
+        return (f"{self.dtype} B={self.batch} H={heads} {lengths} "
+                f"d={self.head_dim}{page}{mask}")
+
+
+# The sweep's axis flags that take a value, each with its argparse name.
+AXIS_OPTIONS = (("--seq-lens", "seq_lens"), ("--q-lens", "q_lens"), ("--kv-lens", "kv_lens"),
+                ("--head-dims", "head_dims"), ("--batch", "batch"), ("--heads", "heads"),
+                ("--kv-heads", "kv_heads"), ("--page-size", "page_size"), ("--preset", "preset"),
+                ("--dtype", "dtypes"))
 
 
 def axis_arguments(args):
     """The sweep's axis flags the user gave; the tool has the defaults."""
     out = []
-    for flag, value in (("--seq-lens", args.seq_lens), ("--head-dims", args.head_dims),
-                        ("--batch", args.batch), ("--heads", args.heads),
-                        ("--dtype", args.dtypes)):
+    for flag, name in AXIS_OPTIONS:
+        value = getattr(args, name)
         if value is not None:
             out += [flag, value]
     for flag, given in (("--causal", args.causal), ("--no-causal", args.no_causal),

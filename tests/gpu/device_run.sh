@@ -3,7 +3,7 @@
 # made elsewhere (CFR_BUILD_DIR, default build-h200). Steps, in order, as
 # arguments: tests, sanitizer, sanitizer_served, smoke, devices, cli, results,
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
-# peers_fixture, peers_sweep, peer_compare, plugins, plugin_bytes, profile,
+# peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_profile. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -306,19 +306,50 @@ step_peers_fixture() {
     --columns "kernel,N,causal,median ms,TFLOPS,check,status"
 }
 
+# One peer report, $out/NAME.json, with its log, its audit and its Markdown
+# table beside it; the arguments go to the script.
+peer_report() {
+  local name=$1
+  shift
+  peer_script "$@" --json "$out/$name.json" 2>"$out/$name.log"
+  local rc=$?
+  tail -n 3 "$out/$name.log"
+  echo "peers $name: exit $rc"
+  [[ $rc -le 1 ]] || status=1  # 1: a row failed, which the report records
+  "$tool" audit "$out/$name.json" | tail -n 2 || status=1
+  "$tool" table "$out/$name.json" --format md >"$out/$name.md"
+  "$tool" table "$out/$name.json" \
+    --columns "kernel,dtype,B,H,Hkv,N,Nk,page,d,causal,median ms,GB/s,% BW,TFLOPS,% roof,status"
+}
+
 # The peers on the axes of our comparison: B 1, H 8, N 1024..16384, d 64 and
 # 128, fp16 and bf16, causal and not, every backend, the default timing flags.
 step_peers_sweep() {
-  peer_script --batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 \
-    --dtype fp16,bf16 --both --json "$out/torch_sdpa_sweep.json" 2>"$out/torch_sdpa_sweep.log"
-  local rc=$?
-  tail -n 3 "$out/torch_sdpa_sweep.log"
-  echo "peers sweep: exit $rc"
-  [[ $rc -le 1 ]] || status=1
-  "$tool" audit "$out/torch_sdpa_sweep.json" | tail -n 2 || status=1
-  "$tool" table "$out/torch_sdpa_sweep.json" --format md >"$out/torch_sdpa_sweep.md"
-  "$tool" table "$out/torch_sdpa_sweep.json" \
-    --columns "kernel,dtype,N,d,causal,median ms,TFLOPS,% roof,status"
+  peer_report torch_sdpa_sweep --batch 1 --heads 8 --seq-lens 1024:16384:x2 --head-dims 64,128 \
+    --dtype fp16,bf16 --both
+}
+
+# The peers on issue 25's served shapes (docs/model.md section 7), one report
+# each, on the axes of step_served (so `compare --by shape` pairs every row of
+# ours with theirs) and the issue's: decoding steps of Llama 3 8B (32 query
+# heads over 8 K/V heads, d 128) against 2K..128K keys, B 1 to 128; Llama 2
+# 7B's MHA; 4 and 16 speculative tokens (the bottom-right mask); paged caches
+# (every row skipped, no GPU time: torch SDPA reads a contiguous K/V cache);
+# GQA prefill, causal and not. 0.5 s a row, a few minutes in all.
+step_peers_served() {
+  local time=(--max-seconds 0.5)
+  peer_report torch_sdpa_decode --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048:131072:x4 \
+    --batch 1,8,32 "${time[@]}"
+  peer_report torch_sdpa_decode_batch --preset llama3-8b --dtype fp16,bf16 \
+    --kv-lens 2048,8192,32768 --batch 128 "${time[@]}"
+  peer_report torch_sdpa_decode_mha --preset llama2-7b --dtype fp16 --kv-lens 8192,32768 \
+    --batch 8,32 "${time[@]}"
+  peer_report torch_sdpa_speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 \
+    --kv-lens 32768 --batch 8 --causal "${time[@]}"
+  peer_report torch_sdpa_paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
+    --page-size 16,256 "${time[@]}"
+  peer_report torch_sdpa_gqa_prefill --heads 32 --kv-heads 8 --head-dims 128 --dtype fp16,bf16 \
+    --seq-lens 4096,8192,16384 --both "${time[@]}"
 }
 
 # Issue 9's judgement in one run: our tensor-core kernels and torch's SDPA

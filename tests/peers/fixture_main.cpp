@@ -4,22 +4,15 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <fstream>
 
 #include "peer_fixture.hpp"
+#include "skipped_main.hpp"
 
 int main(int argc, char* argv[]) {
   if (!std::ifstream(peer_fixture_path()).good()) {
-    Catch::Session session;
-    int test_cases = 0;
-    for (const auto& test : Catch::getAllTestCasesSorted(session.config())) {
-      (void)test;
-      ++test_cases;
-    }
-    std::printf("skipped: %d test cases (no %s: record it on a GPU, see its README.md)\n",
-                test_cases, peer_fixture_path().c_str());
-    return 77;
+    return skip_every_test_case("no " + peer_fixture_path() +
+                                ": record it on a GPU, see its README.md");
   }
   return Catch::Session().run(argc, argv);
 }

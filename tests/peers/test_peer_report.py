@@ -8,7 +8,6 @@ the report is consistent and auditable under `audit`, `table`, `compare` and
 the writer and the import, not torch's behaviour (the fixture recorded on a GPU
 does that, test_peers_fixture)."""
 
-import argparse
 import contextlib
 import io
 import json
@@ -18,8 +17,9 @@ import unittest
 
 from tool_binary import require_tool, run_tool, tool_path
 
+import torch_sdpa
 from torch_peer import raw_samples, tool as tools
-from torch_peer.backends import BACKENDS, Outcome
+from torch_peer.backends import BACKENDS, PAGED_REASON, Outcome, shape_gap
 from torch_peer.measured_sweep import apply_outcome, arithmetic, finish, plan_rows
 from torch_peer.reference import checked_tensor
 from torch_peer.stop_rule import SampleLog, TimingOptions
@@ -34,11 +34,16 @@ ENVIRONMENT = {"python": "3.12.3", "torch": "2.11.0+cu130", "torch_cuda": "13.0"
                "cudnn": "9.10.2 (91002)"}
 
 
-def arguments(gpu="h200"):
-    """The script's options that reach the tool: N 256 and 1000, both masks."""
-    return argparse.Namespace(seq_lens="256,1000", head_dims="64", batch=None, heads=None,
-                              dtypes=None, causal=False, no_causal=False, both=True, gpu=gpu,
-                              gpu_table="", ceiling="datasheet", flop_convention="exact")
+SQUARE_AXES = ("--seq-lens", "256,1000", "--head-dims", "64", "--both")
+# Llama 3 8B (32 query heads over 8 K/V heads, d 128): a decoding step and 4
+# speculative tokens over 4096 keys, causal, from a contiguous and a paged cache
+SERVED_AXES = ("--preset", "llama3-8b", "--q-lens", "1,4", "--kv-lens", "4096", "--batch", "8",
+               "--causal", "--page-size", "0,16")
+
+
+def arguments(gpu="h200", axes=SQUARE_AXES):
+    """The script's options, as its command line parses them."""
+    return torch_sdpa.parse_arguments(["--json", "unused.json", "--gpu", gpu, *axes])
 
 
 def synthetic_timing(base_ms):
@@ -66,37 +71,46 @@ def outcome_for(problem, backend):
 def build_raw(path, args, interrupted=False):
     """The raw samples a run of these axes writes, every backend present."""
     problems = tools.plan(tool_path(), args)
-    planned = plan_rows(problems, list(BACKENDS), {b.name: "" for b in BACKENDS}, 0)
+    planned = plan_rows(problems, list(BACKENDS), {b.name: "" for b in BACKENDS}, 0,
+                        lambda problem: shape_gap(problem, ENVIRONMENT["torch"]))
     raw = raw_samples.document(
         TOOL_RECORD, raw_samples.provenance("peers/torch_sdpa.py --json x", dict(ENVIRONMENT)),
         [H200_DEVICE], [{"kernel": b.kernel, "arithmetic": arithmetic(b, True)} for b in BACKENDS],
         [row for _, _, row in planned])
     for problem, backend, row in planned:
-        apply_outcome(row, outcome_for(problem, backend))
+        if row["status"] == "ok":
+            apply_outcome(row, outcome_for(problem, backend))
     with contextlib.redirect_stderr(io.StringIO()):
         return finish(raw, path, ["a note from the run"], interrupted)
 
 
-class PeerReport(unittest.TestCase):
+def imported(samples, path, args):
+    with open(os.devnull, "w", encoding="utf-8") as quiet:
+        with contextlib.redirect_stdout(quiet):
+            return run_tool("import-samples", samples, *tools.ceiling_arguments(args),
+                            "--json", path).returncode
+
+
+class ImportedRun(unittest.TestCase):
+    """A synthetic run of AXES written as the script writes it, then imported."""
+
+    AXES = SQUARE_AXES
+
     def setUp(self):
         require_tool(self)
         self.folder = tempfile.TemporaryDirectory()
         self.samples = os.path.join(self.folder.name, "peer.samples.json")
         self.path = os.path.join(self.folder.name, "peer.json")
-        self.assertEqual(build_raw(self.samples, arguments()), 0)
-        self.status = self.imported(self.samples, self.path, arguments())
+        self.assertEqual(build_raw(self.samples, arguments(axes=self.AXES)), 0)
+        self.status = imported(self.samples, self.path, arguments(axes=self.AXES))
         with open(self.path, encoding="utf-8") as file:
             self.report = json.load(file)
 
     def tearDown(self):
         self.folder.cleanup()
 
-    @staticmethod
-    def imported(samples, path, args):
-        with open(os.devnull, "w", encoding="utf-8") as quiet:
-            with contextlib.redirect_stdout(quiet):
-                return run_tool("import-samples", samples, *tools.ceiling_arguments(args),
-                                "--json", path).returncode
+
+class PeerReport(ImportedRun):
 
     def tampered(self, change):
         report = json.loads(json.dumps(self.report))
@@ -174,7 +188,7 @@ class PeerReport(unittest.TestCase):
 
     def test_another_gpus_ceiling_or_an_interrupted_run_is_not_auditable(self):
         path = os.path.join(self.folder.name, "a100.json")
-        self.imported(self.samples, path, arguments(gpu="a100"))
+        imported(self.samples, path, arguments(gpu="a100"))
         with open(path, encoding="utf-8") as file:
             provenance = json.load(file)["provenance"]
         self.assertFalse(provenance["auditable"])
@@ -183,11 +197,50 @@ class PeerReport(unittest.TestCase):
 
         samples = os.path.join(self.folder.name, "interrupted.samples.json")
         self.assertEqual(build_raw(samples, arguments(), interrupted=True), 130)
-        self.imported(samples, path, arguments())
+        imported(samples, path, arguments())
         with open(path, encoding="utf-8") as file:
             provenance = json.load(file)["provenance"]
         self.assertFalse(provenance["auditable"])
         self.assertIn("interrupted (Ctrl-C): not every configuration ran", provenance["reasons"])
+
+
+class ServedPeerReport(ImportedRun):
+    """The served shapes (issue 25) through the same writer and import: the
+    problems' kv_len, kv_heads and page_size reach the report, the paged rows
+    are skipped saying why, and the bytes count K and V per K/V head."""
+
+    AXES = SERVED_AXES
+
+    def test_it_imports_consistent_and_auditable(self):
+        self.assertEqual(self.status, 0)
+        self.assertTrue(self.report["provenance"]["auditable"], self.report["provenance"])
+        result = run_tool("audit", self.path)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn(f"consistent: {4 * len(BACKENDS)} rows", result.stdout)
+
+    def test_every_paged_row_is_skipped_with_the_reason(self):
+        paged = [r for r in self.report["results"] if r.get("page_size")]
+        self.assertEqual(len(paged), 2 * len(BACKENDS))
+        for row in paged:
+            self.assertEqual((row["page_size"], row["status"], row["reason"]),
+                             (16, "skipped", PAGED_REASON))
+            self.assertNotIn("timing", row)
+
+    def test_the_contiguous_rows_are_the_served_problems_with_their_bytes(self):
+        rows = [r for r in self.report["results"] if "page_size" not in r]
+        self.assertEqual({(r["seq_len"], r["kv_len"], r["heads"], r["kv_heads"], r["head_dim"],
+                           r["causal"], r["status"]) for r in rows},
+                         {(1, 4096, 32, 8, 128, True, "ok"), (4, 4096, 32, 8, 128, True, "ok")})
+        for row in rows:
+            # docs/model.md section 7: Q and O per query head, K and V per K/V head, fp16
+            q_and_o = 2 * 8 * 32 * row["seq_len"] * 128 * 2
+            k_and_v = 2 * 8 * 8 * 4096 * 128 * 2
+            self.assertEqual(row["traffic"]["bytes"], q_and_o + k_and_v)
+
+    def test_compare_by_shape_sets_the_backends_side_by_side(self):
+        compare = run_tool("compare", self.path, self.path, "--by", "shape")
+        self.assertEqual(compare.returncode, 0, compare.stderr)
+        self.assertIn("torch_sdpa_cudnn vs torch_sdpa_flash", compare.stdout)
 
 
 if __name__ == "__main__":

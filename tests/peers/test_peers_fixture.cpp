@@ -1,7 +1,10 @@
 // A report peers/torch_sdpa.py recorded with torch on a GPU (the fixture, see
 // fixtures/README.md for its command) read by this build's tools: `audit`
 // recomputes it and finds it consistent and auditable, `table`, `compare` and
-// `plot` accept it, and a tampered copy fails `audit`.
+// `plot` accept it, and a tampered copy fails `audit`. And the hand-built raw
+// samples of served shapes, imported by this build: their problems reach the
+// report, K/V bytes count per K/V head, the paged rows stay skipped with the
+// script's reason.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -152,4 +155,67 @@ TEST_CASE("peers fixture: a tampered copy fails audit") {
     CHECK(audit.exit_code == 1);
     std::remove(path.c_str());
   }
+}
+
+namespace {
+
+// The served fixture imported by this build's import-samples (--gpu h200).
+json imported_served(const std::string& out) {
+  const CliResult result = run_cli("import-samples " + quoted(served_samples_path()) +
+                                   " --gpu h200 --json " + quoted(out));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  return json::parse(read_file(out));
+}
+
+}  // namespace
+
+TEST_CASE("served raw samples: import-samples takes GQA, Nq != Nk and paged rows; audit agrees") {
+  const std::string path = temp_path("peers-served.json");
+  const json report = imported_served(path);
+  const CliResult audit = run_cli("audit " + quoted(path));
+  INFO(audit.out << audit.err);
+  CHECK(audit.exit_code == 0);
+  CHECK(audit.out.find(": consistent: 8 rows") != std::string::npos);
+  int timed = 0;
+  for (const json& row : report["results"]) {
+    INFO(row.dump());
+    if (row.value("page_size", 0) > 0) {
+      // peers/torch_peer/backends.py PAGED_REASON: no silent skip, no timing
+      CHECK(row["status"] == "skipped");
+      CHECK(row["reason"] == "torch SDPA reads a contiguous K/V cache");
+      CHECK_FALSE(row.contains("timing"));
+    } else if (row["causal"] == true && row["seq_len"] > row["kv_len"]) {
+      // the tool's refusal (problem_out_of_range) stands over the script's skip
+      CHECK(row["status"] == "skipped");
+      CHECK(row["reason"].get<std::string>().find("bottom-right aligned): refused") !=
+            std::string::npos);
+    } else {
+      // docs/model.md section 7: Q and O per query head, K and V per K/V head (fp16)
+      const auto b = row["batch"].get<double>(), h = row["heads"].get<double>();
+      const auto d = row["head_dim"].get<double>();
+      const double q_and_o = 2 * b * h * row["seq_len"].get<double>() * d * 2;
+      const double k_and_v =
+          2 * b * row["kv_heads"].get<double>() * row["kv_len"].get<double>() * d * 2;
+      CHECK(row["kv_heads"] == 8);
+      CHECK(row["kv_len"] == 32768);
+      CHECK(row["status"] == "ok");
+      CHECK(row["traffic"]["bytes"].get<double>() == q_and_o + k_and_v);
+      ++timed;
+    }
+  }
+  CHECK(timed == 4);
+  std::remove(path.c_str());
+}
+
+TEST_CASE(
+    "served raw samples: compare --by shape sets the backends of a served shape side by side") {
+  const std::string path = temp_path("peers-served-compare.json");
+  imported_served(path);
+  const CliResult by_shape =
+      run_cli("compare " + quoted(path) + " " + quoted(path) + " --by shape");
+  INFO(by_shape.out << by_shape.err);
+  CHECK(by_shape.exit_code == 0);
+  CHECK(by_shape.out.find("torch_sdpa_cudnn vs torch_sdpa_flash") != std::string::npos);
+  std::remove(path.c_str());
 }

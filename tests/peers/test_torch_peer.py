@@ -12,10 +12,12 @@ import subprocess
 import tempfile
 import unittest
 
-import tool_binary  # noqa: F401 - puts peers/ on the path
+import tool_binary  # puts peers/ on the path
 
 import torch_sdpa
-from torch_peer import tool as tools, tree_info
+from torch_peer import backends, reference, tool as tools, tree_info
+from torch_peer.backends import BACKENDS
+from torch_peer.measured_sweep import plan_rows
 from torch_peer.stop_rule import RunningStdev, SampleLog, TimingOptions
 
 
@@ -142,18 +144,51 @@ class TreeState(unittest.TestCase):
 class ToolHandOff(unittest.TestCase):
     def test_only_the_axis_flags_given_are_passed(self):
         # the tool has the defaults; the script repeats none of them
-        args = argparse.Namespace(seq_lens="256", head_dims=None, batch=None, heads="4",
-                                  dtypes=None, causal=False, no_causal=False, both=True)
+        args = torch_sdpa.parse_arguments(["--json", "x.json", "--seq-lens", "256", "--heads",
+                                           "4", "--both"])
         self.assertEqual(tools.axis_arguments(args),
                          ["--seq-lens", "256", "--heads", "4", "--both"])
 
-    def test_a_problem_the_script_cannot_measure_is_refused(self):
-        record = {"dtype": "fp16", "batch": 1, "heads": 8, "seq_len": 1, "head_dim": 128,
+    def test_the_served_shape_flags_are_passed_as_given(self):
+        args = torch_sdpa.parse_arguments([
+            "--json", "x.json", "--q-lens", "4,16", "--kv-lens", "2048:131072:x4", "--kv-heads",
+            "8", "--page-size", "0,16", "--preset", "llama3-8b", "--causal"])
+        self.assertEqual(tools.axis_arguments(args), [
+            "--q-lens", "4,16", "--kv-lens", "2048:131072:x4", "--kv-heads", "8", "--page-size",
+            "0,16", "--preset", "llama3-8b", "--causal"])
+
+    def test_a_served_problem_reads_its_fields_and_keeps_its_record(self):
+        square = {"dtype": "fp16", "batch": 1, "heads": 8, "seq_len": 256, "head_dim": 128,
                   "causal": False}
-        problem = tools.Problem.from_json(record)
-        self.assertEqual((problem.heads_total(), problem.record), (8, record))
-        with self.assertRaisesRegex(tools.ToolError, "kv_heads, kv_len, which this script"):
-            tools.Problem.from_json(dict(record, kv_len=4096, kv_heads=2))
+        problem = tools.Problem.from_json(square)
+        self.assertEqual((problem.keys(), problem.key_heads(), problem.grouped(),
+                          problem.paged(), problem.record), (256, 8, False, False, square))
+        self.assertEqual(problem.describe(), "fp16 B=1 H=8 N=256 d=128")
+        served = dict(square, seq_len=4, kv_len=32768, kv_heads=2, page_size=16, causal=True)
+        problem = tools.Problem.from_json(served)
+        self.assertEqual((problem.keys(), problem.key_heads(), problem.grouped(),
+                          problem.paged(), problem.record), (32768, 2, True, True, served))
+        self.assertEqual(problem.describe(), "fp16 B=1 H=8/2 Nq=4 Nk=32768 d=128 page=16 causal")
+
+    def test_a_problem_with_a_key_the_script_does_not_know_is_refused(self):
+        record = {"dtype": "fp16", "batch": 1, "heads": 8, "seq_len": 1, "head_dim": 128,
+                  "causal": False, "kv_len": 4096}
+        with self.assertRaisesRegex(tools.ToolError, "window, which this script does not know"):
+            tools.Problem.from_json(dict(record, window=128))
+
+    def test_the_served_flags_reach_the_tools_plan(self):
+        # --preset llama3-8b: 32 heads over 8 K/V heads, d 128 (configs/models.json)
+        tool_binary.require_tool(self)
+        args = torch_sdpa.parse_arguments([
+            "--json", "x.json", "--preset", "llama3-8b", "--q-lens", "1,4", "--kv-lens", "17",
+            "--page-size", "0,16", "--batch", "8", "--causal", "--gpu", "h200"])
+        problems = tools.plan(tool_binary.tool_path(), args)
+        self.assertEqual([(p.seq_len, p.keys(), p.page_size) for p in problems],
+                         [(1, 17, 0), (1, 17, 16), (4, 17, 0), (4, 17, 16)])
+        self.assertEqual({(p.batch, p.heads, p.key_heads(), p.head_dim, p.causal)
+                          for p in problems}, {(8, 32, 8, 128, True)})
+        self.assertNotIn("page_size", problems[0].record)
+        self.assertEqual(problems[1].record["page_size"], 16)
 
     def test_the_raw_samples_go_beside_the_report(self):
         def path(json_path, samples=""):
@@ -164,6 +199,100 @@ class ToolHandOff(unittest.TestCase):
         self.assertEqual(path("-", "raw.json"), "raw.json")
         with self.assertRaises(torch_sdpa.CommandLineError):
             path("-")
+
+
+def served(batch=8, heads=32, kv_heads=8, q_len=1, kv_len=32768, head_dim=128, causal=False,
+           page_size=0, dtype="fp16"):
+    """A served-shape problem (Llama 3 8B's heads by default)."""
+    return tools.Problem(batch, heads, q_len, head_dim, causal, dtype, kv_len, kv_heads,
+                         page_size, {})
+
+
+def lower_right(q_len, kv_len):
+    """Stands in for torch's causal_lower_right(Nq, Nk)."""
+    return ("lower_right", q_len, kv_len)
+
+
+class ServedShapes(unittest.TestCase):
+    """What the script does with the shapes of docs/model.md section 7 before
+    torch is asked: which rows it skips and why, the keywords SDPA gets, and
+    the memory it budgets. torch's own behaviour on them is the GPU run's."""
+
+    def test_a_paged_cache_skips_every_backend_with_the_reason(self):
+        problems = [served(), served(page_size=16), served(page_size=256)]
+        gaps = {b.name: "" for b in BACKENDS}
+        rows = plan_rows(problems, list(BACKENDS), gaps, 0,
+                         lambda p: backends.shape_gap(p, "2.11.0+cu130"))
+        paged = [row for problem, _, row in rows if problem.paged()]
+        self.assertEqual(len(paged), 2 * len(BACKENDS))
+        for row in paged:
+            self.assertEqual((row["status"], row["reason"]),
+                             ("skipped", "torch SDPA reads a contiguous K/V cache"))
+        self.assertEqual({row["status"] for p, _, row in rows if not p.paged()}, {"ok"})
+
+    def test_gqa_needs_a_torch_with_enable_gqa(self):
+        self.assertEqual(backends.shape_gap(served(), "2.5.0"), "")
+        self.assertEqual(backends.shape_gap(served(), "2.11.0+cu130"), "")
+        self.assertEqual(backends.shape_gap(served(kv_heads=32), "2.4.1+cu121"), "")
+        self.assertEqual(backends.shape_gap(served(), "2.4.1+cu121"),
+                         "this torch (2.4.1+cu121) has no enable_gqa: fewer K/V heads than query "
+                         "heads need torch 2.5 or later")
+        self.assertEqual(backends.torch_release("2.6.0a0+git1234"), (2, 6))
+        self.assertEqual(backends.torch_release("10.1"), (10, 1))
+
+    def test_a_causal_mask_leaving_queries_no_key_is_not_asked_for(self):
+        self.assertIn("leaves the first 4 of 8 queries no key",
+                      backends.shape_gap(served(q_len=8, kv_len=4, causal=True), "2.11.0"))
+        self.assertEqual(backends.shape_gap(served(q_len=8, kv_len=4), "2.11.0"), "")
+
+    def test_square_self_attention_keeps_its_call(self):
+        square = served(heads=8, kv_heads=8, q_len=1024, kv_len=1024)
+        self.assertEqual(backends.sdpa_keywords(square, lower_right), {"is_causal": False})
+        causal = served(heads=8, kv_heads=8, q_len=1024, kv_len=1024, causal=True)
+        self.assertEqual(backends.sdpa_keywords(causal, lower_right), {"is_causal": True})
+
+    def test_served_shapes_get_the_bottom_right_mask_and_enable_gqa(self):
+        self.assertEqual(backends.sdpa_keywords(served(q_len=4, causal=True), lower_right),
+                         {"attn_mask": ("lower_right", 4, 32768), "enable_gqa": True})
+        mha = served(kv_heads=32, q_len=4, causal=True)
+        self.assertEqual(backends.sdpa_keywords(mha, lower_right),
+                         {"attn_mask": ("lower_right", 4, 32768)})
+        self.assertEqual(backends.sdpa_keywords(served(q_len=4), lower_right),
+                         {"is_causal": False, "enable_gqa": True})
+        # Nq = Nk under GQA: is_causal is top-left and bottom-right alike
+        self.assertEqual(backends.sdpa_keywords(served(q_len=4096, kv_len=4096, causal=True),
+                                                lower_right),
+                         {"is_causal": True, "enable_gqa": True})
+
+    def test_the_math_budget_counts_nq_by_nk(self):
+        # 3 score-sized fp32 tensors of B·H·Nq·Nk, and K and V repeated to all H
+        decode = served(q_len=1, kv_len=32768)
+        self.assertEqual(backends.math_scores_bytes(decode, True),
+                         3 * 8 * 32 * 1 * 32768 * 4 + 2 * 8 * 32 * 32768 * 128 * 4)
+        square = served(batch=1, heads=8, kv_heads=8, q_len=16384, kv_len=16384)
+        self.assertEqual(backends.math_scores_bytes(square, False), 3 * 8 * 16384 * 16384 * 2)
+
+    def test_device_memory_counts_kv_per_kv_head(self):
+        # fp16 Q, O: 8·32·1·128; K, V: 8·8·131072·128; fp32 reference O; the
+        # reference's block is larger than the check's float64 copies here
+        decode = served(kv_len=131072)
+        queries, keys = 8 * 32 * 128, 8 * 8 * 131072 * 128
+        working = reference.reference_working_bytes(decode)
+        self.assertGreater(working, 3 * queries * 8)
+        self.assertEqual(backends.bytes_needed(decode),
+                         (2 * queries + 2 * keys) * 2 + queries * 4 + working)
+
+    def test_the_reference_blocks_stay_within_their_bound(self):
+        block = reference.REFERENCE_BLOCK_ELEMENTS
+        # a decode group of 4 rows over 128K keys: the K/V bound, not the scores', decides
+        heads, rows = reference.blocks(4, 131072, 128)
+        self.assertEqual((heads, rows), (block // (2 * 131072 * 128), 4))
+        self.assertLessEqual(2 * heads * 131072 * 128, block)
+        # a long square head: one head, rows of the keys' width
+        self.assertEqual(reference.blocks(65536, 65536, 64), (1, block // 65536))
+        # the working bytes: 4 groups of 4 rows x 131072 keys and their K/V, in fp32
+        self.assertEqual(reference.reference_working_bytes(served(kv_len=131072)),
+                         4.0 * heads * (2 * 4 * 131072 + 2 * 131072 * 128 + 4 * 128))
 
 
 if __name__ == "__main__":

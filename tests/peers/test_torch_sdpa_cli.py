@@ -21,6 +21,12 @@ BAD = [
     (["--seq-lens", "1024:512:x2"], "--seq-lens: range '1024:512:x2' ends before it starts"),
     (["--head-dims", "0"], "--head-dims: 0 must be positive"),
     (["--dtype", "fp8"], "--dtype: unknown dtype 'fp8' (fp16, bf16, fp32)"),
+    (["--kv-heads", "3"], "--kv-heads: 3 does not divide --heads 8"),
+    (["--kv-lens", "0"], "--kv-lens: 0 must be positive"),
+    (["--q-lens", "4", "--seq-lens", "4"], "--seq-lens sets both lengths"),
+    (["--page-size", "3"], "--page-size: '3' is not 0 (contiguous) or a power of two"),
+    (["--preset", "gpt9"], "--preset: unknown model 'gpt9'"),
+    (["--preset", "llama3-8b", "--heads", "8"], "--preset llama3-8b sets --heads, --kv-heads"),
     (["--backends", "flash,sparse"],
      "--backends: unknown backend 'sparse' (flash, cudnn, efficient, math)"),
     (["--causal", "--both"], "--both"),
@@ -71,6 +77,13 @@ class ScriptCommandLine(unittest.TestCase):
             "cuflash-roofline: error: ")
         result = self.run_script("--json", self.report, "--tool", tool_path(), "--seq-lens",
                                  "4:2:x2")
+        self.assertEqual(result.stderr, f"torch_sdpa.py: error: {expected}\n")
+
+    def test_a_served_axis_message_is_the_tools_own(self):
+        axes = ["--preset", "llama3-8b", "--kv-heads", "4"]
+        expected = run_tool("model", *axes).stderr.strip().removeprefix(
+            "cuflash-roofline: error: ")
+        result = self.run_script("--json", self.report, "--tool", tool_path(), *axes)
         self.assertEqual(result.stderr, f"torch_sdpa.py: error: {expected}\n")
 
     def test_the_report_path_is_required(self):
