@@ -25,7 +25,7 @@ class JsonTextError : public std::runtime_error {
 // Deeper than any document the tool writes (a report nests 5 levels).
 inline constexpr std::size_t max_json_depth = 64;
 
-// Throws JsonTextError for invalid JSON, a key repeated within one object, a
+// Throws JsonTextError for invalid JSON (a NUL byte anywhere included), a key repeated within one object, a
 // number outside the range of a double, or nesting deeper than max_json_depth.
 nlohmann::json parse_strict_json(std::string_view text);
 
