@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -27,17 +28,24 @@ namespace {
   throw std::invalid_argument(fmt::format("plugin {}: {}", path, problem));
 }
 
+// Why the system refused to open or read the file, in its words: "No such
+// file or directory" and "Too many levels of symbolic links" are different
+// mistakes.
+[[noreturn]] void refuse_unreadable(const std::string& path) {
+  refuse(path, fmt::format("cannot be read ({})", std::strerror(errno)));
+}
+
 // The file's bytes, for its SHA-256. Only a regular file: /dev/zero would be
 // read without end and a FIFO with no writer would never open.
 std::string read_bytes(const std::string& path) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) refuse(path, "no such file, or it cannot be read");
+  if (::stat(path.c_str(), &info) != 0) refuse_unreadable(path);
   if (S_ISDIR(info.st_mode)) refuse(path, "is a folder, not a shared library");
   if (!S_ISREG(info.st_mode)) {
     refuse(path, "not a regular file (a device, FIFO or socket is not a shared library)");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path, "no such file, or it cannot be read");
+  if (!in) refuse_unreadable(path);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();

@@ -2,7 +2,12 @@
 // (tests/kernels/plugins/test_plugin.c) joins the registry with what it
 // declares; each defect variant of it is refused with one line and leaves the
 // registry as it was.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -152,7 +157,24 @@ TEST_CASE("a file that is not a shared library, or no file, is refused", "[plugi
   CHECK(message.find("plugin " + text + ": not a shared library this tool can load (") == 0);
   std::remove(text.c_str());
   CHECK(refusal("/tmp/cfr-plugin-test-nothing-here.so", registry) ==
-        "plugin /tmp/cfr-plugin-test-nothing-here.so: no such file, or it cannot be read");
+        fmt::format("plugin /tmp/cfr-plugin-test-nothing-here.so: cannot be read ({})",
+                    std::strerror(ENOENT)));
+}
+
+TEST_CASE("a plugin path that is a symbolic-link loop is refused in the system's words",
+          "[plugin]") {
+  // Issue 21: a loop was reported as "no such file".
+  KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+  char dir[] = "/tmp/cfr-plugin-loop-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string a = std::string(dir) + "/a.so", b = std::string(dir) + "/b.so";
+  REQUIRE(::symlink(b.c_str(), a.c_str()) == 0);
+  REQUIRE(::symlink(a.c_str(), b.c_str()) == 0);
+  CHECK(refusal(a, registry) ==
+        fmt::format("plugin {}: cannot be read ({})", a, std::strerror(ELOOP)));
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  ::rmdir(dir);
 }
 
 // ABI version 2 appended hbm_bytes to the description: test_plugin.c built
