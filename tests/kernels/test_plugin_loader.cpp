@@ -113,13 +113,18 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
   const std::pair<const char*, const char*> defects[] = {
       {"no_entry_point", "has no cfr_plugin_kernels() entry point"},
       {"abi_version", "built for plugin ABI version 100, this tool reads versions 1 and 2"},
-      {"null_name", "kernel #0: has a null or empty name"},
-      {"empty_name", "kernel #0: has a null or empty name"},
+      {"null_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
+      {"empty_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
       {"builtin_name", "kernel 'fa2_mma': the name is taken (built in)"},
       {"unknown_dtype", "kernel 'tiny_fwd': unknown dtype bits 0x8"},
       {"unknown_model", "kernel 'tiny_fwd': unknown traffic model 'l2_magic'"},
       {"bad_head_dim", "kernel 'tiny_fwd': head dim 64 cannot be"},
       {"bad_tile", "kernel 'tiny_fwd': tile 64x0 at head dim 64 cannot be"},
+      // Issue 21: pointers are checked before they are read.
+      {"wild_name",
+       "kernel #0 (of kernel_count 2): its name points outside the process's readable memory"},
+      {"tile_count",
+       "kernel 'tiny_fwd': its 100000000 tiles run past the process's readable memory"},
       // bytes_plugin.c's defects: the hbm_bytes callback and the model that reads it.
       {"bytes_no_callback",
        "kernel 'tiny_bytes': traffic model 'plugin' needs an hbm_bytes "
