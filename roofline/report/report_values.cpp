@@ -33,7 +33,7 @@ class Checker {
     if (!(x >= 0) || !std::isfinite(x)) fail(fmt::format("must not be negative, found {}", x));
   }
   [[noreturn]] void fail(std::string_view problem) const {
-    throw ReportError(fmt::format("{}: {}", path_, problem));
+    throw InputError(fmt::format("{}: {}", path_, problem));
   }
 
  private:

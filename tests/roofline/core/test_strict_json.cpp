@@ -12,7 +12,7 @@ namespace {
 std::string refusal(const std::string& text) {
   try {
     parse_strict_json(text);
-  } catch (const JsonTextError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "parsed";

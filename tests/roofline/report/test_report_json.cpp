@@ -48,7 +48,7 @@ Report sample_report() {
 std::string error_of(const json& document) {
   try {
     report_from_json(document);
-  } catch (const ReportError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "no error";
