@@ -51,7 +51,7 @@
 //    a value, OrReason<T>. The reason ends up in a row's `reason`, a
 //    profile's `unavailable`, or the caller's own message. The measuring
 //    code catches rule 1's exceptions at a row's boundary and fails that row
-//    (kernels/bench/attention_bench.cpp); it does not throw for one row.
+//    (kernels/bench/row_stages.hpp); it does not throw for one row.
 //
 // 4. Not errors but results: an audit Finding and a failed or skipped row of
 //    a finished report are written to the output and set the exit status
