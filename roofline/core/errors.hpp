@@ -48,10 +48,14 @@
 //    answer, unusable samples); its reason is one line. A function that
 //    decides whether something can go on returns the reason it cannot, as
 //    std::optional<std::string> (nullopt: it can), or, when it also computes
-//    a value, OrReason<T>. The reason ends up in a row's `reason`, a
-//    profile's `unavailable`, or the caller's own message. The measuring
-//    code catches rule 1's exceptions at a row's boundary and fails that row
-//    (kernels/bench/row_stages.hpp); it does not throw for one row.
+//    a value, OrReason<T>; a result that carries more than a value keeps the
+//    reason beside its status (BenchResult, ChildResult). The reason ends up
+//    in a row's `reason`, a profile's `unavailable`, or the caller's own
+//    message. Code that works through rows catches rule 1's exceptions at a
+//    row's boundary and turns them into that row's outcome, and throws
+//    nothing for one row: the sweep fails the row (kernels/bench/
+//    row_stages.hpp, app/measured_sweep.cpp), audit records a Finding, the
+//    profile child prints the row's line on stderr and exits 1.
 //
 // 4. Not errors but results: an audit Finding and a failed or skipped row of
 //    a finished report are written to the output and set the exit status
@@ -60,6 +64,10 @@
 // 5. Warn, one line "WARNING: ..." on stderr, when a command goes on with
 //    less than it was asked for (no datasheet to compare with, an external
 //    profiler slowing the samples) and its output says so too.
+//
+// A query whose failure only means there is nothing returns that nothing and
+// says so where it is declared (device_count(): no driver is no device; a
+// clock probe that read nothing: 0 MHz).
 //
 // Clean-up that runs while unwinding (a destructor, a reset after a failure)
 // reports nothing: it ignores a status with `(void)` and a comment saying why
