@@ -51,7 +51,11 @@
 //    a value, OrReason<T>; a result that carries more than a value keeps the
 //    reason beside its status (BenchResult, ChildResult). The reason ends up
 //    in a row's `reason`, a profile's `unavailable`, or the caller's own
-//    message. Code that works through rows catches rule 1's exceptions at a
+//    message. A check that must also run at compile time (the kernel
+//    catalog's static_asserts) returns its reason as a constexpr value,
+//    DescriptionError (roofline/model/kernel_description.hpp: the kernel and
+//    a literal problem), which the registry turns into rule 1 at run time.
+//    Code that works through rows catches rule 1's exceptions at a
 //    row's boundary and turns them into that row's outcome, and throws
 //    nothing for one row: the sweep fails the row (kernels/bench/
 //    row_stages.hpp, app/measured_sweep.cpp), audit records a Finding, the
@@ -59,7 +63,8 @@
 //
 // 4. Not errors but results: an audit Finding and a failed or skipped row of
 //    a finished report are written to the output and set the exit status
-//    (exit_code::verdict, 1); the command itself succeeded.
+//    (CommandStatus::exit_status = exit_code::verdict, 1); the command
+//    itself succeeded.
 //
 // 5. Warn, one line "WARNING: ..." on stderr, when a command goes on with
 //    less than it was asked for (no datasheet to compare with, an external
