@@ -14,7 +14,7 @@ inline constexpr std::string_view builtin_model_presets_origin = "configs/models
 
 std::string_view builtin_model_presets_json();
 
-// Throws ModelPresetError where the built-in file is broken (a test keeps it
+// Throws InputError where the built-in file is broken (a test keeps it
 // whole).
 const std::vector<ModelPreset>& builtin_model_presets();
 

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "roofline/core/errors.hpp"
+
 namespace cfr::app {
 
 // The exit codes of every command: the README's table ("Exit codes"), which
@@ -16,16 +18,10 @@ inline constexpr int no_device = 3;  // a command that must measure found no CUD
 inline constexpr int interrupted = 130;
 }  // namespace exit_code
 
-// Thrown by a command that must measure and finds no CUDA device: one line,
-// exit_code::no_device.
-class NoDeviceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // Each subcommand lives in its own file and registers itself here. A command
 // reports failure by throwing (one-line message, exit 2; NoDeviceError, exit
-// 3) or by setting `exit_status` for outcomes that are not usage errors.
+// 3) or by setting `exit_status` for outcomes that are not usage errors (the
+// error rule: roofline/core/errors.hpp).
 struct CommandStatus {
   int exit_status = 0;
 };

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     // One line and exit 2 like every other usage error, not CLI11's codes
     // (105..115) and its "Run with --help" line.
     return fail(cfr::app::exit_code::usage, error.what());
-  } catch (const cfr::app::NoDeviceError& error) {
+  } catch (const cfr::NoDeviceError& error) {
     return fail(cfr::app::exit_code::no_device, error.what());
   } catch (const std::exception& error) {
     return fail(cfr::app::exit_code::usage, error.what());

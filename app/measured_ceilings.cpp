@@ -64,7 +64,7 @@ CeilingRecord measured_ceiling(const std::string& mode, const GpuSpec& datasheet
   }
   try {
     return measured_ceiling_record(ceilings_from_json(read_json_file(mode)), sheet, mode);
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     throw std::runtime_error(fmt::format("--ceiling {}: {}", mode, error.what()));
   }
 }

@@ -99,7 +99,7 @@ struct OutputFiles::Target {
   }
 
   [[noreturn]] void fail(std::string_view problem) const {
-    throw OutputError(fmt::format("{} {}: {}", option, path, problem));
+    throw std::runtime_error(fmt::format("{} {}: {}", option, path, problem));
   }
 };
 
@@ -241,7 +241,7 @@ const OutputFiles::Target& OutputFiles::find(std::string_view key) const {
   for (const auto& target : targets_) {
     if (target->key == key) return *target;
   }
-  throw std::logic_error(fmt::format("output {} was never added", key));
+  throw std::invalid_argument(fmt::format("output {} was never added", key));
 }
 
 bool OutputFiles::has(std::string_view key) const {

@@ -24,12 +24,6 @@
 
 namespace cfr::app {
 
-// A bad target or a failed write; main() prints what() and exits 2.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 class OutputFiles {
  public:
   OutputFiles();
@@ -43,7 +37,7 @@ class OutputFiles {
 
   // Checks PATH as the target of OPTION (e.g. "--json"), which is also the
   // key its content is given under; an empty PATH means the option was not
-  // given and is ignored. Throws OutputError.
+  // given and is ignored. Throws std::runtime_error.
   void add(std::string_view option, const std::string& path);
   // The same for one of several files of one option (import-historical
   // --out-dir): KEY names this target alone.
@@ -64,7 +58,7 @@ class OutputFiles {
     std::string text;
   };
   // Writes each content to its key's target, all or nothing for regular
-  // files. Throws OutputError naming the option and the path the user gave.
+  // files. Throws std::runtime_error naming the option and the path the user gave.
   void write(const std::vector<Content>& contents) const;
 
  private:

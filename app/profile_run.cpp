@@ -14,6 +14,7 @@
 
 #include "child_process.hpp"
 #include "profile_rows.hpp"
+#include "roofline/core/errors.hpp"
 #include "roofline/profile/ncu_csv.hpp"
 #include "roofline/profile/ncu_query.hpp"
 #include "roofline/profile/profile_figures.hpp"
@@ -116,9 +117,9 @@ void mark_unavailable(Report& report, const std::vector<std::size_t>& rows, cons
 
 // The metric names the chip has, by `ncu --query-metrics`; an error line
 // when the query fails.
-std::variant<ncu::MetricNames, std::string> query_metrics(const std::string& ncu,
-                                                          const std::optional<std::string>& chip,
-                                                          const ScratchDir& dir) {
+OrReason<ncu::MetricNames> query_metrics(const std::string& ncu,
+                                         const std::optional<std::string>& chip,
+                                         const ScratchDir& dir) {
   std::vector<std::string> argv{ncu, "--query-metrics"};
   if (chip) argv.insert(argv.end(), {"--chip", *chip});
   const ChildResult result = run_child(argv, dir.file("query.txt"), dir.file("query.log"));

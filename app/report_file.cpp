@@ -69,7 +69,7 @@ nlohmann::json read_json_file(const std::string& path) {
   if (text.empty()) fail(path, "empty file");
   try {
     return parse_strict_json(text);
-  } catch (const JsonTextError& error) {
+  } catch (const InputError& error) {
     const std::string what = error.what();
     if (what.starts_with("not valid JSON")) fail(path, what + ": truncated or not a report");
     fail(path, what);
@@ -84,7 +84,7 @@ auto read_document(const std::string& path, Parse parse) -> decltype(parse(nlohm
   const nlohmann::json document = read_json_file(path);
   try {
     return parse(document);
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     fail(path, error.what());
   }
 }

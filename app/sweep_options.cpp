@@ -233,14 +233,10 @@ Shapes chosen_shapes(const SweepOptions& options) {
                       "other",
                       options.preset));
     }
-    try {
-      const ModelPreset& preset = find_preset(builtin_model_presets(), options.preset);
-      shapes.heads = {preset.heads.value};
-      shapes.kv_heads = {preset.kv_heads.value};
-      shapes.head_dims = {preset.head_dim.value};
-    } catch (const ModelPresetError& error) {
-      throw std::invalid_argument(error.what());
-    }
+    const ModelPreset& preset = find_preset(builtin_model_presets(), options.preset);
+    shapes.heads = {preset.heads.value};
+    shapes.kv_heads = {preset.kv_heads.value};
+    shapes.head_dims = {preset.head_dim.value};
   } else {
     shapes.heads = bounded_axis(or_default(options, "--heads", options.heads, default_heads),
                                 "--heads", max_batch_or_heads);

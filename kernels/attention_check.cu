@@ -192,16 +192,17 @@ cudaError_t compare_with_reference(const void* out, DType dtype, const float* re
   if (out == nullptr || ref == nullptr) return cudaErrorInvalidValue;
 
   StreamOrderedBuffer partials(compare_blocks * sizeof(Partial), stream);
-  CFR_CUDA_TRY(partials.status());
-  CFR_CUDA_TRY(with_element_type<every_dtype>(dtype, [&]<typename T>() {
+  CFR_CUDA_CHECK_NOEXCEPT(partials.status());
+  CFR_CUDA_CHECK_NOEXCEPT(with_element_type<every_dtype>(dtype, [&]<typename T>() {
     compare_kernel<T><<<compare_blocks, threads, 0, stream>>>(static_cast<const T*>(out), ref,
                                                               count, partials.as<Partial>());
     return cudaGetLastError();
   }));
   std::vector<Partial> host(compare_blocks);
-  CFR_CUDA_TRY(cudaMemcpyAsync(host.data(), partials.as<Partial>(),
-                               compare_blocks * sizeof(Partial), cudaMemcpyDeviceToHost, stream));
-  CFR_CUDA_TRY(cudaStreamSynchronize(stream));
+  CFR_CUDA_CHECK_NOEXCEPT(cudaMemcpyAsync(host.data(), partials.as<Partial>(),
+                                          compare_blocks * sizeof(Partial), cudaMemcpyDeviceToHost,
+                                          stream));
+  CFR_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(stream));
 
   Partial total{0, 0, 0, 0, 0};
   for (const Partial& part : host) {

@@ -356,14 +356,15 @@ cudaError_t launch_backward(const AttentionShape& shape, const BackwardBuffers& 
   constexpr int lanes = head_dim / elements_per_16_bytes<T>;
   const auto row_dot_blocks =
       static_cast<unsigned>((rows * lanes + row_dot_threads - 1) / row_dot_threads);
-  CFR_CUDA_TRY(launch_kernel(fa1_backward_row_dot<T, head_dim>, dim3(row_dot_blocks),
-                             row_dot_threads, 0, context.stream, static_cast<const T*>(io.o), d_o,
-                             d_rows, rows));
+  CFR_CUDA_CHECK_NOEXCEPT(launch_kernel(fa1_backward_row_dot<T, head_dim>, dim3(row_dot_blocks),
+                                        row_dot_threads, 0, context.stream,
+                                        static_cast<const T*>(io.o), d_o, d_rows, rows));
 
-  CFR_CUDA_TRY(launch_tiled(fa1_backward_dk_dv<T, head_dim>, Traits::kv_pass_order, shape,
-                            Traits::tile, Traits::KvLayout::threads, Traits::kv_pass_smem_bytes,
-                            context.stream, q, k, v, d_o, io.lse, d_rows, static_cast<T*>(io.d_k),
-                            static_cast<T*>(io.d_v), n, shape.causal, scale, scale_log2));
+  CFR_CUDA_CHECK_NOEXCEPT(
+      launch_tiled(fa1_backward_dk_dv<T, head_dim>, Traits::kv_pass_order, shape, Traits::tile,
+                   Traits::KvLayout::threads, Traits::kv_pass_smem_bytes, context.stream, q, k, v,
+                   d_o, io.lse, d_rows, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n,
+                   shape.causal, scale, scale_log2));
 
   return launch_tiled(fa1_backward_dq<T, head_dim>, Traits::q_pass_order, shape, Traits::tile,
                       Traits::QLayout::threads, Traits::q_pass_smem_bytes, context.stream, q, k, v,

@@ -25,8 +25,8 @@ template <typename... Params, typename... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, int threads, std::size_t smem_bytes,
                           cudaStream_t stream, Args&&... args) {
   if (smem_bytes > 0) {
-    CFR_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(smem_bytes)));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes)));
   }
   kernel<<<grid, threads, smem_bytes, stream>>>(std::forward<Args>(args)...);
   return cudaGetLastError();

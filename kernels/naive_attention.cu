@@ -138,11 +138,11 @@ cudaError_t launch_naive_typed(const AttentionShape& shape, const ForwardBuffers
                                        &zero, s, type, n, score_stride, batch, CUBLAS_COMPUTE_32F,
                                        CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) return to_cuda_error(status);
-  CFR_CUDA_TRY(cudaGetLastError());
+  CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
 
-  CFR_CUDA_TRY(launch_kernel(softmax_rows<T>, dim3(static_cast<unsigned>(heads_total(shape) * n)),
-                             softmax_threads, 0, context.stream, s, p, io.lse, n, shape.causal,
-                             softmax_scale_log2_of(shape)));
+  CFR_CUDA_CHECK_NOEXCEPT(launch_kernel(
+      softmax_rows<T>, dim3(static_cast<unsigned>(heads_total(shape) * n)), softmax_threads, 0,
+      context.stream, s, p, io.lse, n, shape.causal, softmax_scale_log2_of(shape)));
 
   // Row-major O = P V is the column-major O^T = V^T P^T.
   status = cublas.gemm_strided_batched(context.cublas, CUBLAS_OP_N, CUBLAS_OP_N, d, n, n, &one,

@@ -288,7 +288,7 @@ cudaError_t reference_backward(const AttentionShape& shape, const void* q, const
   // forward output.
   const std::size_t rows = rows_of(shape);
   StreamOrderedBuffer row_stats(2 * rows * sizeof(float), stream);
-  CFR_CUDA_TRY(row_stats.status());
+  CFR_CUDA_CHECK_NOEXCEPT(row_stats.status());
   float* lse = row_stats.as<float>();
   float* d_rows = lse + rows;
   return with_element_type<every_dtype>(shape.dtype, [&]<typename T>() {
@@ -299,7 +299,7 @@ cudaError_t reference_backward(const AttentionShape& shape, const void* q, const
     const float scale = softmax_scale_of(shape);
     reference_backward_rows<T><<<rows_of(shape), threads, 0, stream>>>(
         q_t, k_t, v_t, do_t, d_q, lse, d_rows, shape.seq_len, shape.head_dim, shape.causal, scale);
-    CFR_CUDA_TRY(cudaGetLastError());
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
     reference_backward_columns<T><<<rows_of(shape), threads, 0, stream>>>(
         q_t, k_t, v_t, do_t, lse, d_rows, d_k, d_v, shape.seq_len, shape.head_dim, shape.causal,
         scale);

@@ -249,7 +249,7 @@ std::vector<evidence::Comparison> compare_pairs(
     try {
       comparisons.push_back(
           evidence::compare_reports(reports[i].first, reports[i].second, settings));
-    } catch (const evidence::ComparisonRefused& refused) {
+    } catch (const std::invalid_argument& refused) {
       throw std::runtime_error(fmt::format("{} -> {}: refused: {}", files.pairs[i].first,
                                            files.pairs[i].second, refused.what()));
     }

@@ -39,7 +39,7 @@ struct ImportOptions {
 evidence::HistoricalTable read_table(const std::string& path) {
   try {
     return evidence::parse_historical_table(read_json_file(path));
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
   }
 }

@@ -79,7 +79,7 @@ void print_plan(const ImportSamplesOptions& options) {
 evidence::RawSamples read_raw_samples(const std::string& path) {
   try {
     return evidence::raw_samples_from_json(read_json_file(path));
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
   }
 }
@@ -102,7 +102,7 @@ int import(const ImportSamplesOptions& options) {
   Report report;
   try {
     report = evidence::samples_report(raw, chosen.ceiling, convention, chosen.reasons);
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     throw std::runtime_error(fmt::format("{}: {}", options.raw, error.what()));
   }
   emit_report(report, outputs);

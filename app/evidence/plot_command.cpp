@@ -59,7 +59,7 @@ CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& p
   }
   try {
     check_ceiling_values(roof, "figures");
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
   }
   return roof;

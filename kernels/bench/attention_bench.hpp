@@ -2,7 +2,8 @@
 
 // Measures one attention configuration on one device: inputs from a seed,
 // outputs poisoned, a correctness check against the fp32 reference, then the
-// cold timer. Host C++ over the CUDA runtime; the kernels stay in kernels/*.cu.
+// cold timer, in the stages of row_stages.hpp. Host C++ over the CUDA
+// runtime; the kernels stay in kernels/*.cu.
 
 #include <cstdint>
 #include <memory>
@@ -48,9 +49,5 @@ class DeviceSession {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// Bytes a configuration needs on the device (inputs, outputs, workspace,
-// reference), to skip what cannot fit before allocating anything.
-std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem);
 
 }  // namespace cfr::bench

@@ -17,8 +17,8 @@ CeilingMeasurement time_figure(const FigureSpec& spec,
   measurement.compute_unit = spec.compute_unit;
   const cudaError_t status = measure::time_cold(launch, options, stream, measurement.timing);
   if (status != cudaSuccess) {
-    throw measure::CudaError(status, "timing " + spec.figure + ": " + cudaGetErrorName(status) +
-                                         " (" + cudaGetErrorString(status) + ")");
+    const std::string call = "timing " + spec.figure;
+    throw measure::CudaError(status, call, call + ": " + measure::cuda_error_text(status));
   }
   for (double ms : measurement.timing.samples_ms) {
     if (ms > 0) measurement.samples.push_back(spec.work_per_launch / (ms * 1e-3) / spec.unit_scale);

@@ -100,17 +100,18 @@ cudaError_t measure_sm_clock(cudaStream_t stream, double busy_ms, double& MHz) {
   MHz = 0;
   try {
     int device = 0;
-    CFR_CUDA_TRY(cudaGetDevice(&device));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&device));
     int sm_count = 0;
-    CFR_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    CFR_CUDA_CHECK_NOEXCEPT(
+        cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
     ClockProbe probe(device);
     DeviceBuffer sink(sizeof(int));
-    CFR_CUDA_TRY(probe.start(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(probe.start(stream));
     stay_busy<<<std::max(sm_count, 1), 128, 0, stream>>>(
         static_cast<unsigned long long>(busy_ms * 1e6), sink.as<int>());
-    CFR_CUDA_TRY(cudaGetLastError());
-    CFR_CUDA_TRY(probe.stop(stream));
-    CFR_CUDA_TRY(cudaStreamSynchronize(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
+    CFR_CUDA_CHECK_NOEXCEPT(probe.stop(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(stream));
     MHz = probe.MHz();
     return cudaSuccess;
   } catch (const CudaError& error) {

@@ -55,16 +55,16 @@ class ColdSampler {
   }
 
   cudaError_t warm_up(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
-    if (flusher_) CFR_CUDA_TRY(flusher_->flush(stream));
-    CFR_CUDA_TRY(launch(stream));
-    CFR_CUDA_TRY(cudaGetLastError());
+    if (flusher_) CFR_CUDA_CHECK_NOEXCEPT(flusher_->flush(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(launch(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
     return cudaStreamSynchronize(stream);
   }
 
   cudaError_t sample(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream,
                      SampleReading& reading) {
-    if (flusher_) CFR_CUDA_TRY(flusher_->flush(stream));
-    CFR_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (flusher_) CFR_CUDA_CHECK_NOEXCEPT(flusher_->flush(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(stream));
     cudaError_t enqueued = cudaSuccess;
     try {
       BlockerRelease release(blocker_);
@@ -76,23 +76,23 @@ class ColdSampler {
       throw;
     }
     const cudaError_t synced = cudaStreamSynchronize(stream);  // drains the queue on error too
-    CFR_CUDA_TRY(enqueued);
-    CFR_CUDA_TRY(synced);
+    CFR_CUDA_CHECK_NOEXCEPT(enqueued);
+    CFR_CUDA_CHECK_NOEXCEPT(synced);
     reading.blocker_timed_out = use_blocker_ && blocker_.timed_out();
     if (reading.blocker_timed_out) use_blocker_ = false;
-    CFR_CUDA_TRY(cudaEventElapsedTime(&reading.ms, start_, stop_));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaEventElapsedTime(&reading.ms, start_, stop_));
     reading.MHz = probe_.MHz();
     return cudaSuccess;
   }
 
  private:
   cudaError_t enqueue(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
-    if (use_blocker_) CFR_CUDA_TRY(blocker_.block(stream));
-    CFR_CUDA_TRY(probe_.start(stream));
-    CFR_CUDA_TRY(cudaEventRecord(start_, stream));
-    CFR_CUDA_TRY(launch(stream));
-    CFR_CUDA_TRY(cudaGetLastError());
-    CFR_CUDA_TRY(cudaEventRecord(stop_, stream));
+    if (use_blocker_) CFR_CUDA_CHECK_NOEXCEPT(blocker_.block(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(probe_.start(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaEventRecord(start_, stream));
+    CFR_CUDA_CHECK_NOEXCEPT(launch(stream));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
+    CFR_CUDA_CHECK_NOEXCEPT(cudaEventRecord(stop_, stream));
     return probe_.stop(stream);
   }
 
@@ -117,7 +117,7 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
                       const TimingOptions& options, cudaStream_t stream, TimingResult& out) {
   out = TimingResult{};
   out.l2_flush = options.flush_l2;
-  CFR_CUDA_TRY(cudaGetLastError());
+  CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
 
   const auto wall_start = std::chrono::steady_clock::now();
   const auto seconds_elapsed = [&wall_start] {
@@ -126,9 +126,9 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
 
   try {
     int device = 0;
-    CFR_CUDA_TRY(cudaGetDevice(&device));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&device));
     int clock_kHz = 0;
-    CFR_CUDA_TRY(cudaDeviceGetAttribute(&clock_kHz, cudaDevAttrClockRate, device));
+    CFR_CUDA_CHECK_NOEXCEPT(cudaDeviceGetAttribute(&clock_kHz, cudaDevAttrClockRate, device));
     out.max_sm_clock_MHz = clock_kHz / 1000.0;
     // No throttle test when the device reports no clock.
     const double throttle_MHz = options.throttle_threshold * out.max_sm_clock_MHz;
@@ -136,7 +136,7 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
     ColdSampler sampler(device, options.flush_l2);
 
     for (int run = 0; run < options.warmup_runs; ++run) {
-      CFR_CUDA_TRY(sampler.warm_up(launch, stream));
+      CFR_CUDA_CHECK_NOEXCEPT(sampler.warm_up(launch, stream));
       ++out.warmup_runs;
     }
 
@@ -152,7 +152,7 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
     const auto min_samples = static_cast<std::size_t>(std::max(options.min_samples, 1));
     while (true) {
       SampleReading reading;
-      CFR_CUDA_TRY(sampler.sample(launch, stream, reading));
+      CFR_CUDA_CHECK_NOEXCEPT(sampler.sample(launch, stream, reading));
       if (reading.blocker_timed_out) {
         out.stream_blocked = false;  // the launch ran late; its time means nothing
       } else {

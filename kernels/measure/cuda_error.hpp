@@ -1,11 +1,13 @@
 #pragma once
 
-// One way to check CUDA and cuBLAS calls, and RAII owners for every CUDA
-// resource the measuring code holds (no naked cudaFree anywhere).
+// Rules 1 and 2 of the error rule (roofline/core/errors.hpp) for CUDA and
+// cuBLAS calls, one macro family, and RAII owners for every CUDA resource the
+// measuring code holds (no naked cudaFree anywhere):
 //
-//   CFR_CUDA_CHECK(expr)    throws CudaError naming the call and its call site
-//   CFR_CUDA_TRY(expr)      returns the cudaError_t from the enclosing function
-//   CFR_CUBLAS_CHECK(expr)  throws CudaError for a cublasStatus_t
+//   CFR_CUDA_CHECK(expr)           throws CudaError naming the call and its call site
+//   CFR_CUDA_CHECK_NOEXCEPT(expr)  returns the failing cudaError_t from the enclosing
+//                                  function, which returns cudaError_t and throws nothing
+//   CFR_CUBLAS_CHECK(expr)         throws CudaError for a cublasStatus_t
 //
 // Host-only header: plain C++ translation units may include it.
 
@@ -26,14 +28,23 @@ namespace cfr::measure {
 // made and what the runtime said.
 class CudaError : public std::runtime_error {
  public:
-  CudaError(cudaError_t code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  CudaError(cudaError_t code, std::string_view call, const std::string& message)
+      : std::runtime_error(message), code_(code), call_(call) {}
   // cudaErrorUnknown for cuBLAS failures, which have no cudaError_t.
   cudaError_t code() const noexcept { return code_; }
+  // The call as written at the call site ("cudaMalloc(&data_, bytes)"), or
+  // what failed when no single call did ("timing fp16_tensor").
+  const std::string& call() const noexcept { return call_; }
 
  private:
   cudaError_t code_;
+  std::string call_;
 };
+
+// "NAME (description)" of a CUDA error, as every message shows it.
+inline std::string cuda_error_text(cudaError_t code) {
+  return std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ')';
+}
 
 inline std::string describe_cuda_error(cudaError_t code, std::string_view expression,
                                        std::string_view file, int line) {
@@ -43,16 +54,15 @@ inline std::string describe_cuda_error(cudaError_t code, std::string_view expres
   message += ':';
   message += std::to_string(line);
   message += ": ";
-  message += cudaGetErrorName(code);
-  message += " (";
-  message += cudaGetErrorString(code);
-  message += ')';
+  message += cuda_error_text(code);
   return message;
 }
 
 inline void check_cuda(cudaError_t code, std::string_view expression, std::string_view file,
                        int line) {
-  if (code != cudaSuccess) throw CudaError(code, describe_cuda_error(code, expression, file, line));
+  if (code != cudaSuccess) {
+    throw CudaError(code, expression, describe_cuda_error(code, expression, file, line));
+  }
 }
 
 inline void check_cublas(cublasStatus_t status, std::string_view expression, std::string_view file,
@@ -69,19 +79,19 @@ inline void check_cublas(cublasStatus_t status, std::string_view expression, std
   message += " (";
   message += cublas().status_string(status);
   message += ')';
-  throw CudaError(cudaErrorUnknown, message);
+  throw CudaError(cudaErrorUnknown, expression, message);
 }
 
 }  // namespace cfr::measure
 
 #define CFR_CUDA_CHECK(expr) ::cfr::measure::check_cuda((expr), #expr, __FILE__, __LINE__)
 #define CFR_CUBLAS_CHECK(expr) ::cfr::measure::check_cublas((expr), #expr, __FILE__, __LINE__)
-#define CFR_CUDA_TRY(expr)                      \
-  do {                                          \
-    const cudaError_t cfr_try_status_ = (expr); \
-    if (cfr_try_status_ != cudaSuccess) {       \
-      return cfr_try_status_;                   \
-    }                                           \
+#define CFR_CUDA_CHECK_NOEXCEPT(expr)             \
+  do {                                            \
+    const cudaError_t cfr_check_status_ = (expr); \
+    if (cfr_check_status_ != cudaSuccess) {       \
+      return cfr_check_status_;                   \
+    }                                             \
   } while (false)
 
 namespace cfr::measure {

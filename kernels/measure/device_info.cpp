@@ -62,8 +62,9 @@ ComputeCapability compute_capability_of(int device) {
 DeviceInfo query_device(int index) {
   const int count = device_count();
   if (index < 0 || index >= count) {
-    throw std::out_of_range("device " + std::to_string(index) + " does not exist (" +
-                            std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + ")");
+    throw std::invalid_argument("device " + std::to_string(index) + " does not exist (" +
+                                std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
+                                ")");
   }
   cudaDeviceProp properties{};
   CFR_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));

@@ -29,7 +29,7 @@ struct DeviceInfo {
 // Never throws.
 int device_count();
 
-// Throws std::out_of_range for an index outside [0, device_count()), and
+// Throws std::invalid_argument for an index outside [0, device_count()), and
 // CudaError when a query fails.
 DeviceInfo query_device(int index);
 

@@ -2,20 +2,26 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "kernels/plugin/cuflash_roofline_plugin.h"
+#include "kernels/plugin/readable_memory.hpp"
 #include "roofline/core/sha256.hpp"
 #include "roofline/model/own_byte_count.hpp"
 
@@ -27,17 +33,24 @@ namespace {
   throw std::invalid_argument(fmt::format("plugin {}: {}", path, problem));
 }
 
+// Why the system refused to open or read the file, in its words: "No such
+// file or directory" and "Too many levels of symbolic links" are different
+// mistakes.
+[[noreturn]] void refuse_unreadable(const std::string& path) {
+  refuse(path, fmt::format("cannot be read ({})", std::strerror(errno)));
+}
+
 // The file's bytes, for its SHA-256. Only a regular file: /dev/zero would be
 // read without end and a FIFO with no writer would never open.
 std::string read_bytes(const std::string& path) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) refuse(path, "no such file, or it cannot be read");
+  if (::stat(path.c_str(), &info) != 0) refuse_unreadable(path);
   if (S_ISDIR(info.st_mode)) refuse(path, "is a folder, not a shared library");
   if (!S_ISREG(info.st_mode)) {
     refuse(path, "not a regular file (a device, FIFO or socket is not a shared library)");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path, "no such file, or it cannot be read");
+  if (!in) refuse_unreadable(path);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
@@ -157,8 +170,18 @@ struct Translated {
   std::string version;
 };
 
-std::string_view c_string(const char* text) {
-  return text != nullptr ? std::string_view(text) : std::string_view();
+// A string of a description: empty for null, refused when it does not start
+// and end in readable memory (a wild pointer, or a description read past
+// the plugin's array).
+std::string_view text_of(const char* text, const ReadableMemory& memory, std::string_view where,
+                         std::string_view field) {
+  if (text == nullptr) return {};
+  const std::optional<std::string_view> view = memory.c_string(text);
+  if (!view) {
+    throw std::invalid_argument(
+        fmt::format("{}: its {} points outside the process's readable memory", where, field));
+  }
+  return *view;
 }
 
 DTypeSet dtypes_of(unsigned bits, const std::string& where) {
@@ -172,9 +195,14 @@ DTypeSet dtypes_of(unsigned bits, const std::string& where) {
 
 // Head dims and tiles: each positive, head dims ascending (what
 // description_error checks again, with these words for a plugin author).
-void read_tiles(const cfr_kernel_description& kernel, const std::string& where, Translated& out) {
+void read_tiles(const cfr_kernel_description& kernel, const ReadableMemory& memory,
+                const std::string& where, Translated& out) {
   if (kernel.tiles == nullptr || kernel.tile_count <= 0) {
     throw std::invalid_argument(fmt::format("{}: declares no head dim (tiles)", where));
+  }
+  if (!memory.holds(kernel.tiles, static_cast<std::size_t>(kernel.tile_count) * sizeof(cfr_tile))) {
+    throw std::invalid_argument(fmt::format(
+        "{}: its {} tiles run past the process's readable memory", where, kernel.tile_count));
   }
   for (int i = 0; i < kernel.tile_count; ++i) {
     const cfr_tile& tile = kernel.tiles[i];
@@ -193,16 +221,21 @@ void read_tiles(const cfr_kernel_description& kernel, const std::string& where, 
   }
 }
 
-Translated translate(const cfr_kernel_description& kernel, int index) {
-  const std::string name(c_string(kernel.name));
-  if (name.empty()) {
-    throw std::invalid_argument(fmt::format("kernel #{}: has a null or empty name", index));
-  }
+// A description before its name is read is known by its place in the array
+// and the count the plugin gave: one read past the array shows as such.
+Translated translate(const cfr_kernel_description& kernel, std::size_t index, int kernel_count,
+                     const ReadableMemory& memory) {
+  const std::string unnamed = fmt::format("kernel #{} (of kernel_count {})", index, kernel_count);
+  const std::string name(text_of(kernel.name, memory, unnamed, "name"));
+  if (name.empty()) throw std::invalid_argument(unnamed + ": has a null or empty name");
   const std::string where = fmt::format("kernel '{}'", name);
+  const auto text = [&](const char* field_text, std::string_view field) {
+    return text_of(field_text, memory, where, field);
+  };
   Translated out;
   KernelDescription& d = out.description;
-  d.name = c_string(kernel.name);
-  out.version = std::string(c_string(kernel.version));
+  d.name = text(kernel.name, "name");
+  out.version = std::string(text(kernel.version, "version"));
   if (out.version.empty()) {
     throw std::invalid_argument(fmt::format("{}: has a null or empty version", where));
   }
@@ -212,7 +245,7 @@ Translated translate(const cfr_kernel_description& kernel, int index) {
   }
   d.direction = kernel.direction == CFR_FORWARD ? Direction::forward : Direction::backward;
   d.dtypes = dtypes_of(kernel.dtypes, where);
-  read_tiles(kernel, where, out);
+  read_tiles(kernel, memory, where, out);
   d.head_dims = out.head_dims;
   d.configs = out.configs;
   if (kernel.compute_unit != CFR_COMPUTE_SIMT && kernel.compute_unit != CFR_COMPUTE_TENSOR) {
@@ -222,12 +255,13 @@ Translated translate(const cfr_kernel_description& kernel, int index) {
   }
   d.arithmetic = kernel.compute_unit == CFR_COMPUTE_SIMT ? ArithmeticPath::fp32_simt
                                                          : ArithmeticPath::tensor_for_dtype;
-  const auto traffic = parse_traffic_model(c_string(kernel.traffic_model));
+  const std::string_view traffic_name = text(kernel.traffic_model, "traffic model");
+  const auto traffic = parse_traffic_model(traffic_name);
   if (!traffic) {
     throw std::invalid_argument(
         fmt::format("{}: unknown traffic model '{}' (compulsory, materialized, kv_reload, "
                     "fa1_backward, " CFR_TRAFFIC_PLUGIN ")",
-                    where, c_string(kernel.traffic_model)));
+                    where, traffic_name));
   }
   d.traffic = *traffic;
   const bool own_count = d.traffic == TrafficModelKind::plugin;
@@ -249,8 +283,8 @@ Translated translate(const cfr_kernel_description& kernel, int index) {
     throw std::invalid_argument(
         fmt::format("{}: needs a {} launch function and no other", where, to_string(d.direction)));
   }
-  d.forward_partner = c_string(kernel.forward_partner);
-  d.summary = c_string(kernel.summary);
+  d.forward_partner = text(kernel.forward_partner, "forward partner");
+  d.summary = text(kernel.summary, "summary");
   return out;
 }
 
@@ -261,26 +295,68 @@ static_assert(v1_description_bytes ==
                   offsetof(cfr_kernel_description, summary) + sizeof(const char*),
               "a version-1 description ends where hbm_bytes begins");
 
-// The plugin's descriptions in this version's layout.
-std::vector<cfr_kernel_description> descriptions_of(const cfr_plugin& plugin) {
-  std::vector<cfr_kernel_description> out(static_cast<std::size_t>(plugin.kernel_count));
-  const auto* bytes = reinterpret_cast<const unsigned char*>(plugin.kernels);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (plugin.abi_version == CFR_PLUGIN_ABI_VERSION) {
-      out[i] = plugin.kernels[i];
-    } else {
-      std::memcpy(&out[i], bytes + i * v1_description_bytes, v1_description_bytes);
-    }
+// Whether the `bytes` at `array` are the plugin's to give: within one of its
+// loaded segments when the array starts in one (a static array cannot run
+// past its segment), else within readable memory (an array it built at run
+// time).
+bool plugin_holds(const void* array, std::size_t bytes, const std::vector<AddressRange>& segments,
+                  const ReadableMemory& memory) {
+  for (const AddressRange& segment : segments) {
+    if (segment.holds(array, 0)) return segment.holds(array, bytes);
   }
+  return memory.holds(array, bytes);
+}
+
+// The plugin's descriptions in this version's layout. kernel_count is the
+// plugin's word: the array it claims is checked before a description is read
+// or anything is allocated by the count, and each description is checked as
+// it is read (translate), so a count beyond the array is refused, not read.
+std::vector<cfr_kernel_description> descriptions_of(const cfr_plugin& plugin, void* library,
+                                                    const ReadableMemory& memory,
+                                                    const std::string& path) {
+  const bool current = plugin.abi_version == CFR_PLUGIN_ABI_VERSION;
+  const std::size_t stride = current ? sizeof(cfr_kernel_description) : v1_description_bytes;
+  const auto count = static_cast<std::size_t>(plugin.kernel_count);
+  if (!plugin_holds(plugin.kernels, count * stride, segments_of(library), memory)) {
+    refuse(path, fmt::format("kernel_count {} runs past its kernels array ({} descriptions of {} "
+                             "bytes are not all in the plugin's memory)",
+                             plugin.kernel_count, count, stride));
+  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(plugin.kernels);
+  std::vector<cfr_kernel_description> out(count);
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(&out[i], bytes + i * stride, stride);
   return out;
 }
 
-}  // namespace
+// Points file descriptor 1 at stderr for its scope: whatever a plugin prints
+// while it is loaded (its constructors) or asked for its kernels must not
+// reach our stdout, which may be a report (`--json -`). C stdio's buffer is
+// flushed on entry (our text goes out first) and on exit (the plugin's text
+// goes to stderr with the rest of it).
+class StdoutToStderr {
+ public:
+  StdoutToStderr() : saved_((std::fflush(stdout), ::dup(STDOUT_FILENO))) {
+    if (saved_ >= 0 && ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      ::close(saved_);
+      saved_ = -1;
+    }
+  }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+  ~StdoutToStderr() {
+    std::fflush(stdout);
+    if (saved_ < 0) return;
+    ::dup2(saved_, STDOUT_FILENO);
+    ::close(saved_);
+  }
 
-LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
-  LoadedPlugin loaded;
-  loaded.file = path;
-  loaded.sha256 = sha256_hex(read_bytes(path));
+ private:
+  int saved_;
+};
+
+// Opens the library and asks it for its kernels, its output sent to stderr.
+std::pair<void*, const cfr_plugin*> open_plugin(const std::string& path) {
+  const StdoutToStderr quiet;
   // A bare name would make dlopen search the library path, not open this file.
   const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
   void* library = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -291,14 +367,25 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   }
   void* entry = dlsym(library, CFR_PLUGIN_ENTRY_POINT);
   if (entry == nullptr) refuse(path, "has no " CFR_PLUGIN_ENTRY_POINT "() entry point");
-  const cfr_plugin* plugin = reinterpret_cast<cfr_plugin_kernels_fn>(entry)();
+  return {library, reinterpret_cast<cfr_plugin_kernels_fn>(entry)()};
+}
+
+}  // namespace
+
+LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
+  LoadedPlugin loaded;
+  loaded.file = path;
+  loaded.sha256 = sha256_hex(read_bytes(path));
+  const auto [library, plugin] = open_plugin(path);
   if (plugin == nullptr) refuse(path, CFR_PLUGIN_ENTRY_POINT "() returned null");
   if (plugin->abi_version != 1 && plugin->abi_version != CFR_PLUGIN_ABI_VERSION) {
     refuse(path, fmt::format("built for plugin ABI version {}, this tool reads versions 1 and {}",
                              plugin->abi_version, CFR_PLUGIN_ABI_VERSION));
   }
   if (plugin->kernels == nullptr || plugin->kernel_count <= 0) refuse(path, "describes no kernel");
-  const std::vector<cfr_kernel_description> descriptions = descriptions_of(*plugin);
+  const ReadableMemory memory = ReadableMemory::of_this_process();
+  const std::vector<cfr_kernel_description> descriptions =
+      descriptions_of(*plugin, library, memory, path);
 
   // Every description is checked before any is registered, in a scratch
   // registry that holds what is registered already plus this plugin's
@@ -306,7 +393,7 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   std::vector<Translated> translated;
   try {
     for (std::size_t i = 0; i < descriptions.size(); ++i)
-      translated.push_back(translate(descriptions[i], static_cast<int>(i)));
+      translated.push_back(translate(descriptions[i], i, plugin->kernel_count, memory));
   } catch (const std::invalid_argument& error) {
     refuse(path, error.what());
   }

@@ -47,12 +47,12 @@ class StrictBuilder {
     if (error.id == 406) {  // out_of_range: number overflow
       fail(fmt::format("number {} is outside the range of a double", token));
     }
-    throw JsonTextError(fmt::format("not valid JSON (byte {})", position));
+    throw InputError(fmt::format("not valid JSON (byte {})", position));
   }
 
  private:
   [[noreturn]] void fail(std::string_view problem) const {
-    throw JsonTextError(fmt::format("{}: {}", path(), problem));
+    throw InputError(fmt::format("{}: {}", path(), problem));
   }
 
   // The path of the value being read: a key for an object, for an array the
@@ -116,6 +116,12 @@ class StrictBuilder {
 }  // namespace
 
 nlohmann::json parse_strict_json(std::string_view text) {
+  // nlohmann's lexer reads a NUL byte as the end of the input, so a document
+  // followed by a NUL and more bytes would parse as the part before it. No
+  // JSON text holds a raw NUL (a string must escape it), wherever it is.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw InputError(fmt::format("not valid JSON (byte {}: a NUL byte)", nul + 1));
+  }
   StrictBuilder builder;
   json::sax_parse(text.begin(), text.end(), &builder);
   return builder.take();

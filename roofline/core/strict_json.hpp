@@ -13,20 +13,17 @@
 
 #include <nlohmann/json.hpp>
 
-namespace cfr {
+#include "roofline/core/errors.hpp"
 
-// what() is one line: "KEY PATH: problem", or "not valid JSON (byte N): ..."
-// for text that is not JSON at all.
-class JsonTextError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace cfr {
 
 // Deeper than any document the tool writes (a report nests 5 levels).
 inline constexpr std::size_t max_json_depth = 64;
 
-// Throws JsonTextError for invalid JSON, a key repeated within one object, a
-// number outside the range of a double, or nesting deeper than max_json_depth.
+// Throws InputError for invalid JSON (a NUL byte anywhere included), a key
+// repeated within one object, a number outside the range of a double, or
+// nesting deeper than max_json_depth. what() is one line: "KEY PATH:
+// problem", or "not valid JSON (byte N)" for text that is not JSON at all.
 nlohmann::json parse_strict_json(std::string_view text);
 
 }  // namespace cfr

@@ -155,7 +155,7 @@ void check_refusals(const Report& base, const Report& next, const CompareOptions
                     bool cross_device, Comparison& out) {
   if (!base.provenance.auditable) {
     if (!options.allow_unauditable) {
-      throw ComparisonRefused(fmt::format(
+      throw std::invalid_argument(fmt::format(
           "the baseline is not auditable ({}); pass --allow-unauditable to compare anyway",
           provenance_text(base)));
     }
@@ -172,7 +172,7 @@ void check_refusals(const Report& base, const Report& next, const CompareOptions
     const std::string base_models = join(device_models(base), ", ");
     const std::string new_models = join(device_models(next), ", ");
     if (!options.allow_cross_device) {
-      throw ComparisonRefused(
+      throw std::invalid_argument(
           fmt::format("the reports come from different device models (base: {}; new: {}); pass "
                       "--allow-cross-device to compare anyway",
                       base_models, new_models));
@@ -347,7 +347,7 @@ void refuse_too_many_pairs(
     }
   }
   if (pairs > max_compared_pairs) {
-    throw ComparisonRefused(fmt::format(
+    throw std::invalid_argument(fmt::format(
         "--by shape would set {} row pairs side by side, more than the {} one comparison takes "
         "(fewer kernels per shape, or pair two kernels with --match-kernel)",
         pairs, max_compared_pairs));

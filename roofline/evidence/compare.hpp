@@ -127,16 +127,10 @@ struct PairingMean {
 // every pairing at once would mix torch's math backend with its flash one.
 std::vector<PairingMean> geometric_means_by_pairing(const Comparison& comparison);
 
-// One line; the command prefixes the file names.
-class ComparisonRefused : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // The most row pairs one comparison forms (--by shape multiplies kernels).
 inline constexpr std::size_t max_compared_pairs = 100000;
 
-// Throws ComparisonRefused for a baseline that is not auditable, or reports
+// Throws std::invalid_argument for a baseline that is not auditable, or reports
 // of different device models, unless the options allow it (an allowed
 // comparison carries a label saying so), and for --by shape pairs beyond
 // max_compared_pairs.

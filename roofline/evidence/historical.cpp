@@ -58,7 +58,7 @@ std::optional<Direction> parse_direction(std::string_view text) {
 double positive(const Node& node, std::string_view key) {
   const double value = node.number(key);
   if (value <= 0) {
-    throw ReportError(fmt::format("{}: must be positive, found {:g}", node.key_path(key), value));
+    throw InputError(fmt::format("{}: must be positive, found {:g}", node.key_path(key), value));
   }
   return value;
 }
@@ -68,7 +68,7 @@ HistoricalRow read_row(const Node& n, std::string_view document) {
   row.gpu = n.string("gpu");
   row.seq_len = n.integer("seq_len");
   if (row.seq_len <= 0) {
-    throw ReportError(
+    throw InputError(
         fmt::format("{}: must be positive, found {}", n.key_path("seq_len"), row.seq_len));
   }
   ClaimedFigures& c = row.claimed;
@@ -99,13 +99,13 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
   const Node top(document, "");
   const std::string schema = top.string("schema");
   if (schema != historical_schema) {
-    throw ReportError(fmt::format("schema: expected '{}', found '{}'", historical_schema, schema));
+    throw InputError(fmt::format("schema: expected '{}', found '{}'", historical_schema, schema));
   }
   HistoricalTable table;
   table.name = top.string("name");
   // The name becomes part of a file name (NAME-GPU.json in --out-dir).
   if (!is_file_name_part(table.name)) {
-    throw ReportError(fmt::format(
+    throw InputError(fmt::format(
         "name: '{}' must be letters, digits, '_', '-' or '.' (not first): it names files",
         table.name));
   }
@@ -115,26 +115,26 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
   const Node provenance = top.object("provenance");
   const std::string source = provenance.string("source");
   if (source != "historical") {
-    throw ReportError(fmt::format("provenance.source: expected 'historical', found '{}'", source));
+    throw InputError(fmt::format("provenance.source: expected 'historical', found '{}'", source));
   }
   if (provenance.boolean("auditable")) {
-    throw ReportError("provenance.auditable: a table typed in from a document is never auditable");
+    throw InputError("provenance.auditable: a table typed in from a document is never auditable");
   }
   const nlohmann::json& reasons = provenance.array("reasons");
   for (std::size_t i = 0; i < reasons.size(); ++i) {
     if (!reasons[i].is_string()) {
-      throw ReportError(fmt::format("provenance.reasons[{}]: expected a string", i));
+      throw InputError(fmt::format("provenance.reasons[{}]: expected a string", i));
     }
     table.reasons.push_back(reasons[i].get<std::string>());
   }
   if (table.reasons.empty()) {
-    throw ReportError("provenance.reasons: the document's caveats are required");
+    throw InputError("provenance.reasons: the document's caveats are required");
   }
 
   const Node config = top.object("configuration");
   table.direction = config.named("direction", parse_direction, "direction");
   if (table.direction != seed_v040_kernel.direction) {
-    throw ReportError("configuration.direction: the historical kernel model is a forward kernel");
+    throw InputError("configuration.direction: the historical kernel model is a forward kernel");
   }
   table.shape.dtype = config.named("dtype", parse_dtype, "dtype");
   table.shape.batch = config.integer("batch");
@@ -145,15 +145,15 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
        {std::pair{"batch", table.shape.batch}, std::pair{"heads", table.shape.heads},
         std::pair{"head_dim", table.shape.head_dim}}) {
     if (value <= 0) {
-      throw ReportError(fmt::format("configuration.{}: must be positive, found {}", key, value));
+      throw InputError(fmt::format("configuration.{}: must be positive, found {}", key, value));
     }
   }
 
   const nlohmann::json& rows = top.array("rows");
-  if (rows.empty()) throw ReportError("rows: the table has no rows");
+  if (rows.empty()) throw InputError("rows: the table has no rows");
   if (rows.size() > max_historical_rows) {
-    throw ReportError(fmt::format("rows: {} rows, more than the {} a historical table may have",
-                                  rows.size(), max_historical_rows));
+    throw InputError(fmt::format("rows: {} rows, more than the {} a historical table may have",
+                                 rows.size(), max_historical_rows));
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     table.rows.push_back(read_row(Node(rows[i], fmt::format("rows[{}]", i)), table.document));
@@ -161,8 +161,8 @@ HistoricalTable parse_historical_table(const nlohmann::json& document) {
     for (std::size_t j = 0; j < i; ++j) {
       if (table.rows[j].gpu == table.rows[i].gpu &&
           table.rows[j].seq_len == table.rows[i].seq_len) {
-        throw ReportError(fmt::format("rows[{}]: repeats rows[{}] ({}, N = {})", i, j,
-                                      table.rows[i].gpu, table.rows[i].seq_len));
+        throw InputError(fmt::format("rows[{}]: repeats rows[{}] ({}, N = {})", i, j,
+                                     table.rows[i].gpu, table.rows[i].seq_len));
       }
     }
   }
@@ -177,8 +177,8 @@ const GpuSpec& historical_gpu(const HistoricalTable& table, std::string_view gpu
   while (index < table.rows.size() && table.rows[index].gpu != gpu) ++index;
   std::string known;
   for (const std::string& id : gpus.ids()) known += (known.empty() ? "" : ", ") + id;
-  throw ReportError(fmt::format("rows[{}].gpu: '{}' is not in the GPU table {} (known: {})", index,
-                                gpu, gpus.origin, known));
+  throw InputError(fmt::format("rows[{}].gpu: '{}' is not in the GPU table {} (known: {})", index,
+                               gpu, gpus.origin, known));
 }
 
 Report historical_report(const HistoricalTable& table, std::string_view gpu, const GpuTable& gpus) {
@@ -207,7 +207,7 @@ Report historical_report(const HistoricalTable& table, std::string_view gpu, con
     problem.seq_len = source.seq_len;
     ResultRow row = model_row(seed_v040_kernel, problem, report.ceiling, FlopConvention::exact);
     if (row.status != RowStatus::ok) {
-      throw ReportError(fmt::format("rows[{}]: {}", i, row.reason));
+      throw InputError(fmt::format("rows[{}]: {}", i, row.reason));
     }
     row.kernel = table.kernel;
     row.timing = Timing{};

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "roofline/core/errors.hpp"
 #include "roofline/model/gpu_table.hpp"
 #include "roofline/report/report.hpp"
 
@@ -39,7 +40,7 @@ struct HistoricalTable {
   std::vector<std::string> gpus() const;
 };
 
-// Strict like report_from_json: throws ReportError naming the key path. A
+// Strict like report_from_json: throws InputError naming the key path. A
 // table whose provenance is not "historical" or that calls itself auditable
 // is refused: nothing typed in by hand is evidence.
 // A seed's table holds a dozen rows; one of more than this many is not a
@@ -49,7 +50,7 @@ inline constexpr std::size_t max_historical_rows = 10000;
 HistoricalTable parse_historical_table(const nlohmann::json& document);
 
 // The GPU table row of a printed GPU name ("V100" is the row "v100").
-// Throws ReportError naming the rows[i].gpu that has none.
+// Throws InputError naming the rows[i].gpu that has none.
 const GpuSpec& historical_gpu(const HistoricalTable& table, std::string_view gpu,
                               const GpuTable& gpus);
 

@@ -43,7 +43,7 @@ std::string_view arithmetic_name(ArithmeticPath arithmetic) {
 double not_negative(const Node& n, std::string_view key) {
   const double x = n.number(key);
   if (x < 0)
-    throw ReportError(fmt::format("{}: must not be negative, found {}", n.key_path(key), x));
+    throw InputError(fmt::format("{}: must not be negative, found {}", n.key_path(key), x));
   return x;
 }
 
@@ -81,14 +81,13 @@ RawRow read_row(const Node& n, const RawSamples& raw) {
   RawRow row;
   row.kernel = n.string("kernel");
   if (!contains(raw.backends, [&](const RawBackend& b) { return b.kernel == row.kernel; })) {
-    throw ReportError(
+    throw InputError(
         fmt::format("{}: '{}' is not one of backends", n.key_path("kernel"), row.kernel));
   }
   row.problem = read_problem(n.object("problem"));
   row.device = n.int32("device");
   if (!contains(raw.devices, [&](const DeviceRecord& d) { return d.index == row.device; })) {
-    throw ReportError(
-        fmt::format("{}: {} is not one of devices", n.key_path("device"), row.device));
+    throw InputError(fmt::format("{}: {} is not one of devices", n.key_path("device"), row.device));
   }
   row.status = n.named("status", parse_row_status, "status");
   row.reason = n.string("reason");
@@ -97,7 +96,7 @@ RawRow read_row(const Node& n, const RawSamples& raw) {
     n.fail(fmt::format("a {} row needs a reason", to_string(row.status)));
   for (std::string_view key : {"check", "timing"}) {
     if (!ran && n.has(key)) {
-      throw ReportError(
+      throw InputError(
           fmt::format("{}: present, but the row is {}", n.key_path(key), to_string(row.status)));
     }
   }
@@ -126,12 +125,12 @@ RawBackend read_backend(const Node& n, const std::vector<RawBackend>& earlier) {
   RawBackend backend;
   backend.kernel = n.string("kernel");
   if (find_kernel(backend.kernel) != nullptr) {
-    throw ReportError(fmt::format(
+    throw InputError(fmt::format(
         "{}: '{}' is a built-in kernel's name; a peer's kernel needs its own (torch_sdpa_flash)",
         n.key_path("kernel"), backend.kernel));
   }
   if (contains(earlier, [&](const RawBackend& b) { return b.kernel == backend.kernel; })) {
-    throw ReportError(fmt::format("{}: '{}' appears twice", n.key_path("kernel"), backend.kernel));
+    throw InputError(fmt::format("{}: '{}' appears twice", n.key_path("kernel"), backend.kernel));
   }
   backend.arithmetic = n.named("arithmetic", parse_arithmetic, "arithmetic");
   return backend;
@@ -218,7 +217,7 @@ RawSamples raw_samples_from_json(const json& document) {
   const Node top(document, "");
   const std::string schema = top.string("schema");
   if (schema != raw_samples_schema) {
-    throw ReportError(fmt::format("schema: expected '{}', found '{}'", raw_samples_schema, schema));
+    throw InputError(fmt::format("schema: expected '{}', found '{}'", raw_samples_schema, schema));
   }
   RawSamples raw;
   raw.tool = read_tool(top.object("tool"));

@@ -73,7 +73,7 @@ struct RawSamples {
   std::vector<RawRow> rows;
 };
 
-// Strict like report_from_json: throws ReportError naming the key path. A
+// Strict like report_from_json: throws InputError naming the key path. A
 // row must name one of the backends and one of the devices; a backend may
 // not bear a built-in kernel's name (its figures would be that kernel's).
 RawSamples raw_samples_from_json(const nlohmann::json& document);
@@ -87,7 +87,7 @@ nlohmann::json to_json(const RawSamples& raw);
 // summary and achieved figures. Provenance: the raw one, source measured,
 // reasons = the raw reasons, `ceiling_reasons`, then each failed condition
 // of auditability_failures; auditable when there is none and the run
-// finished. Throws ReportError where the report would not read back
+// finished. Throws InputError where the report would not read back
 // (check_report_values: a sample <= 0, two rows of one configuration).
 Report samples_report(const RawSamples& raw, const CeilingRecord& ceiling,
                       FlopConvention convention, const std::vector<std::string>& ceiling_reasons);

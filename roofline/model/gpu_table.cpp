@@ -29,7 +29,7 @@ class RowReader {
       : row_(row), origin_(origin), gpu_(std::move(gpu)) {}
 
   [[noreturn]] void fail(std::string_view field, std::string_view problem) const {
-    throw GpuTableError(fmt::format("{}: gpu '{}': field '{}' {}", origin_, gpu_, field, problem));
+    throw InputError(fmt::format("{}: gpu '{}': field '{}' {}", origin_, gpu_, field, problem));
   }
 
   const json& object(const json& parent, std::string_view key, std::string_view path) const {
@@ -93,7 +93,7 @@ void read_ncu_chip(const RowReader& reader, GpuSpec& gpu) {
 
 GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
   if (!row.is_object()) {
-    throw GpuTableError(fmt::format("{}: gpus[{}] must be an object", origin, index));
+    throw InputError(fmt::format("{}: gpus[{}] must be an object", origin, index));
   }
   std::string id = fmt::format("#{}", index);
   if (const auto it = row.find("id"); it != row.end() && it->is_string()) {
@@ -196,18 +196,18 @@ const GpuSpec* GpuTable::match_device(std::string_view device_name,
 
 GpuTable parse_gpu_table(const json& document, std::string_view origin) {
   if (!document.is_object()) {
-    throw GpuTableError(fmt::format("{}: top level must be an object", origin));
+    throw InputError(fmt::format("{}: top level must be an object", origin));
   }
   const auto rows = document.find("gpus");
   if (rows == document.end() || !rows->is_array() || rows->empty()) {
-    throw GpuTableError(fmt::format("{}: key 'gpus' must be a non-empty list", origin));
+    throw InputError(fmt::format("{}: key 'gpus' must be a non-empty list", origin));
   }
   GpuTable table;
   table.origin = std::string(origin);
   for (std::size_t i = 0; i < rows->size(); ++i) {
     GpuSpec gpu = parse_row((*rows)[i], i, origin);
     if (table.find(gpu.id) != nullptr) {
-      throw GpuTableError(fmt::format("{}: gpu '{}' appears twice", origin, gpu.id));
+      throw InputError(fmt::format("{}: gpu '{}' appears twice", origin, gpu.id));
     }
     table.gpus.push_back(std::move(gpu));
   }

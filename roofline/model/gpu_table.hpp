@@ -14,6 +14,7 @@
 
 #include "roofline/core/compute_capability.hpp"
 #include "roofline/core/compute_unit.hpp"
+#include "roofline/core/errors.hpp"
 
 namespace cfr {
 
@@ -51,13 +52,6 @@ struct GpuSpec {
   std::optional<double> ridge(ComputeUnit unit) const;
 };
 
-// Thrown for a table that cannot be used; what() is one line naming the file,
-// the GPU and the field.
-class GpuTableError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 struct GpuTable {
   std::string origin;  // file the table came from
   std::vector<GpuSpec> gpus;
@@ -70,6 +64,8 @@ struct GpuTable {
                               std::string_view compute_capability) const;
 };
 
+// Throws InputError for a table that cannot be used: one line naming
+// `origin`, the GPU and the field.
 GpuTable parse_gpu_table(const nlohmann::json& document, std::string_view origin);
 
 nlohmann::json to_json(const GpuSpec& gpu);

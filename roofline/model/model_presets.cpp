@@ -14,8 +14,7 @@ class PresetReader {
   PresetReader(std::string_view origin, std::string model) : origin_(origin), model_(model) {}
 
   [[noreturn]] void fail(std::string_view field, std::string_view problem) const {
-    throw ModelPresetError(
-        fmt::format("{}: model '{}': field '{}' {}", origin_, model_, field, problem));
+    throw InputError(fmt::format("{}: model '{}': field '{}' {}", origin_, model_, field, problem));
   }
 
   std::string string(const json& parent, std::string_view key) const {
@@ -55,7 +54,7 @@ class PresetReader {
 
 std::vector<ModelPreset> parse_model_presets(const json& document, std::string_view origin) {
   const auto fail = [&](std::string_view problem) {
-    throw ModelPresetError(fmt::format("{}: {}", origin, problem));
+    throw InputError(fmt::format("{}: {}", origin, problem));
   };
   if (!document.is_object()) fail("expected an object");
   const auto schema = document.find("schema");
@@ -95,7 +94,7 @@ const ModelPreset& find_preset(const std::vector<ModelPreset>& presets, std::str
     if (preset.id == id) return preset;
     known.push_back(preset.id);
   }
-  throw ModelPresetError(
+  throw std::invalid_argument(
       fmt::format("--preset: unknown model '{}' (known: {})", id, fmt::join(known, ", ")));
 }
 

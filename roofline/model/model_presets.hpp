@@ -11,12 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace cfr {
+#include "roofline/core/errors.hpp"
 
-class ModelPresetError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace cfr {
 
 struct PresetFigure {
   std::int64_t value = 0;
@@ -31,14 +28,14 @@ struct ModelPreset {
   PresetFigure head_dim;
 };
 
-// Throws ModelPresetError naming `origin`, the model and the field for a
+// Throws InputError naming `origin`, the model and the field for a
 // schema other than cuflash-roofline/models/v1, a missing or empty field, a
 // figure that is not a positive integer with a source, kv_heads that do not
 // divide heads, or an id used twice.
 std::vector<ModelPreset> parse_model_presets(const nlohmann::json& document,
                                              std::string_view origin);
 
-// The preset of that id; throws ModelPresetError listing the known ids.
+// The preset of that id; throws std::invalid_argument listing the known ids.
 const ModelPreset& find_preset(const std::vector<ModelPreset>& presets, std::string_view id);
 
 }  // namespace cfr

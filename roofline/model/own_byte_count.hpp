@@ -11,11 +11,12 @@
 #include <variant>
 
 #include "roofline/core/attention_problem.hpp"
+#include "roofline/core/errors.hpp"
 
 namespace cfr {
 
 // The bytes for one problem, or one line saying why there are none.
-using ByteCount = std::variant<double, std::string>;
+using ByteCount = OrReason<double>;
 
 class OwnByteCount {
  public:

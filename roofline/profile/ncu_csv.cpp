@@ -33,7 +33,7 @@ constexpr std::array<std::string_view, 13> launch_columns{
 constexpr std::string_view duration_metric = "gpu__time_duration.sum";
 
 [[noreturn]] void fail(std::int64_t line, const std::string& problem) {
-  throw CsvError(fmt::format("line {}: {}", line, problem));
+  throw InputError(fmt::format("line {}: {}", line, problem));
 }
 
 // One CSV record that fits on its line: fields separated by commas, quoted

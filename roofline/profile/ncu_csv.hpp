@@ -24,14 +24,9 @@
 #include <string_view>
 #include <vector>
 
-namespace cfr::ncu {
+#include "roofline/core/errors.hpp"
 
-// Thrown for input that is not ncu's raw CSV; what() is one line,
-// "line N: <problem>".
-class CsvError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace cfr::ncu {
 
 struct MetricValue {
   std::string unit;             // from the units record: "byte", "ns", "" for plain counts
@@ -96,7 +91,7 @@ inline constexpr std::string_view row_range_prefix = "cfr_row_";
 
 // Launches grouped by the first range of their stack named
 // `row_range_prefix<index>`, keyed by index; launches outside such a range
-// are left out. Throws CsvError for a range like "cfr_row_x" (naming the
+// are left out. Throws InputError for a range like "cfr_row_x" (naming the
 // launch's line).
 std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launches);
 

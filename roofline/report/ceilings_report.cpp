@@ -61,7 +61,7 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document) {
   CeilingsReport r;
   r.schema = top.string("schema");
   if (r.schema != ceilings_schema) {
-    throw ReportError(fmt::format("schema: expected '{}', found '{}'", ceilings_schema, r.schema));
+    throw InputError(fmt::format("schema: expected '{}', found '{}'", ceilings_schema, r.schema));
   }
   r.tool = read_tool(top.object("tool"));
   r.provenance = read_provenance(top.object("provenance"));
@@ -85,7 +85,7 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document) {
       const nlohmann::json& sample = samples[k];
       if (!sample.is_number() || !std::isfinite(sample.get<double>()) ||
           !(sample.get<double>() > 0)) {
-        throw ReportError(
+        throw InputError(
             fmt::format("{}[{}]: must be a positive number", f.key_path("samples"), k));
       }
       figure.samples.push_back(sample.get<double>());

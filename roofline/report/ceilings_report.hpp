@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "roofline/core/errors.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr {
@@ -46,7 +47,7 @@ struct CeilingsReport {
 };
 
 nlohmann::json to_json(const CeilingsReport& report);
-// Throws ReportError naming the key path.
+// Throws InputError naming the key path.
 CeilingsReport ceilings_from_json(const nlohmann::json& document);
 
 // The text table `ceilings` prints and `table` prints of a ceilings file:

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/core/errors.hpp"
 #include "roofline/report/report_json.hpp"
 
 namespace cfr {
@@ -26,7 +27,7 @@ class Node {
   }
 
   [[noreturn]] void fail(std::string_view problem) const {
-    throw ReportError(fmt::format("{}: {}", path_.empty() ? "(top level)" : path_, problem));
+    throw InputError(fmt::format("{}: {}", path_.empty() ? "(top level)" : path_, problem));
   }
 
   std::string key_path(std::string_view key) const {
@@ -35,7 +36,7 @@ class Node {
 
   const nlohmann::json& get(std::string_view key) const {
     const auto it = value_.find(key);
-    if (it == value_.end()) throw ReportError(fmt::format("{}: missing", key_path(key)));
+    if (it == value_.end()) throw InputError(fmt::format("{}: missing", key_path(key)));
     return *it;
   }
 
@@ -48,9 +49,9 @@ class Node {
 
   double number(std::string_view key) const {
     const nlohmann::json& v = get(key);
-    if (!v.is_number()) throw ReportError(fmt::format("{}: expected a number", key_path(key)));
+    if (!v.is_number()) throw InputError(fmt::format("{}: expected a number", key_path(key)));
     const double x = v.get<double>();
-    if (!std::isfinite(x)) throw ReportError(fmt::format("{}: not finite", key_path(key)));
+    if (!std::isfinite(x)) throw InputError(fmt::format("{}: not finite", key_path(key)));
     return x;
   }
 
@@ -62,13 +63,13 @@ class Node {
   std::int64_t integer(std::string_view key) const {
     const nlohmann::json& v = get(key);
     if (!v.is_number_integer()) {
-      throw ReportError(fmt::format("{}: expected an integer", key_path(key)));
+      throw InputError(fmt::format("{}: expected an integer", key_path(key)));
     }
     // An unsigned above 2^63 - 1 would wrap to a negative int64.
     if (v.is_number_unsigned() &&
         v.get<std::uint64_t>() >
             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      throw ReportError(
+      throw InputError(
           fmt::format("{}: {} is out of range", key_path(key), v.get<std::uint64_t>()));
     }
     return v.get<std::int64_t>();
@@ -79,7 +80,7 @@ class Node {
   int int32(std::string_view key) const {
     const std::int64_t value = integer(key);
     if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-      throw ReportError(fmt::format("{}: {} is out of range", key_path(key), value));
+      throw InputError(fmt::format("{}: {} is out of range", key_path(key), value));
     }
     return static_cast<int>(value);
   }
@@ -87,8 +88,7 @@ class Node {
   // A number that must be positive (a bandwidth, a peak, a time).
   double positive(std::string_view key) const {
     const double x = number(key);
-    if (!(x > 0))
-      throw ReportError(fmt::format("{}: must be positive, found {}", key_path(key), x));
+    if (!(x > 0)) throw InputError(fmt::format("{}: must be positive, found {}", key_path(key), x));
     return x;
   }
 
@@ -99,14 +99,13 @@ class Node {
 
   bool boolean(std::string_view key) const {
     const nlohmann::json& v = get(key);
-    if (!v.is_boolean())
-      throw ReportError(fmt::format("{}: expected true or false", key_path(key)));
+    if (!v.is_boolean()) throw InputError(fmt::format("{}: expected true or false", key_path(key)));
     return v.get<bool>();
   }
 
   std::string string(std::string_view key) const {
     const nlohmann::json& v = get(key);
-    if (!v.is_string()) throw ReportError(fmt::format("{}: expected a string", key_path(key)));
+    if (!v.is_string()) throw InputError(fmt::format("{}: expected a string", key_path(key)));
     return v.get<std::string>();
   }
 
@@ -115,14 +114,14 @@ class Node {
     const std::string text = string(key);
     const auto parsed = parse(text);
     if (!parsed) {
-      throw ReportError(fmt::format("{}: unknown {} '{}'", key_path(key), what, text));
+      throw InputError(fmt::format("{}: unknown {} '{}'", key_path(key), what, text));
     }
     return *parsed;
   }
 
   const nlohmann::json& array(std::string_view key) const {
     const nlohmann::json& v = get(key);
-    if (!v.is_array()) throw ReportError(fmt::format("{}: expected a list", key_path(key)));
+    if (!v.is_array()) throw InputError(fmt::format("{}: expected a list", key_path(key)));
     return v;
   }
 
@@ -131,7 +130,7 @@ class Node {
     const nlohmann::json& list = array(key);
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (!list[i].is_string()) {
-        throw ReportError(fmt::format("{}[{}]: expected a string", key_path(key), i));
+        throw InputError(fmt::format("{}[{}]: expected a string", key_path(key), i));
       }
       out.push_back(list[i].get<std::string>());
     }

@@ -164,7 +164,7 @@ Timing read_timing(const Node& n) {
   t.samples_ms.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
     if (!samples[i].is_number() || !std::isfinite(samples[i].get<double>())) {
-      throw ReportError(
+      throw InputError(
           fmt::format("{}[{}]: expected a finite number", n.key_path("samples_ms"), i));
     }
     t.samples_ms.push_back(samples[i].get<double>());
@@ -254,18 +254,18 @@ void read_figures(const Node& n, ResultRow& row) {
     const std::string path = n.key_path(figure.json);
     if (!has_group(row, figure.group)) {
       if (written) {
-        throw ReportError(fmt::format("{}: present, but {}", path, why_absent(row, figure.group)));
+        throw InputError(fmt::format("{}: present, but {}", path, why_absent(row, figure.group)));
       }
       continue;
     }
     if (!written) {
       if (figure.optional_on_read) continue;
-      throw ReportError(fmt::format("{}: missing", path));
+      throw InputError(fmt::format("{}: missing", path));
     }
     const FigureValue value =
         figure.word() ? FigureValue(parent->string(key)) : FigureValue(parent->number(key));
     if (!figure.store(row, value)) {
-      throw ReportError(
+      throw InputError(
           fmt::format("{}: unknown {} '{}'", path, figure.label, std::get<std::string>(value)));
     }
   }
@@ -499,7 +499,7 @@ Report report_from_json(const json& document) {
   Report report;
   report.schema = top.string("schema");
   if (report.schema != report_schema) {
-    throw ReportError(
+    throw InputError(
         fmt::format("schema: expected '{}', found '{}'", report_schema, report.schema));
   }
   report.tool = read_tool(top.object("tool"));

@@ -4,18 +4,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "roofline/core/errors.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr {
 
 class Node;  // json_reader.hpp
-
-// A report that does not follow the schema. what() names the key path, e.g.
-// "results[3].timing.median_ms: expected a number".
-class ReportError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_json(const ResultRow& row);
@@ -46,7 +40,7 @@ Provenance read_provenance(const Node& provenance);
 DeviceRecord read_device(const Node& device);
 
 // Strict: every key the schema requires must be present with the right type;
-// unknown keys are ignored. Throws ReportError.
+// unknown keys are ignored. Throws InputError.
 Report report_from_json(const nlohmann::json& document);
 
 }  // namespace cfr

@@ -33,7 +33,7 @@ class Checker {
     if (!(x >= 0) || !std::isfinite(x)) fail(fmt::format("must not be negative, found {}", x));
   }
   [[noreturn]] void fail(std::string_view problem) const {
-    throw ReportError(fmt::format("{}: {}", path_, problem));
+    throw InputError(fmt::format("{}: {}", path_, problem));
   }
 
  private:
@@ -44,11 +44,11 @@ class Checker {
 // character (a newline, ESC) would split a row or reach the terminal raw.
 void check_kernel_name(const std::string& name, const Checker& at) {
   if (name.empty()) at.fail("must not be empty");
-  for (const char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
+  for (std::size_t position = 0; position < name.size(); ++position) {
+    const auto byte = static_cast<unsigned char>(name[position]);
     if (byte < 0x20 || byte == 0x7f) {
-      at.fail(fmt::format("has a control character (byte 0x{:02x}) at position {}", byte,
-                          &c - name.data()));
+      at.fail(
+          fmt::format("has a control character (byte 0x{:02x}) at position {}", byte, position));
     }
   }
 }

@@ -7,11 +7,12 @@
 // edited or made by something else, and is refused before `audit` could call
 // a negative sample consistent.
 
+#include "roofline/core/errors.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr {
 
-// Throws ReportError naming the key path, e.g.
+// Throws InputError naming the key path, e.g.
 // "results[3].timing.samples_ms[2]: must be positive, found -1".
 void check_report_values(const Report& report);
 

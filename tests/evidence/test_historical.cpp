@@ -39,7 +39,7 @@ std::string table_error(const std::function<void(json&)>& edit) {
   edit(document);
   try {
     parse_historical_table(document);
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "no error";

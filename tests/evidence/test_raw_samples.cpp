@@ -30,7 +30,7 @@ std::string refusal(const std::function<void(json&)>& edit) {
   edit(document);
   try {
     import(document);
-  } catch (const ReportError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "(accepted)";

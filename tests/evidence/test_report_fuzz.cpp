@@ -142,7 +142,7 @@ class Mutator {
 
 }  // namespace
 
-TEST_CASE("thousands of mutated reports either parse or throw ReportError; audit never throws") {
+TEST_CASE("thousands of mutated reports either parse or throw InputError; audit never throws") {
   // Fixed seed: the same 3000 documents on every run. Bases: a measured, a historical
   // and a model report (sample_reports.cpp).
   const std::vector<json> bases{to_json(measured_report()), to_json(seed_report("V100")),
@@ -160,12 +160,12 @@ TEST_CASE("thousands of mutated reports either parse or throw ReportError; audit
     Report report;
     try {
       report = report_from_json(document);
-    } catch (const ReportError& error) {
+    } catch (const InputError& error) {
       ++rejected;
-      if (std::string(error.what()).empty()) problems.push_back("empty ReportError message");
+      if (std::string(error.what()).empty()) problems.push_back("empty InputError message");
       continue;
     } catch (const std::exception& error) {
-      problems.push_back(std::string("reader threw a non-ReportError: ") + error.what());
+      problems.push_back(std::string("reader threw a non-InputError: ") + error.what());
       continue;
     }
     ++parsed;

@@ -2,7 +2,12 @@
 // (tests/kernels/plugins/test_plugin.c) joins the registry with what it
 // declares; each defect variant of it is refused with one line and leaves the
 // registry as it was.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -108,13 +113,18 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
   const std::pair<const char*, const char*> defects[] = {
       {"no_entry_point", "has no cfr_plugin_kernels() entry point"},
       {"abi_version", "built for plugin ABI version 100, this tool reads versions 1 and 2"},
-      {"null_name", "kernel #0: has a null or empty name"},
-      {"empty_name", "kernel #0: has a null or empty name"},
+      {"null_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
+      {"empty_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
       {"builtin_name", "kernel 'fa2_mma': the name is taken (built in)"},
       {"unknown_dtype", "kernel 'tiny_fwd': unknown dtype bits 0x8"},
       {"unknown_model", "kernel 'tiny_fwd': unknown traffic model 'l2_magic'"},
       {"bad_head_dim", "kernel 'tiny_fwd': head dim 64 cannot be"},
       {"bad_tile", "kernel 'tiny_fwd': tile 64x0 at head dim 64 cannot be"},
+      // Issue 21: pointers are checked before they are read.
+      {"wild_name",
+       "kernel #0 (of kernel_count 2): its name points outside the process's readable memory"},
+      {"tile_count",
+       "kernel 'tiny_fwd': its 100000000 tiles run past the process's readable memory"},
       // bytes_plugin.c's defects: the hbm_bytes callback and the model that reads it.
       {"bytes_no_callback",
        "kernel 'tiny_bytes': traffic model 'plugin' needs an hbm_bytes "
@@ -152,7 +162,24 @@ TEST_CASE("a file that is not a shared library, or no file, is refused", "[plugi
   CHECK(message.find("plugin " + text + ": not a shared library this tool can load (") == 0);
   std::remove(text.c_str());
   CHECK(refusal("/tmp/cfr-plugin-test-nothing-here.so", registry) ==
-        "plugin /tmp/cfr-plugin-test-nothing-here.so: no such file, or it cannot be read");
+        fmt::format("plugin /tmp/cfr-plugin-test-nothing-here.so: cannot be read ({})",
+                    std::strerror(ENOENT)));
+}
+
+TEST_CASE("a plugin path that is a symbolic-link loop is refused in the system's words",
+          "[plugin]") {
+  // Issue 21: a loop was reported as "no such file".
+  KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+  char dir[] = "/tmp/cfr-plugin-loop-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string a = std::string(dir) + "/a.so", b = std::string(dir) + "/b.so";
+  REQUIRE(::symlink(b.c_str(), a.c_str()) == 0);
+  REQUIRE(::symlink(a.c_str(), b.c_str()) == 0);
+  CHECK(refusal(a, registry) ==
+        fmt::format("plugin {}: cannot be read ({})", a, std::strerror(ELOOP)));
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  ::rmdir(dir);
 }
 
 // ABI version 2 appended hbm_bytes to the description: test_plugin.c built

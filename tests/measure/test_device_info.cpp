@@ -27,6 +27,6 @@ TEST_CASE("query_device describes device 0", "[device_info]") {
 }
 
 TEST_CASE("query_device rejects an index past the last device", "[device_info]") {
-  CHECK_THROWS_AS(query_device(device_count()), std::out_of_range);
-  CHECK_THROWS_AS(query_device(-1), std::out_of_range);
+  CHECK_THROWS_AS(query_device(device_count()), std::invalid_argument);
+  CHECK_THROWS_AS(query_device(-1), std::invalid_argument);
 }

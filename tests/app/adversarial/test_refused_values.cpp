@@ -155,6 +155,21 @@ TEST_CASE("values: a repeated key anywhere in any file the tool reads is refused
   CHECK_FALSE(file_exists(scratch.path("x.svg")));
 }
 
+TEST_CASE("values: bytes after a report are refused, a NUL byte first or not", "[values]") {
+  // Issue 21: a report followed by a NUL and more bytes was read as the part
+  // before the NUL: `table` printed it and `audit` called it consistent.
+  Scratch scratch;
+  const std::string report = model_report_json().dump();
+  const std::string byte = std::to_string(report.size() + 1);
+  const std::string nul = scratch.write("nul.json", report + std::string("\0{}", 3));
+  const std::string tail = scratch.write("tail.json", report + "{}");
+  for (const char* command : {"table", "audit"}) {
+    INFO(command);
+    check_refused(run({command, nul}), {"nul.json", "not valid JSON (byte " + byte, "NUL"});
+    check_refused(run({command, tail}), {"tail.json", "not valid JSON (byte " + byte});
+  }
+}
+
 TEST_CASE("values: samples and figures no measurement can have are refused", "[values]") {
   // Issue 12: negative samples audited clean.
   Scratch scratch;

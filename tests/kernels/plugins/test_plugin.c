@@ -2,8 +2,13 @@
  * kernels that launch nothing, in plain C with no CUDA, so it loads on any
  * machine. Built once as it is (a valid plugin), once against ABI version 1
  * (-DCFR_TEST_ABI_V1, a plugin the tool still loads) and once per
- * -DCFR_DEFECT_* below, each a plugin the tool must refuse with one line. */
+ * -DCFR_DEFECT_* below, each a plugin the tool must refuse with one line.
+ * -DCFR_TEST_PRINTS: a valid plugin that prints to stdout while it is loaded
+ * and asked for its kernels, which must not reach the tool's stdout.
+ * -DCFR_TEST_KERNEL_COUNT=N: a kernel_count of N over the array of 2. */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #ifdef CFR_TEST_ABI_V1 /* the same plugin built against ABI version 1 */
 #include "cuflash_roofline_plugin_v1.h"
@@ -41,6 +46,8 @@ static const cfr_tile tiles[] = {{64, 64, 64}, {128, 64, 32}};
 
 #if defined(CFR_DEFECT_NULL_NAME)
 #define TINY_FORWARD_NAME NULL
+#elif defined(CFR_DEFECT_WILD_NAME)
+#define TINY_FORWARD_NAME ((const char*)16) /* no memory there */
 #elif defined(CFR_DEFECT_EMPTY_NAME)
 #define TINY_FORWARD_NAME ""
 #elif defined(CFR_DEFECT_BUILTIN_NAME)
@@ -68,7 +75,11 @@ static const cfr_kernel_description kernels[] = {
         .direction = CFR_FORWARD,
         .dtypes = TINY_DTYPES,
         .tiles = tiles,
+#if defined(CFR_DEFECT_TILE_COUNT)
+        .tile_count = 100000000, /* far past the array of 2 */
+#else
         .tile_count = 2,
+#endif
         .compute_unit = CFR_COMPUTE_SIMT,
         .traffic_model = TINY_MODEL,
         .min_cc_major = 8,
@@ -98,10 +109,27 @@ static const cfr_kernel_description kernels[] = {
     },
 };
 
+#ifndef CFR_TEST_KERNEL_COUNT
+#define CFR_TEST_KERNEL_COUNT 2
+#endif
+
 #if defined(CFR_DEFECT_ABI_VERSION)
-static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION + 98, kernels, 2};
+static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION + 98, kernels, CFR_TEST_KERNEL_COUNT};
 #else
-static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION, kernels, 2};
+static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION, kernels, CFR_TEST_KERNEL_COUNT};
+#endif
+
+#if defined(CFR_TEST_PRINTS)
+/* Through C stdio's buffer (flushed or not by the time the tool writes) and
+ * straight to file descriptor 1. */
+__attribute__((constructor)) static void say_hello(void) {
+  printf("test plugin constructor: buffered\n");
+  static const char direct[] = "test plugin constructor: write(1)\n";
+  (void)!write(1, direct, strlen(direct));
+}
+#define ASKED() printf("test plugin: asked for its kernels\n")
+#else
+#define ASKED() ((void)0)
 #endif
 
 #if defined(CFR_DEFECT_NO_ENTRY_POINT)
@@ -110,6 +138,7 @@ const cfr_plugin* some_other_function(void) {
 }
 #else
 const cfr_plugin* cfr_plugin_kernels(void) {
+  ASKED();
   return &plugin;
 }
 #endif

@@ -12,7 +12,7 @@ namespace {
 std::string refusal(const std::string& text) {
   try {
     parse_strict_json(text);
-  } catch (const JsonTextError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "parsed";
@@ -59,4 +59,14 @@ TEST_CASE("nesting beyond max_json_depth is refused; text that is not JSON says 
   CHECK(refusal(R"({"a": 1,)") == "not valid JSON (byte 9)");
   CHECK(refusal("") == "not valid JSON (byte 1)");
   CHECK(refusal("{} {}") == "not valid JSON (byte 4)");
+}
+
+TEST_CASE("a NUL byte is not the end of the text: bytes after the JSON value are an error") {
+  // Issue 21: nlohmann's lexer stops at a NUL, so a report followed by a NUL
+  // and more bytes was read as the part before the NUL, and audited clean.
+  using namespace std::string_literals;
+  CHECK(refusal("{}\0{\"x\": 1}"s) == "not valid JSON (byte 3: a NUL byte)");
+  CHECK(refusal("[1]\0"s) == "not valid JSON (byte 4: a NUL byte)");
+  CHECK(refusal("\"a\0b\""s) == "not valid JSON (byte 3: a NUL byte)");
+  CHECK(refusal("{}\n"s) == "parsed");
 }

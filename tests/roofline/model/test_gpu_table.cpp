@@ -17,7 +17,7 @@ namespace {
 std::string error_of(const json& document) {
   try {
     parse_gpu_table(document, "my.json");
-  } catch (const GpuTableError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "no error";

@@ -27,7 +27,7 @@ json committed_presets() {
 std::string refusal(const json& document) {
   try {
     parse_model_presets(document, "models.json");
-  } catch (const ModelPresetError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "accepted";
@@ -51,6 +51,8 @@ TEST_CASE("the committed presets parse, each figure with its source") {
       CHECK(figure->source.find("config.json") != std::string::npos);
     }
   }
+  // An unknown id is the caller's value (error rule 1: std::invalid_argument).
+  CHECK_THROWS_AS(find_preset(presets, "gpt5"), std::invalid_argument);
   CHECK_THROWS_WITH(find_preset(presets, "gpt5"),
                     Catch::Contains("unknown model 'gpt5'") && Catch::Contains("llama3-8b"));
 }

@@ -35,7 +35,7 @@ std::string message_of(const std::string& text) {
   try {
     const auto launches = parse_raw_csv(text);
     (void)group_rows(launches);
-  } catch (const CsvError& error) {
+  } catch (const InputError& error) {
     return error.what();
   }
   return "";

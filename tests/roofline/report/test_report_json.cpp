@@ -48,7 +48,7 @@ Report sample_report() {
 std::string error_of(const json& document) {
   try {
     report_from_json(document);
-  } catch (const ReportError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "no error";
@@ -114,6 +114,14 @@ TEST_CASE("figures no measurement can have, and integers past int, are refused b
        [](json& d) { d["devices"][0]["index"] = -1; }},
       {"devices[0].sm_count: 8589934592 is out of range",
        [](json& d) { d["devices"][0]["sm_count"] = std::int64_t{1} << 33; }},
+      // Issue 21: the position was the distance to a copy of the character, a
+      // different number every run.
+      {"results[1].kernel: has a control character (byte 0x1b) at position 4",
+       [](json& d) {
+         d["results"][1]["kernel"] =
+             "fa1_\x1b"
+             "wmma";
+       }},
   };
   for (const auto& [message, mutate] : cases) {
     json edited = good;

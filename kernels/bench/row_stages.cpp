@@ -1,0 +1,288 @@
+#include "kernels/bench/row_stages.hpp"
+
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "roofline/report/measured_row.hpp"
+
+namespace cfr::bench {
+
+using kernels::shape_of;
+using measure::DeviceBuffer;
+
+// 1. Resolve ------------------------------------------------------------------
+
+bool RowLaunchers::uses_cublas() const {
+  return entry->description.arithmetic == ArithmeticPath::library_gemm ||
+         forward_entry->description.arithmetic == ArithmeticPath::library_gemm;
+}
+
+OrReason<RowLaunchers> resolve_row(const KernelDescription& kernel, ComputeCapability cc) {
+  const bool backward = kernel.direction == Direction::backward;
+  RowLaunchers row;
+  row.entry = kernels::registry().find(kernel.name);
+  if (row.entry != nullptr) {
+    row.forward_entry = backward ? kernels::registry().forward_partner(*row.entry) : row.entry;
+  }
+  row.forward = row.forward_entry != nullptr ? row.forward_entry->forward() : nullptr;
+  row.backward = backward && row.entry != nullptr ? row.entry->backward() : nullptr;
+  if (row.forward == nullptr || (backward && row.backward == nullptr)) {
+    return fmt::format("no CUDA launcher registered for {}", kernel.name);
+  }
+  for (const kernels::KernelEntry* entry : {row.entry, row.forward_entry}) {
+    if (auto reason = entry->cannot_run_on(cc)) return std::move(*reason);
+  }
+  return row;
+}
+
+// 2. Allocate -----------------------------------------------------------------
+
+TensorSizes tensor_sizes(const AttentionProblem& p) {
+  const auto rows = static_cast<std::size_t>(p.batch * p.heads * p.seq_len);
+  const std::size_t elements = rows * static_cast<std::size_t>(p.head_dim);
+  return {elements, elements, rows};
+}
+
+namespace {
+
+std::size_t workspace_bytes(const kernels::KernelEntry* entry, const AttentionProblem& p) {
+  if (entry == nullptr) return 0;
+  return std::visit([&](const auto& launcher) { return launcher.workspace_bytes(shape_of(p)); },
+                    entry->launcher);
+}
+
+// The registered entries of a row, found by name whether or not they can
+// launch: the estimate is made for rows resolve_row would skip too.
+std::pair<const kernels::KernelEntry*, const kernels::KernelEntry*> entries_of(
+    const KernelDescription& kernel) {
+  const kernels::KernelEntry* entry = kernels::registry().find(kernel.name);
+  if (entry == nullptr || kernel.direction == Direction::forward) return {entry, entry};
+  return {entry, kernels::registry().forward_partner(*entry)};
+}
+
+std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+  const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
+  const TensorSizes n = tensor_sizes(p);
+  const std::size_t workspace = workspace_bytes(entries_of(kernel).first, p);
+  // Q, K, V, O in the dtype; LSE; reference O and LSE in fp32.
+  return (2 * n.q + 2 * n.kv) * e + n.lse * 4 + workspace + n.q * 4 + n.lse * 4;
+}
+
+std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+  const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
+  const TensorSizes n = tensor_sizes(p);
+  const auto [entry, forward] = entries_of(kernel);
+  const std::size_t workspace = workspace_bytes(entry, p) + workspace_bytes(forward, p);
+  // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; the workspaces of the
+  // kernel and its forward partner; fp32 references of dQ, dK, dV and the
+  // reference's own materialized P and dP per head batch.
+  const std::size_t seq = static_cast<std::size_t>(p.seq_len);
+  return (4 * n.q + 4 * n.kv) * e + n.lse * 4 + workspace + (n.q + 2 * n.kv) * 4 +
+         2 * seq * seq * 4 * static_cast<std::size_t>(p.heads * p.batch);
+}
+
+}  // namespace
+
+std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem) {
+  return kernel.direction == Direction::forward ? forward_bytes(kernel, problem)
+                                                : backward_bytes(kernel, problem);
+}
+
+std::optional<std::string> no_room_reason(std::size_t needed, std::size_t free) {
+  if (static_cast<double>(needed) <= 0.95 * static_cast<double>(free)) return std::nullopt;
+  return fmt::format("needs {:.2f} GiB of device memory, {:.2f} GiB free", needed / 1073741824.0,
+                     free / 1073741824.0);
+}
+
+std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& p) {
+  std::uint64_t h = seed;
+  for (std::int64_t x : {p.batch, p.heads, p.seq_len, p.head_dim,
+                         static_cast<std::int64_t>(p.causal), static_cast<std::int64_t>(p.dtype)}) {
+    h = (h ^ static_cast<std::uint64_t>(x)) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std::uint64_t seed,
+                  bool backward) {
+  return data.problem == problem && data.seed == seed && (data.backward || !backward);
+}
+
+void prepare_inputs(ProblemData& data, cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const TensorSizes n = tensor_sizes(p);
+  const auto e = static_cast<std::size_t>(element_bytes(p.dtype));
+  data.q = DeviceBuffer(n.q * e);
+  data.k = DeviceBuffer(n.kv * e);
+  data.v = DeviceBuffer(n.kv * e);
+  CFR_CUDA_CHECK(kernels::fill_random(data.q.data(), n.q, p.dtype, data.seed ^ 0x51,
+                                      kernels::Distribution::normal, stream));
+  CFR_CUDA_CHECK(kernels::fill_random(data.k.data(), n.kv, p.dtype, data.seed ^ 0x4B,
+                                      kernels::Distribution::normal, stream));
+  CFR_CUDA_CHECK(kernels::fill_random(data.v.data(), n.kv, p.dtype, data.seed ^ 0x56,
+                                      kernels::Distribution::normal, stream));
+  data.ref_o = DeviceBuffer(n.q * 4);
+  data.ref_lse = DeviceBuffer(n.lse * 4);
+  CFR_CUDA_CHECK(kernels::reference_forward(shape_of(p), data.q.data(), data.k.data(),
+                                            data.v.data(), data.ref_o.as<float>(),
+                                            data.ref_lse.as<float>(), stream));
+  if (data.backward) {
+    data.d_o = DeviceBuffer(n.q * e);
+    CFR_CUDA_CHECK(kernels::fill_random(data.d_o.data(), n.q, p.dtype, data.seed ^ 0x644F,
+                                        kernels::Distribution::normal, stream));
+    data.ref_dq = DeviceBuffer(n.q * 4);
+    data.ref_dk = DeviceBuffer(n.kv * 4);
+    data.ref_dv = DeviceBuffer(n.kv * 4);
+    CFR_CUDA_CHECK(kernels::reference_backward(
+        shape_of(p), data.q.data(), data.k.data(), data.v.data(), data.d_o.data(),
+        data.ref_dq.as<float>(), data.ref_dk.as<float>(), data.ref_dv.as<float>(), stream));
+  }
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, cudaStream_t stream,
+                        cublasHandle_t cublas, std::string* launch_message) {
+  const AttentionProblem& p = data.problem;
+  const TensorSizes n = tensor_sizes(p);
+  const auto e = static_cast<std::size_t>(element_bytes(p.dtype));
+  RowBuffers b;
+  b.shape = shape_of(p);
+  b.o = DeviceBuffer(n.q * e);
+  b.lse = DeviceBuffer(n.lse * 4);
+  b.forward_workspace = DeviceBuffer(launchers.forward->workspace_bytes(b.shape));
+  // Zero-filled, as LaunchContext asks (kernels/attention_api.hpp).
+  if (b.forward_workspace.bytes() > 0) {
+    CFR_CUDA_CHECK(cudaMemset(b.forward_workspace.data(), 0, b.forward_workspace.bytes()));
+  }
+  if (launchers.backward != nullptr) {
+    b.d_q = DeviceBuffer(n.q * e);
+    b.d_k = DeviceBuffer(n.kv * e);
+    b.d_v = DeviceBuffer(n.kv * e);
+    b.workspace = DeviceBuffer(launchers.backward->workspace_bytes(b.shape));
+  }
+  b.forward_io = {data.q.data(), data.k.data(), data.v.data(), b.o.data(), b.lse.as<float>()};
+  b.forward_context = {stream, cublas, b.forward_workspace.data(), b.forward_workspace.bytes(),
+                       launch_message};
+  b.backward_io = {data.q.data(),     data.k.data(), data.v.data(), b.o.data(),  data.d_o.data(),
+                   b.lse.as<float>(), b.d_q.data(),  b.d_k.data(),  b.d_v.data()};
+  b.backward_context = {stream, cublas, b.workspace.data(), b.workspace.bytes(), launch_message};
+  return b;
+}
+
+// 3. Check --------------------------------------------------------------------
+
+namespace {
+
+// One output compared with its fp32 reference: `stored` is how the output
+// holds its elements, the problem's dtype but for LSE (fp32).
+void compare(std::vector<CheckedTensor>& checked, const char* name, DType stored, const void* out,
+             const float* reference, std::size_t count, cudaStream_t stream) {
+  kernels::CheckResult check;
+  CFR_CUDA_CHECK(kernels::compare_with_reference(out, stored, reference, count, stream, check));
+  checked.push_back({name, check});
+}
+
+}  // namespace
+
+Correctness check_row(const RowLaunchers& launchers, RowBuffers& b, const ProblemData& data,
+                      cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const TensorSizes n = tensor_sizes(p);
+  std::vector<CheckedTensor> checked;
+  CFR_CUDA_CHECK(kernels::poison(b.o.data(), b.o.bytes(), stream));
+  CFR_CUDA_CHECK(kernels::poison(b.lse.data(), b.lse.bytes(), stream));
+  CFR_CUDA_CHECK(launchers.forward->launch(b.shape, b.forward_io, b.forward_context));
+  if (launchers.backward == nullptr) {
+    compare(checked, "O", p.dtype, b.o.data(), data.ref_o.as<float>(), n.q, stream);
+    compare(checked, "LSE", DType::fp32, b.lse.data(), data.ref_lse.as<float>(), n.lse, stream);
+    return correctness_record("reference_forward: materialized attention, fp32 accumulate", p.dtype,
+                              checked);
+  }
+  for (DeviceBuffer* out : {&b.d_q, &b.d_k, &b.d_v})
+    CFR_CUDA_CHECK(kernels::poison(out->data(), out->bytes(), stream));
+  CFR_CUDA_CHECK(launchers.backward->launch(b.shape, b.backward_io, b.backward_context));
+  compare(checked, "dQ", p.dtype, b.d_q.data(), data.ref_dq.as<float>(), n.q, stream);
+  compare(checked, "dK", p.dtype, b.d_k.data(), data.ref_dk.as<float>(), n.kv, stream);
+  compare(checked, "dV", p.dtype, b.d_v.data(), data.ref_dv.as<float>(), n.kv, stream);
+  return correctness_record(
+      fmt::format("reference_backward: materialized attention gradients, fp32 accumulate (O, LSE "
+                  "from {})",
+                  launchers.forward_entry->description.name),
+      p.dtype, checked);
+}
+
+// 4. Time and 5. record -------------------------------------------------------
+
+LaunchFunction timed_launch(const RowLaunchers& launchers, const RowBuffers& b) {
+  if (launchers.backward == nullptr) {
+    return [forward = launchers.forward, shape = b.shape, io = b.forward_io,
+            context = b.forward_context](cudaStream_t stream) {
+      kernels::LaunchContext on_stream = context;
+      on_stream.stream = stream;
+      return forward->launch(shape, io, on_stream);
+    };
+  }
+  return [backward = launchers.backward, shape = b.shape, io = b.backward_io,
+          context = b.backward_context](cudaStream_t stream) {
+    kernels::LaunchContext on_stream = context;
+    on_stream.stream = stream;
+    return backward->launch(shape, io, on_stream);
+  };
+}
+
+measure::TimingResult time_row(const LaunchFunction& launch, const measure::TimingOptions& options,
+                               cudaStream_t stream) {
+  measure::TimingResult timing;
+  if (const cudaError_t error = measure::time_cold(launch, options, stream, timing);
+      error != cudaSuccess) {
+    throw measure::CudaError(error, "time_cold", "time_cold: " + measure::cuda_error_text(error));
+  }
+  return timing;
+}
+
+Timing timing_record(const measure::TimingResult& timing, const measure::TimingOptions& options) {
+  Timing t;
+  t.samples_ms = timing.samples_ms;
+  t.warmup = timing.warmup_runs;
+  t.l2_flush = timing.l2_flush;
+  t.sm_clock_MHz = timing.sm_clock_MHz;
+  t.sm_clock_min_MHz = timing.sm_clock_min_MHz;
+  t.throttled = timing.throttled;
+  t.throttled_discarded = timing.throttled_discarded;
+  t.throttle_threshold_percent = 100 * options.throttle_threshold;
+  t.kept_throttled = timing.kept_throttled_samples;
+  t.noise_target_met = timing.noise_target_met;
+  t.stop_reason = timing.stop_reason;
+  return t;
+}
+
+BenchResult cuda_failure(const measure::CudaError& error, std::string_view kernel,
+                         const std::string& launch_message) {
+  BenchResult result;
+  result.status = RowStatus::failed;
+  result.reason = launch_message.empty()
+                      ? fmt::format("{}: {}", error.call(), measure::cuda_error_text(error.code()))
+                      : fmt::format("{} launch failed: {}", kernel, launch_message);
+  result.device_lost = is_sticky(error.code());
+  return result;
+}
+
+bool is_sticky(cudaError_t error) {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
+  }
+}
+
+}  // namespace cfr::bench

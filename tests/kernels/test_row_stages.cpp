@@ -1,0 +1,177 @@
+// The stages of DeviceSession::run (kernels/bench/row_stages.hpp) that need
+// no GPU, each alone: resolve, the allocate stage's sizes and memory check,
+// the timed launch, the record, and the row a CUDA error stops (with a fake
+// cudaError_t); the check's verdict is correctness_record's
+// (tests/roofline/report/test_measured_row.cpp). The stages that touch the device run
+// in tests/kernels/test_plugin_kernels.cpp and every sweep.
+#include <string>
+#include <variant>
+
+#include <catch2/catch.hpp>
+
+#include "kernels/bench/row_stages.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+
+using namespace cfr;
+using namespace cfr::bench;
+
+namespace {
+
+const KernelDescription& described(std::string_view name) {
+  const kernels::KernelEntry* entry = kernels::registry().find(name);
+  REQUIRE(entry != nullptr);
+  return entry->description;
+}
+
+const AttentionProblem problem{1, 8, 1024, 64, false, DType::fp16};
+
+}  // namespace
+
+TEST_CASE("resolve: a row's launchers, or why it is skipped before anything is allocated") {
+  KernelDescription unknown = fa2_mma_kernel;
+  unknown.name = "not_registered";
+  const auto none = resolve_row(unknown, {9, 0});
+  REQUIRE(std::holds_alternative<std::string>(none));
+  CHECK(std::get<std::string>(none) == "no CUDA launcher registered for not_registered");
+
+  // Below its minimum compute capability: the registry's own reason.
+  const auto old_gpu = resolve_row(described("fa2_mma"), {7, 5});
+  REQUIRE(std::holds_alternative<std::string>(old_gpu));
+  CHECK(std::get<std::string>(old_gpu) ==
+        *kernels::registry().find("fa2_mma")->cannot_run_on({7, 5}));
+
+  // A backward row runs its forward partner first (catalog: fa1_bwd after fa1_scalar).
+  const auto backward = resolve_row(described("fa1_bwd"), {9, 0});
+  REQUIRE(std::holds_alternative<RowLaunchers>(backward));
+  const RowLaunchers& row = std::get<RowLaunchers>(backward);
+  CHECK(row.entry->description.name == "fa1_bwd");
+  CHECK(row.forward_entry->description.name == "fa1_scalar");
+  CHECK(row.forward != nullptr);
+  CHECK(row.backward != nullptr);
+  CHECK_FALSE(row.uses_cublas());
+
+  // naive's GEMMs go through cuBLAS; a forward row has no backward launcher.
+  const RowLaunchers naive = std::get<RowLaunchers>(resolve_row(described("naive"), {9, 0}));
+  CHECK(naive.uses_cublas());
+  CHECK(naive.forward_entry == naive.entry);
+  CHECK(naive.backward == nullptr);
+}
+
+TEST_CASE("allocate: tensor sizes, the bytes a row needs and the room it must find") {
+  const TensorSizes n = tensor_sizes(problem);
+  CHECK(n.q == 1 * 8 * 1024 * 64);
+  CHECK(n.kv == n.q);  // square self-attention: K and V are shaped like Q
+  CHECK(n.lse == 1 * 8 * 1024);
+
+  // Forward, fp16: Q, K, V, O at 2 B, LSE, and the fp32 references of O and
+  // LSE (fa2_mma has no workspace).
+  CHECK(device_bytes_needed(described("fa2_mma"), problem) ==
+        4 * n.q * 2 + n.lse * 4 + n.q * 4 + n.lse * 4);
+  // Backward: eight tensors at 2 B, LSE, fa1_bwd's workspace (D, one float
+  // per row), fp32 dQ, dK, dV and the reference's P and dP per head.
+  CHECK(device_bytes_needed(described("fa1_bwd"), problem) ==
+        8 * n.q * 2 + n.lse * 4 + n.lse * 4 + 3 * n.q * 4 + 2 * 1024 * 1024 * 4 * 8);
+
+  const std::size_t gib = std::size_t{1} << 30;
+  CHECK_FALSE(no_room_reason(95 * gib, 100 * gib).has_value());  // 5% left free
+  CHECK(no_room_reason(96 * gib, 100 * gib) == "needs 96.00 GiB of device memory, 100.00 GiB free");
+}
+
+TEST_CASE("allocate: the inputs of one problem serve every row of it, forward before backward") {
+  const std::uint64_t seed = problem_seed(20261202, problem);
+  AttentionProblem other = problem;
+  other.causal = true;
+  CHECK(problem_seed(20261202, other) != seed);
+  ProblemData data;
+  data.problem = problem;
+  data.seed = seed;
+  CHECK(holds_inputs(data, problem, seed, false));
+  CHECK_FALSE(holds_inputs(data, problem, seed, true));  // no dO, no gradient references
+  CHECK_FALSE(holds_inputs(data, other, seed, false));
+  CHECK_FALSE(holds_inputs(data, problem, seed + 1, false));
+  data.backward = true;
+  CHECK(holds_inputs(data, problem, seed, false));
+}
+
+TEST_CASE("time: the timed launch is the row's kernel on the timer's stream") {
+  struct Seen {
+    int calls = 0;
+    int seq_len = 0;
+    const void* o = nullptr;
+    cudaStream_t stream = nullptr;
+    void* workspace = nullptr;
+  } seen;
+  const kernels::ForwardKernel forward{
+      [](const kernels::AttentionShape&) { return std::size_t{0}; },
+      [&seen](const kernels::AttentionShape& shape, const kernels::ForwardBuffers& io,
+              const kernels::LaunchContext& context) {
+        ++seen.calls;
+        seen.seq_len = shape.seq_len;
+        seen.o = io.o;
+        seen.stream = context.stream;
+        seen.workspace = context.workspace;
+        return cudaErrorNotReady;
+      }};
+  RowLaunchers launchers;
+  launchers.forward = &forward;
+  RowBuffers buffers;
+  buffers.shape.seq_len = 777;
+  int output = 0, workspace = 0;
+  buffers.forward_io.o = &output;
+  buffers.forward_context.workspace = &workspace;
+  buffers.forward_context.stream = reinterpret_cast<cudaStream_t>(0x1);
+  const LaunchFunction launch = timed_launch(launchers, buffers);
+  const auto timer_stream = reinterpret_cast<cudaStream_t>(0x2);
+  CHECK(launch(timer_stream) == cudaErrorNotReady);  // the launch's own status
+  CHECK(seen.calls == 1);
+  CHECK(seen.seq_len == 777);
+  CHECK(seen.o == &output);
+  CHECK(seen.workspace == &workspace);
+  CHECK(seen.stream == timer_stream);
+}
+
+TEST_CASE("record: the timer's result as the report's Timing") {
+  measure::TimingResult timing;
+  timing.samples_ms = {1.5, 1.25};
+  timing.warmup_runs = 3;
+  timing.sm_clock_MHz = 1980;
+  timing.sm_clock_min_MHz = 1800;
+  timing.throttled_discarded = 2;
+  timing.throttled = true;
+  timing.noise_target_met = true;
+  timing.stop_reason = "noise target met";
+  measure::TimingOptions options;
+  options.throttle_threshold = 0.8;
+  const Timing t = timing_record(timing, options);
+  CHECK(t.samples_ms == timing.samples_ms);
+  CHECK(t.warmup == 3);
+  CHECK(t.l2_flush);
+  CHECK(t.sm_clock_MHz == 1980);
+  CHECK(t.sm_clock_min_MHz == 1800);
+  CHECK(t.throttled);
+  CHECK(t.throttled_discarded == 2);
+  CHECK(t.throttle_threshold_percent == Approx(80));
+  CHECK_FALSE(t.kept_throttled);
+  CHECK(t.noise_target_met);
+  CHECK(t.stop_reason == "noise target met");
+}
+
+TEST_CASE("a CUDA error fails the row, named by the call or by the launch's own words") {
+  const measure::CudaError poison(cudaErrorIllegalAddress, "kernels::poison(o, bytes, stream)",
+                                  "not shown in a row");
+  const BenchResult lost = cuda_failure(poison, "fa2_mma", "");
+  CHECK(lost.status == RowStatus::failed);
+  CHECK(lost.reason ==
+        "kernels::poison(o, bytes, stream): cudaErrorIllegalAddress (an illegal memory access was "
+        "encountered)");
+  CHECK(lost.device_lost);  // sticky: nothing after it can run on this device
+
+  const measure::CudaError refused(cudaErrorUnknown, "forward->launch(...)", "");
+  const BenchResult plugin = cuda_failure(refused, "tiny_fwd", "launches nothing");
+  CHECK(plugin.reason == "tiny_fwd launch failed: launches nothing");
+  CHECK_FALSE(plugin.device_lost);
+
+  const measure::CudaError timer(cudaErrorInvalidValue, "time_cold", "");
+  CHECK(cuda_failure(timer, "x", "").reason ==
+        "time_cold: cudaErrorInvalidValue (invalid argument)");
+}
