@@ -55,6 +55,13 @@ inline AttentionShape shape_of(const AttentionProblem& p) {
   return shape;
 }
 
+// The shape the reference is given for a paged problem: the same K/V read
+// from the contiguous cache the pages were scattered from.
+inline AttentionShape contiguous_cache(AttentionShape shape) {
+  shape.page_size = 0;
+  return shape;
+}
+
 // The problem of a launch shape: what the models and kv_splits.hpp take.
 inline AttentionProblem problem_of(const AttentionShape& shape) {
   AttentionProblem p{shape.batch,    shape.heads,  shape.seq_len,
@@ -125,7 +132,9 @@ const ForwardKernel* find_forward_kernel(std::string_view name);
 const BackwardKernel* find_backward_kernel(std::string_view name);
 
 // The checking reference: materialized, fp32 accumulation, obviously right,
-// never timed. Outputs are fp32 regardless of the input dtype.
+// never timed. Outputs are fp32 regardless of the input dtype. K and V are
+// contiguous: a paged problem is checked with contiguous_cache(shape) over
+// the cache its pages hold.
 cudaError_t reference_forward(const AttentionShape&, const void* q, const void* k, const void* v,
                               float* o, float* lse, cudaStream_t stream);
 cudaError_t reference_backward(const AttentionShape&, const void* q, const void* k, const void* v,

@@ -59,8 +59,14 @@ std::size_t workspace_for(const AttentionShape& shape, int splits) {
                                       splits);
 }
 
+// A shape the plan can be made for: a head dim with a tile (the plan divides
+// by the tile's keys).
+bool plannable(const AttentionShape& shape) {
+  return has_positive_dimensions(shape) && fa2_decode_kernel.supports_head_dim(shape.head_dim);
+}
+
 std::size_t fa2_decode_workspace(const AttentionShape& shape) {
-  if (!has_positive_dimensions(shape)) return 0;
+  if (!plannable(shape)) return 0;
   const DecodePlan plan = plan_of(shape);
   std::size_t bytes = 0;
   (void)with_decode_config(shape, plan, [&]<typename Cfg>() {
@@ -101,7 +107,7 @@ cudaError_t launch_fa2_decode(const AttentionShape& shape, const ForwardBuffers&
       (io.page_table == nullptr || io.pages_per_sequence * shape.page_size < shape.keys())) {
     return cudaErrorInvalidValue;
   }
-  if (!(softmax_scale_log2_of(shape) > 0.f)) return cudaErrorInvalidValue;
+  if (!plannable(shape) || !(softmax_scale_log2_of(shape) > 0.f)) return cudaErrorInvalidValue;
   const DecodePlan plan = plan_of(shape);
   return dispatch_dtype_and_head_dim<fa2_decode_kernel>(shape, [&]<typename T, int>() {
     return with_decode_config(shape, plan, [&]<typename Cfg>() {

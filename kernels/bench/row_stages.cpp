@@ -41,9 +41,18 @@ OrReason<RowLaunchers> resolve_row(const KernelDescription& kernel, ComputeCapab
 // 2. Allocate -----------------------------------------------------------------
 
 TensorSizes tensor_sizes(const AttentionProblem& p) {
+  const auto d = static_cast<std::size_t>(p.head_dim);
   const auto rows = static_cast<std::size_t>(p.batch * p.heads * p.seq_len);
-  const std::size_t elements = rows * static_cast<std::size_t>(p.head_dim);
-  return {elements, elements, rows};
+  TensorSizes n;
+  n.q = rows * d;
+  n.kv = static_cast<std::size_t>(p.batch * p.key_heads() * p.keys()) * d;
+  n.lse = rows;
+  if (p.paged()) {
+    n.pages_per_sequence = static_cast<std::size_t>((p.keys() + p.page_size - 1) / p.page_size);
+    n.pages = n.pages_per_sequence * static_cast<std::size_t>(p.batch);
+    n.paged_kv = n.pages * static_cast<std::size_t>(p.key_heads() * p.page_size) * d;
+  }
+  return n;
 }
 
 namespace {
@@ -67,8 +76,10 @@ std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProble
   const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
   const TensorSizes n = tensor_sizes(p);
   const std::size_t workspace = workspace_bytes(entries_of(kernel).first, p);
-  // Q, K, V, O in the dtype; LSE; reference O and LSE in fp32.
-  return (2 * n.q + 2 * n.kv) * e + n.lse * 4 + workspace + n.q * 4 + n.lse * 4;
+  // Q, K, V, O in the dtype (and K, V again in pages with their table); LSE;
+  // reference O and LSE in fp32.
+  return (2 * n.q + 2 * n.kv + 2 * n.paged_kv) * e + n.pages * sizeof(int) + n.lse * 4 + workspace +
+         n.q * 4 + n.lse * 4;
 }
 
 std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
@@ -79,9 +90,9 @@ std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProbl
   // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; the workspaces of the
   // kernel and its forward partner; fp32 references of dQ, dK, dV and the
   // reference's own materialized P and dP per head batch.
-  const std::size_t seq = static_cast<std::size_t>(p.seq_len);
+  const auto pairs = static_cast<std::size_t>(p.seq_len) * static_cast<std::size_t>(p.keys());
   return (4 * n.q + 4 * n.kv) * e + n.lse * 4 + workspace + (n.q + 2 * n.kv) * 4 +
-         2 * seq * seq * 4 * static_cast<std::size_t>(p.heads * p.batch);
+         2 * pairs * 4 * static_cast<std::size_t>(p.heads * p.batch);
 }
 
 }  // namespace
@@ -99,9 +110,13 @@ std::optional<std::string> no_room_reason(std::size_t needed, std::size_t free) 
 
 std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& p) {
   std::uint64_t h = seed;
+  auto mix = [&h](std::int64_t x) { h = (h ^ static_cast<std::uint64_t>(x)) * 0x100000001B3ull; };
   for (std::int64_t x : {p.batch, p.heads, p.seq_len, p.head_dim,
                          static_cast<std::int64_t>(p.causal), static_cast<std::int64_t>(p.dtype)}) {
-    h = (h ^ static_cast<std::uint64_t>(x)) * 0x100000001B3ull;
+    mix(x);
+  }
+  if (!p.square()) {
+    for (std::int64_t x : {p.keys(), p.key_heads(), p.page_size}) mix(x);
   }
   return h;
 }
@@ -110,6 +125,35 @@ bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std:
                   bool backward) {
   return data.problem == problem && data.seed == seed && (data.backward || !backward);
 }
+
+namespace {
+
+// K and V copied into a pool of pages in shuffled order, as a serving
+// engine's allocator leaves them, and the table that finds them.
+void scatter_into_pages(ProblemData& data, const TensorSizes& n, cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const int per_sequence = static_cast<int>(n.pages_per_sequence);
+  const std::vector<int> table =
+      kernels::shuffled_page_table(static_cast<int>(p.batch), per_sequence, data.seed ^ 0x5047);
+  data.page_table = DeviceBuffer(table.size() * sizeof(int));
+  CFR_CUDA_CHECK(cudaMemcpyAsync(data.page_table.data(), table.data(), data.page_table.bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  const auto e = static_cast<std::size_t>(element_bytes(p.dtype));
+  data.k_pages = DeviceBuffer(n.paged_kv * e);
+  data.v_pages = DeviceBuffer(n.paged_kv * e);
+  for (auto [from, to] : {std::pair{&data.k, &data.k_pages}, std::pair{&data.v, &data.v_pages}}) {
+    // The rows of a last page past kv_len are never read; zero, not garbage.
+    CFR_CUDA_CHECK(cudaMemsetAsync(to->data(), 0, to->bytes(), stream));
+    CFR_CUDA_CHECK(kernels::scatter_to_pages(
+        from->data(), to->data(), data.page_table.as<int>(), static_cast<int>(p.batch),
+        static_cast<int>(p.key_heads()), static_cast<int>(p.keys()), static_cast<int>(p.head_dim),
+        static_cast<int>(p.page_size), per_sequence, p.dtype, stream));
+  }
+  // The table must outlive the host vector's copy.
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
 
 void prepare_inputs(ProblemData& data, cudaStream_t stream) {
   const AttentionProblem& p = data.problem;
@@ -124,10 +168,11 @@ void prepare_inputs(ProblemData& data, cudaStream_t stream) {
                                       kernels::Distribution::normal, stream));
   CFR_CUDA_CHECK(kernels::fill_random(data.v.data(), n.kv, p.dtype, data.seed ^ 0x56,
                                       kernels::Distribution::normal, stream));
+  if (p.paged()) scatter_into_pages(data, n, stream);
   data.ref_o = DeviceBuffer(n.q * 4);
   data.ref_lse = DeviceBuffer(n.lse * 4);
-  CFR_CUDA_CHECK(kernels::reference_forward(shape_of(p), data.q.data(), data.k.data(),
-                                            data.v.data(), data.ref_o.as<float>(),
+  CFR_CUDA_CHECK(kernels::reference_forward(kernels::contiguous_cache(shape_of(p)), data.q.data(),
+                                            data.k.data(), data.v.data(), data.ref_o.as<float>(),
                                             data.ref_lse.as<float>(), stream));
   if (data.backward) {
     data.d_o = DeviceBuffer(n.q * e);
@@ -164,6 +209,12 @@ RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, 
     b.workspace = DeviceBuffer(launchers.backward->workspace_bytes(b.shape));
   }
   b.forward_io = {data.q.data(), data.k.data(), data.v.data(), b.o.data(), b.lse.as<float>()};
+  if (p.paged()) {
+    b.forward_io.k = data.k_pages.data();
+    b.forward_io.v = data.v_pages.data();
+    b.forward_io.page_table = data.page_table.as<int>();
+    b.forward_io.pages_per_sequence = static_cast<int>(n.pages_per_sequence);
+  }
   b.forward_context = {stream, cublas, b.forward_workspace.data(), b.forward_workspace.bytes(),
                        launch_message};
   b.backward_io = {data.q.data(),     data.k.data(), data.v.data(), b.o.data(),  data.d_o.data(),

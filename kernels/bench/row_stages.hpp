@@ -64,8 +64,15 @@ OrReason<RowLaunchers> resolve_row(const KernelDescription& kernel, ComputeCapab
 // and the check.
 struct TensorSizes {
   std::size_t q = 0;    // Q, O, dO, dQ
-  std::size_t kv = 0;   // K, V, dK, dV
+  std::size_t kv = 0;   // K, V, dK, dV as a contiguous cache
   std::size_t lse = 0;  // one per query row
+  // A paged cache: pages per sequence, pages in all (the page table's
+  // entries), and the elements of each of the K and V page pools (pages of
+  // kv_heads x page_size x head_dim; a last page's rows past kv_len are
+  // allocated, never read). 0 for a contiguous cache.
+  std::size_t pages_per_sequence = 0;
+  std::size_t pages = 0;
+  std::size_t paged_kv = 0;
 };
 TensorSizes tensor_sizes(const AttentionProblem& problem);
 
@@ -84,11 +91,15 @@ struct ProblemData {
   std::uint64_t seed = 0;
   bool backward = false;
   measure::DeviceBuffer q, k, v, d_o;
+  // A paged problem's K/V: k and v scattered into shuffled pages (what the
+  // kernels read); k and v stay, contiguous, for the reference.
+  measure::DeviceBuffer page_table, k_pages, v_pages;
   measure::DeviceBuffer ref_o, ref_lse;          // forward reference, fp32
   measure::DeviceBuffer ref_dq, ref_dk, ref_dv;  // backward reference, fp32
 };
 
-// The seed of a problem's inputs: the sweep's seed mixed with its shape.
+// The seed of a problem's inputs: the sweep's seed mixed with its shape (a
+// square problem's seed is what it was before the served shapes).
 std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& problem);
 
 // Whether `data` holds the inputs (and, for a backward row, dO and the

@@ -377,7 +377,7 @@ step_peer_compare() {
 step_plugins() {
   local example=$build/kernels/plugin/example/libcfr_example_plugin.so
   local tiny=$build/tests/kernels/plugins/libcfr_test_plugin_tiny.so
-  "$build/tests/kernels/test_plugins_gpu" 2>&1 | tail -n 20 | tee "$out/plugins-tests.log"
+  "$build/tests/kernels/test_bench_gpu" "[plugin]" 2>&1 | tail -n 20 | tee "$out/plugins-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   mkdir -p results/h200
   "$tool" sweep --plugin "$example" --kernels example_simt,fa1_scalar --seq-lens 1024:8192:x2 \
@@ -502,6 +502,10 @@ step_served() {
     --batch 8 --causal --kernels fa2_decode "${time[@]}"
   served_sweep paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
     --page-size 0,16,256 --kernels fa2_decode "${time[@]}"
+  # A shape the paged target does not name: 16 speculative tokens (64 rows a
+  # CTA) through the pages, beside the contiguous cache.
+  served_sweep paged-speculative --preset llama3-8b --dtype fp16 --q-lens 16 \
+    --kv-lens 32768,131072 --batch 8 --page-size 0,16,256 --causal --kernels fa2_decode "${time[@]}"
   served_sweep gqa-prefill --heads 32 --kv-heads 8 --head-dims 128 --dtype fp16,bf16 \
     --seq-lens 4096,8192,16384 --both --kernels fa2_mma "${time[@]}"
 }

@@ -3,17 +3,29 @@
 # binaries, tests/gpu's tools) into .device-build/<build>, keeping the layout,
 # so that device_run.sh can run there with CFR_BUILD_DIR=.device-build/<build>
 # and the copy stays under a transfer limit (object files stay behind).
-# usage: tests/gpu/pack_build.sh [build-dir]   (default build-h200)
+# Only what runs on the GPU machine travels: the tool, the test binaries with
+# GPU cases (CI runs the others), and those of tests/gpu's tools named after
+# the build folder (each binary carries the kernels' device code, ~10 MB).
+# usage: tests/gpu/pack_build.sh [build-dir [tool ...]]   (default build-h200;
+#        tools: fa2_variants single_launch ncu_nvtx_probe decode_dev)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-h200}
+shift || true
 dest=.device-build/$build
 rm -rf "$dest"
 mkdir -p "$dest"
-(cd "$build" && find app tests -maxdepth 2 -type f -perm -u+x ! -name '*.so' ! -name '*.p' -print0 |
-  xargs -0 -I{} cp --parents {} "../$dest/")
+wanted=(app/cuflash-roofline tests/kernels/test_kernels)
+for tool in "$@"; do wanted+=("tests/gpu/$tool"); done
+(cd "$build" && for binary in "${wanted[@]}" tests/*/test_*gpu*; do
+  if [[ -f $binary ]]; then cp --parents "$binary" "../$dest/"; fi
+done)
 # The peer script's tree stamp (which commit the tree is) and plugin libraries.
 # meson puts them in build/kernels/plugin/example/ and build/tests/kernels/plugins/.
 (cd "$build" && find peers kernels tests -maxdepth 4 \( -name tree_stamp.json -o -name '*.so' \) -print0 2>/dev/null |
   xargs -0 -r -I{} cp --parents {} "../$dest/")
 du -sh "$dest"
+# The device code does not shrink a binary's size but compresses ~10:1; carry
+# the archive and unpack it there: tar xzf .device-build/BUILD.tgz -C .device-build
+tar czf ".device-build/$build.tgz" -C .device-build "$build"
+du -sh ".device-build/$build.tgz"

@@ -122,8 +122,8 @@ ForwardReference::ForwardReference(const AttentionShape& shape, const Inputs& in
     : o(tensor_elements(shape) * sizeof(float)), lse(row_count(shape) * sizeof(float)) {
   CFR_CUDA_CHECK(poison(o.data(), o.bytes(), stream));
   CFR_CUDA_CHECK(poison(lse.data(), lse.bytes(), stream));
-  CFR_CUDA_CHECK(reference_forward(shape, inputs.q.data(), inputs.k.data(), inputs.v.data(),
-                                   o.as<float>(), lse.as<float>(), stream));
+  CFR_CUDA_CHECK(reference_forward(contiguous_cache(shape), inputs.q.data(), inputs.k.data(),
+                                   inputs.v.data(), o.as<float>(), lse.as<float>(), stream));
 }
 
 BackwardReference::BackwardReference(const AttentionShape& shape, const Inputs& inputs,

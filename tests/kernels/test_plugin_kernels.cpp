@@ -9,12 +9,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "bench_rows.hpp"
 #include "kernels/bench/attention_bench.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/plugin/plugin_loader.hpp"
 
 namespace cfr::kernels {
 namespace {
+
+using testing::kernel;
+using testing::quick;
 
 // The build folder, from this binary's place in it (build/tests/kernels/),
 // so the tests find the plugins wherever the build was copied to.
@@ -36,20 +40,6 @@ void load_test_plugins() {
     return true;
   }();
   (void)loaded;
-}
-
-bench::BenchSettings quick() {
-  bench::BenchSettings settings;
-  settings.timing.warmup_runs = 1;
-  settings.timing.min_samples = 3;
-  settings.timing.max_seconds = 0.05;
-  return settings;
-}
-
-const KernelDescription& kernel(std::string_view name) {
-  const KernelEntry* entry = registry().find(name);
-  REQUIRE(entry != nullptr);
-  return entry->description;
 }
 
 }  // namespace

@@ -77,6 +77,59 @@ TEST_CASE("allocate: tensor sizes, the bytes a row needs and the room it must fi
   CHECK(no_room_reason(96 * gib, 100 * gib) == "needs 96.00 GiB of device memory, 100.00 GiB free");
 }
 
+TEST_CASE("allocate: a served problem's K/V by its K/V heads and keys, and its pages") {
+  // Decode against a paged cache: B 2, 32 query heads on 8 K/V heads, one
+  // query token, 1000 keys in pages of 256 (4 pages a sequence, the last one
+  // part full).
+  AttentionProblem decode{2, 32, 1, 128, false, DType::fp16};
+  decode.kv_len = 1000;
+  decode.kv_heads = 8;
+  decode.page_size = 256;
+  const TensorSizes n = tensor_sizes(decode);
+  CHECK(n.q == 2 * 32 * 1 * 128);
+  CHECK(n.kv == 2 * 8 * 1000 * 128);
+  CHECK(n.lse == 2 * 32);
+  CHECK(n.pages_per_sequence == 4);
+  CHECK(n.pages == 8);
+  CHECK(n.paged_kv == 8 * 8 * 256 * 128);
+  // Q, O, the contiguous K, V (the reference's) and their pages at 2 B, the
+  // table, LSE, the decode kernel's workspace, the fp32 references.
+  const std::size_t workspace =
+      kernels::registry().find("fa2_decode")->forward()->workspace_bytes(kernels::shape_of(decode));
+  CHECK(device_bytes_needed(described("fa2_decode"), decode) ==
+        (2 * n.q + 2 * n.kv + 2 * n.paged_kv) * 2 + 8 * sizeof(int) + n.lse * 4 + workspace +
+            n.q * 4 + n.lse * 4);
+
+  // A head dim without a tile has no plan (it would divide by the tile's
+  // keys): no workspace, and the launch refuses it.
+  AttentionProblem odd_head_dim = decode;
+  odd_head_dim.head_dim = 136;
+  CHECK(kernels::registry()
+            .find("fa2_decode")
+            ->forward()
+            ->workspace_bytes(kernels::shape_of(odd_head_dim)) == 0);
+
+  AttentionProblem contiguous = decode;
+  contiguous.page_size = 0;
+  CHECK(tensor_sizes(contiguous).pages == 0);
+  CHECK(tensor_sizes(contiguous).paged_kv == 0);
+
+  // The seed tells the served fields apart, and leaves a square problem's as
+  // it was (the same inputs as before the served shapes: mixed from the six
+  // square fields alone).
+  CHECK(problem_seed(7, decode) != problem_seed(7, contiguous));
+  AttentionProblem spelled = problem;
+  spelled.kv_len = problem.seq_len;
+  spelled.kv_heads = problem.heads;
+  CHECK(problem_seed(7, spelled) == problem_seed(7, problem));
+  std::uint64_t square = 7;
+  for (std::int64_t x : {problem.batch, problem.heads, problem.seq_len, problem.head_dim,
+                         std::int64_t{0}, static_cast<std::int64_t>(problem.dtype)}) {
+    square = (square ^ static_cast<std::uint64_t>(x)) * 0x100000001B3ull;
+  }
+  CHECK(problem_seed(7, problem) == square);
+}
+
 TEST_CASE("allocate: the inputs of one problem serve every row of it, forward before backward") {
   const std::uint64_t seed = problem_seed(20261202, problem);
   AttentionProblem other = problem;
