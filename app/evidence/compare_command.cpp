@@ -230,12 +230,13 @@ evidence::CompareOptions comparison_settings(const CompareOptions& options) {
   settings.allow_unauditable = options.allow_unauditable;
   settings.allow_cross_device = options.allow_cross_device;
   settings.kernel_aliases = parse_aliases(options.kernel_aliases);
-  settings.by_shape = options.by == "shape";
+  settings.by_shape = options.by == "shape" || options.by == "fastest";
+  settings.fastest_base = options.by == "fastest";
   // --by shape pairs every kernel of a shape already; a rename on top would mean nothing.
   if (settings.by_shape && !settings.kernel_aliases.empty()) {
     throw std::runtime_error(
-        fmt::format("--match-kernel {}: not with --by shape, which pairs every kernel of a shape",
-                    options.kernel_aliases.front()));
+        fmt::format("--match-kernel {}: not with --by {}, which pairs every kernel of a shape",
+                    options.kernel_aliases.front(), options.by));
   }
   settings.figures = chosen_figures(options.figures);
   return settings;
@@ -373,11 +374,12 @@ void add_compare_command(CLI::App& app, CommandStatus& status) {
       ->type_name("OLD=NEW");
   command
       ->add_option("--by", options->by,
-                   "how rows pair: kernel (the same kernel name, default) or shape (every "
+                   "how rows pair: kernel (the same kernel name, default), shape (every "
                    "base row against every new row of its shape, whatever the kernels: ours "
-                   "over a peer's)")
+                   "over a peer's) or fastest (as shape, against the fastest base row of each "
+                   "shape only: ours over the fastest peer)")
       ->type_name("KEY")
-      ->check(CLI::IsMember({"kernel", "shape"}).description(""));
+      ->check(CLI::IsMember({"kernel", "shape", "fastest"}).description(""));
   command
       ->add_option("--figures", options->figures,
                    "figure tags (docs/report-schema.md#figures) to show base -> new under each "

@@ -354,6 +354,19 @@ void refuse_too_many_pairs(
   }
 }
 
+// --by fastest: the index of each shape's fastest timed base row.
+std::map<RowKey, std::size_t> fastest_base_rows(const Report& base, bool with_device) {
+  std::map<RowKey, std::size_t> fastest;
+  for (std::size_t i = 0; i < base.results.size(); ++i) {
+    const auto ms = median_ms(base.results[i]);
+    if (!ms) continue;
+    const RowKey shape = shape_key(base, base.results[i], with_device);
+    const auto [at, inserted] = fastest.emplace(shape, i);
+    if (!inserted && *ms < *median_ms(base.results[at->second])) at->second = i;
+  }
+  return fastest;
+}
+
 }  // namespace
 
 Comparison compare_reports(const Report& base, const Report& next, const CompareOptions& options) {
@@ -373,8 +386,16 @@ Comparison compare_reports(const Report& base, const Report& next, const Compare
   // base kernel takes the next new row of a (shape, new kernel) it has not taken.
   std::map<std::tuple<RowKey, std::string, std::string>, std::size_t> taken;
   std::vector<bool> paired(next.results.size(), false);
-  for (const ResultRow& base_row : base.results) {
+  const std::map<RowKey, std::size_t> fastest =
+      options.fastest_base ? fastest_base_rows(base, with_device) : std::map<RowKey, std::size_t>{};
+  for (std::size_t b = 0; b < base.results.size(); ++b) {
+    const ResultRow& base_row = base.results[b];
     RowKey shape = shape_key(base, base_row, with_device);
+    // A shape none of whose base rows ran keeps them all (each says why).
+    if (const auto best = fastest.find(shape); best != fastest.end() && best->second != b) {
+      ++out.slower_base_rows;
+      continue;
+    }
     const std::string& base_kernel = base_row.kernel;
     const std::string wanted = options.by_shape ? "" : aliased(base_kernel, options);
     bool matched = false;
@@ -424,17 +445,29 @@ std::string kernel_label(const RowComparison& r) {
   return r.base_kernel.empty() ? r.key.kernel : r.key.kernel + " vs " + r.base_kernel;
 }
 
-std::string render_row(const RowComparison& r, std::size_t kernel_width) {
+// The served shapes' columns (K/V heads, keys, page), shown only where a
+// row has a served shape, so a square comparison reads as before.
+bool has_served_rows(const Comparison& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(),
+                     [](const RowComparison& r) { return !r.key.problem.square(); });
+}
+
+std::string served_columns(const AttentionProblem& p) {
+  return fmt::format(" {:>4} {:>7} {:>4}", p.key_heads(), p.keys(),
+                     p.paged() ? std::to_string(p.page_size) : "-");
+}
+
+std::string render_row(const RowComparison& r, std::size_t kernel_width, bool served) {
   const bool timed = r.base_ms && r.new_ms;
   auto ms = [](const std::optional<double>& x) {
     return x ? fmt::format("{:.4f}", *x) : std::string("-");
   };
+  const AttentionProblem& p = r.key.problem;
   std::string out = fmt::format(
-      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7}{} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
       "{:>8}  {}{}\n",
-      kernel_label(r), kernel_width, to_string(r.key.direction), to_string(r.key.problem.dtype),
-      r.key.problem.batch, r.key.problem.heads, r.key.problem.seq_len, r.key.problem.head_dim,
-      r.key.problem.causal ? "yes" : "no",
+      kernel_label(r), kernel_width, to_string(r.key.direction), to_string(p.dtype), p.batch,
+      p.heads, p.seq_len, served ? served_columns(p) : "", p.head_dim, p.causal ? "yes" : "no",
       r.key.device_model.empty() ? "(any)" : r.key.device_model, ms(r.base_ms), ms(r.new_ms),
       timed ? fmt::format("{:.3f}", r.ratio) : "-",
       timed ? fmt::format("{:.1f}%", r.threshold * 100) : "-", gap_text(r), p_value_text(r),
@@ -451,14 +484,20 @@ std::string render_comparison(const Comparison& c, std::string_view base_name,
   std::size_t kernel_width = 22;
   for (const RowComparison& r : c.rows)
     kernel_width = std::max(kernel_width, kernel_label(r).size());
+  const bool served = has_served_rows(c);
   out += fmt::format(
-      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
+      "{:<{}} {:<8} {:<5} {:>3} {:>4} {:>7}{} {:>4} {:<6} {:<24} {:>10} {:>10} {:>7} {:>9} {:>4} "
       "{:>8}  {}\n",
-      "kernel", kernel_width, "dir", "dtype", "B", "H", "N", "d", "causal", "device", "base ms",
-      "new ms", "ratio", "threshold", "gap", "p", "verdict");
-  for (const RowComparison& r : c.rows) out += render_row(r, kernel_width);
+      "kernel", kernel_width, "dir", "dtype", "B", "H", "N",
+      served ? fmt::format(" {:>4} {:>7} {:>4}", "Hkv", "Nk", "page") : "", "d", "causal", "device",
+      "base ms", "new ms", "ratio", "threshold", "gap", "p", "verdict");
+  for (const RowComparison& r : c.rows) out += render_row(r, kernel_width, served);
   for (const RowKey& key : c.only_in_base) out += "only in base: " + describe(key) + "\n";
   for (const RowKey& key : c.only_in_new) out += "only in new: " + describe(key) + "\n";
+  if (c.slower_base_rows > 0) {
+    out += fmt::format("{} base row{} left out: another base row of the shape was faster\n",
+                       c.slower_base_rows, c.slower_base_rows == 1 ? "" : "s");
+  }
   out += render_verdict_counts({c}) + "\n";
   for (const PairingMean& pairing : geometric_means_by_pairing(c)) {
     out += fmt::format("{} over {}: {}\n", pairing.kernel, pairing.base_kernel,
@@ -548,6 +587,7 @@ nlohmann::json to_json(const Comparison& c) {
           {"rows", rows},
           {"only_in_base", only_base},
           {"only_in_new", only_new},
+          {"slower_base_rows", c.slower_base_rows},
           {"counts", counts},
           {"geomean", to_json(geometric_mean({c}))},
           {"geomean_by_pairing", pairing_means},

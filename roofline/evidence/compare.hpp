@@ -68,6 +68,10 @@ struct CompareOptions {
   // the two kernels (torch's SDPA backends against ours: one table of ours
   // over theirs). Off: rows pair by kernel name (after kernel_aliases).
   bool by_shape = false;
+  // --by fastest (with by_shape): each shape's new rows against the base row
+  // of that shape with the smallest median only (the fastest peer backend);
+  // the shape's other base rows are counted in Comparison::slower_base_rows.
+  bool fastest_base = false;
   // Figures shown base -> new beside each matched row's verdict (--figures).
   std::vector<const Figure*> figures;
 };
@@ -106,6 +110,9 @@ struct Comparison {
   std::vector<RowComparison> rows;
   std::vector<RowKey> only_in_base;
   std::vector<RowKey> only_in_new;
+  // --by fastest: base rows left out because another base row of their shape
+  // was faster.
+  std::size_t slower_base_rows = 0;
 
   std::size_t count(Verdict verdict) const;
   // What --fail-on-regression gates on: a SLOWER or FAILED row. AMBIGUOUS is

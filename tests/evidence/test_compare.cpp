@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -388,4 +389,67 @@ TEST_CASE("the comparison renders a table and a JSON document with the same verd
   CHECK(json["rows"][8]["basis"].is_null());
   CHECK(json["rows"][8]["samples"].is_null());
   CHECK(json["geomean"]["ratio"].get<double>() == Approx(1.0230519));
+}
+
+TEST_CASE("compare shows K/V heads, keys and page where a row has a served shape") {
+  const Report square = measured_report();
+  const std::string square_text = render_comparison(compare_reports(square, square, {}), "a", "b");
+  CHECK(square_text.find("Hkv") == std::string::npos);
+
+  Report served = measured_report();
+  for (ResultRow& row : served.results) {
+    row.problem.kv_heads = row.problem.heads / 2;
+    row.problem.kv_len = 3 * row.problem.seq_len;
+    row.problem.page_size = 16;
+  }
+  const Comparison c = compare_reports(served, served, {});
+  REQUIRE_FALSE(c.rows.empty());
+  const std::string text = render_comparison(c, "a", "b");
+  const std::string header = text.substr(text.find("kernel"), text.find('\n', text.find("kernel")));
+  CHECK(header.find(" Hkv ") != std::string::npos);
+  CHECK(header.find(" Nk ") != std::string::npos);
+  CHECK(header.find(" page ") != std::string::npos);
+  const AttentionProblem& p = c.rows.front().key.problem;
+  CHECK(text.find(fmt::format(" {:>4} {:>7} {:>4} ", p.key_heads(), p.keys(), 16)) !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "compare by fastest sets each shape's new rows against the fastest base row of the shape") {
+  // Two peers at every shape: peer_fast at half fa1_wmma's time, peer_slow at twice.
+  const Report ours = measured_report();
+  Report peers = measured_report();
+  std::vector<ResultRow> rows;
+  for (const ResultRow& row : peers.results) {
+    if (row.kernel != "fa1_wmma") continue;
+    for (auto [name, factor] : {std::pair{"peer_slow", 2.0}, std::pair{"peer_fast", 0.5}}) {
+      ResultRow peer = row;
+      peer.kernel = name;
+      if (peer.timing) {
+        for (double& ms : peer.timing->samples_ms) ms *= factor;
+        peer.timing->summary = summarize(peer.timing->samples_ms);
+      }
+      rows.push_back(peer);
+    }
+  }
+  peers.results = rows;
+  CompareOptions fastest;
+  fastest.by_shape = true;
+  fastest.fastest_base = true;
+  const Comparison c = compare_reports(peers, ours, fastest);
+  REQUIRE_FALSE(c.rows.empty());
+  for (const RowComparison& r : c.rows) {
+    if (r.base_ms) CHECK(r.base_kernel == "peer_fast");  // a shape no peer ran keeps both
+  }
+  // One peer_slow row left out per shape a peer ran.
+  const auto timed_shapes = std::count_if(rows.begin(), rows.end(), [](const ResultRow& row) {
+    return row.kernel == "peer_fast" && row.status == RowStatus::ok && row.timing;
+  });
+  CHECK(timed_shapes > 0);
+  CHECK(c.slower_base_rows == static_cast<std::size_t>(timed_shapes));
+  CHECK(render_comparison(c, "peers", "ours").find("left out: another base row of the shape") !=
+        std::string::npos);
+  CompareOptions every;
+  every.by_shape = true;
+  CHECK(compare_reports(peers, ours, every).slower_base_rows == 0);
 }
