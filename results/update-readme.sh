@@ -37,6 +37,48 @@ peer_section() {
   echo
 }
 
+# Issue 25's served shapes (decode, GQA, speculative, paged): our rows, then
+# each against the fastest torch backend of its shape, from one device run
+# (tests/gpu/device_run.sh served peers_served), and fa2_mma's GQA prefill
+# against torch's flash.
+served_columns='kernel,dtype,B,H,Hkv,N,Nk,page,d,causal,median ms,GB/s,% BW,TFLOPS,% roof,regime,check'
+served_section() {
+  local served=results/h200/served peers=results/h200/peers/served
+  [[ -f $served/decode.json && -f $peers/torch_sdpa_decode.json ]] || return 0
+  for name in decode decode-batch decode-mha speculative paged paged-speculative gqa-prefill; do
+    if [[ -f $served/$name.json ]]; then
+      section "H200, served shapes: $name ($served/$name.json)" "$served/$name.json" \
+        "$served_columns"
+    fi
+  done
+  local pairs=()
+  for pair in torch_sdpa_decode:decode torch_sdpa_decode:decode-batch \
+    torch_sdpa_decode_batch:decode-batch torch_sdpa_decode_mha:decode-mha \
+    torch_sdpa_speculative:speculative; do
+    local theirs=$peers/${pair%%:*}.json ours=$served/${pair#*:}.json
+    if [[ -f $theirs && -f $ours ]]; then pairs+=("$theirs" "$ours"); fi
+  done
+  echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (one device run)"
+  echo
+  echo "\`cuflash-roofline compare PEERS OURS ... --by fastest\` over the pairs below (base: torch's"
+  echo "fastest backend at the shape, new: ours; ratio = ours ÷ theirs, below 1 is faster; rows only"
+  echo "one side has are left out here: the peers skip paged caches, torch SDPA reads a contiguous one)"
+  echo
+  echo '```'
+  "$tool" compare "${pairs[@]}" --by fastest | grep -v '^only in ' || true
+  echo '```'
+  echo
+  if [[ -f $peers/torch_sdpa_gqa_prefill.json && -f $served/gqa-prefill.json ]]; then
+    echo "#### GQA prefill: fa2_mma ÷ torch SDPA flash (one device run)"
+    echo
+    echo '```'
+    "$tool" compare "$peers/torch_sdpa_gqa_prefill.json" "$served/gqa-prefill.json" \
+      --match-kernel torch_sdpa_flash=fa2_mma | grep -v '^only in ' || true
+    echo '```'
+    echo
+  fi
+}
+
 generated=$(
   section "H200, causal (results/h200/sweep-causal.json)" results/h200/sweep-causal.json
   section "H200, non-causal (results/h200/sweep-noncausal.json)" results/h200/sweep-noncausal.json
@@ -45,6 +87,7 @@ generated=$(
       results/h200/profile/default.json "$profiled_columns"
   fi
   peer_section
+  served_section
 )
 "$tool" plot results/h200/peers/sweep-peer-axes.json results/h200/peers/torch-sdpa.json \
   --ceilings results/h200/ceilings.json --title "H200: fa2_mma, fa1_wmma and torch SDPA" \
@@ -61,3 +104,12 @@ plotted=(results/h200/profile/*.json)
 [[ ${#plotted[@]} -gt 0 ]] || plotted=(results/h200/sweep-causal.json results/h200/sweep-noncausal.json)
 "$tool" plot "${plotted[@]}" --ceilings results/h200/ceilings.json --out results/h200/roofline.svg
 echo "results/h200/roofline.svg: redrawn from ${plotted[*]}"
+
+# The memory-bound half: the served rows, ours and the peers', under the
+# read-stream and copy slopes of the measured ceilings.
+served=(results/h200/served/*.json results/h200/peers/served/*.json)
+if [[ ${#served[@]} -gt 0 ]]; then
+  "$tool" plot "${served[@]}" --ceilings results/h200/ceilings.json \
+    --title "H200: decode, GQA, speculative and paged attention" --out results/h200/served.svg
+  echo "results/h200/served.svg: drawn from ${served[*]}"
+fi
