@@ -84,7 +84,9 @@ TEST_CASE("a plugin launch error fails its row with the plugin's message; the ne
   const AttentionProblem problem{1, 2, 300, 64, true, DType::fp16};
   const bench::BenchResult refused = session.run(kernel("tiny_fwd"), problem, quick());
   CHECK(refused.status == RowStatus::failed);
-  CHECK(refused.reason == "tiny_fwd launch failed: tiny_fwd launches nothing (asked for N=300)");
+  CHECK(refused.reason ==
+        "tiny_fwd launch failed: tiny_fwd launches nothing (asked for N=300; kv_len 300, "
+        "kv_heads 2, page_size 0, page_table null, pages_per_sequence 0)");
   CHECK_FALSE(refused.device_lost);
   const bench::BenchResult next = session.run(kernel("example_simt"), problem, quick());
   CHECK(next.status == RowStatus::ok);
