@@ -358,6 +358,27 @@ TEST_CASE(
   std::remove(report.c_str());
 }
 
+// The example (ABI version 3) takes K/V lengths and GQA: its own count of a
+// decode or a cache-continuing prefill, causal (bottom-right) or not, is
+// what kv_reload gives example_simt, GQA or not.
+TEST_CASE("cli: the example's own byte count is kv_reload's on the served shapes too") {
+  const CliResult r = run_cli(
+      std::string("model --gpu h200 --plugin ") + CFR_EXAMPLE_PLUGIN + " --plugin " +
+      CFR_EXAMPLE_BYTES_PLUGIN +
+      " --kernels example_simt,example_own_bytes --heads 8 --kv-heads 2,8 --q-lens 1,100,1000 "
+      "--kv-lens 4096,4100 --head-dims 64,128 --both --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  std::map<std::string, std::vector<double>> bytes;
+  for (const json& row : doc["results"]) {
+    INFO(row.dump());
+    REQUIRE(row["status"] == "ok");
+    bytes[row["kernel"]].push_back(row["traffic"]["bytes"].get<double>());
+  }
+  REQUIRE(bytes["example_own_bytes"].size() == 2 * 3 * 2 * 2 * 2);
+  CHECK(bytes["example_own_bytes"] == bytes["example_simt"]);
+}
+
 TEST_CASE("cli: --plugin '' is refused in one line naming the option") {
   for (const char* command : {"model", "sweep", "audit"}) {
     INFO(command);

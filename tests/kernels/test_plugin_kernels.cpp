@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -60,6 +61,30 @@ TEST_CASE("the example plugin's kernel passes the reference check and is timed",
         CHECK(result.correctness->passed);
         REQUIRE(result.timing);
         CHECK(result.timing->samples_ms.size() >= 3);
+      }
+    }
+  }
+}
+
+// ABI version 3: the example takes K/V lengths and GQA. A decode, a prefill
+// that continues a cache (bottom-right causal mask) and GQA groups of 4, each
+// against the reference.
+TEST_CASE("the example plugin's kernel passes the reference check on served shapes", "[plugin]") {
+  load_test_plugins();
+  bench::DeviceSession session(0);
+  for (std::int64_t kv_heads : {2, 8}) {
+    for (const auto& [q_len, kv_len] :
+         {std::pair<std::int64_t, std::int64_t>{1, 1000}, {100, 1000}, {300, 300}}) {
+      for (bool causal : {false, true}) {
+        AttentionProblem problem{2, 8, q_len, 64, causal, DType::fp16};
+        problem.kv_len = kv_len;
+        problem.kv_heads = kv_heads;
+        INFO("Hkv=" << kv_heads << " N=" << q_len << " Nk=" << kv_len << " causal=" << causal);
+        const bench::BenchResult result = session.run(kernel("example_simt"), problem, quick());
+        CHECK(result.reason == "");
+        CHECK(result.status == RowStatus::ok);
+        REQUIRE(result.correctness);
+        CHECK(result.correctness->passed);
       }
     }
   }
