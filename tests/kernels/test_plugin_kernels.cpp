@@ -38,6 +38,7 @@ void load_test_plugins() {
     load_plugin(build + "/kernels/plugin/example/libcfr_example_plugin.so", registry());
     load_plugin(build + "/tests/kernels/plugins/libcfr_wrong_scale_plugin.so", registry());
     load_plugin(build + "/tests/kernels/plugins/libcfr_test_plugin_tiny.so", registry());
+    load_plugin(build + "/tests/kernels/plugins/libcfr_test_plugin_bytes.so", registry());
     return true;
   }();
   (void)loaded;
@@ -88,6 +89,28 @@ TEST_CASE("the example plugin's kernel passes the reference check on served shap
       }
     }
   }
+}
+
+// bytes_plugin.c's tiny_bytes (CFR_SHAPE_PAGED) launches nothing and says
+// what cache it was handed: the bench's shuffled page table, 1000 keys in
+// pages of 16 tokens = 63 pages a sequence.
+TEST_CASE("a plugin kernel of a paged row is handed the bench's page table", "[plugin]") {
+  load_test_plugins();
+  bench::DeviceSession session(0);
+  AttentionProblem problem{2, 8, 1, 64, false, DType::fp16};
+  problem.kv_heads = 2;
+  problem.kv_len = 1000;
+  problem.page_size = 16;
+  const bench::BenchResult paged = session.run(kernel("tiny_bytes"), problem, quick());
+  CHECK(paged.status == RowStatus::failed);
+  CHECK(paged.reason ==
+        "tiny_bytes launch failed: tiny_bytes launches nothing (page_size 16, page_table given, "
+        "63 pages)");
+  problem.page_size = 0;
+  const bench::BenchResult contiguous = session.run(kernel("tiny_bytes"), problem, quick());
+  CHECK(contiguous.reason ==
+        "tiny_bytes launch failed: tiny_bytes launches nothing (page_size 0, page_table null, 0 "
+        "pages)");
 }
 
 TEST_CASE("a plugin kernel with a wrong softmax scale fails the correctness check", "[plugin]") {
