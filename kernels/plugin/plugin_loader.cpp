@@ -65,13 +65,16 @@ unsigned dtype_bit(DType dtype) {
   return 0;
 }
 
+// The whole shape of this ABI version, kv_len and kv_heads resolved: a
+// plugin of an older version reads the part it knows.
 cfr_shape c_shape(const AttentionShape& shape) {
   const float scale = shape.softmax_scale != 0.f
                           ? shape.softmax_scale
                           : 1.f / std::sqrt(static_cast<float>(shape.head_dim));
   return {shape.batch,    shape.heads,          shape.seq_len,
           shape.head_dim, shape.causal ? 1 : 0, dtype_bit(shape.dtype),
-          scale};
+          scale,          shape.keys(),         shape.key_heads(),
+          shape.page_size};
 }
 
 constexpr std::size_t message_capacity = 512;
@@ -102,9 +105,9 @@ class PluginByteCount final : public OwnByteCount {
 
   ByteCount hbm_bytes(const AttentionProblem& problem) const override {
     constexpr std::int64_t widest = std::numeric_limits<int>::max();
-    if (problem.batch > widest || problem.heads > widest || problem.seq_len > widest ||
-        problem.head_dim > widest) {
-      return std::string("a dimension beyond the plugin ABI's int shape");
+    for (std::int64_t extent : {problem.batch, problem.heads, problem.seq_len, problem.head_dim,
+                                problem.keys(), problem.key_heads(), problem.page_size}) {
+      if (extent > widest) return std::string("a dimension beyond the plugin ABI's int shape");
     }
     const cfr_shape c = c_shape(shape_of(problem));
     double bytes = std::numeric_limits<double>::quiet_NaN();
@@ -136,9 +139,16 @@ KernelLauncher launcher_of(const cfr_kernel_description& kernel) {
     return ForwardKernel{
         workspace, [fn = kernel.forward](const AttentionShape& shape, const ForwardBuffers& b,
                                          const LaunchContext& context) {
-          const cfr_forward_args args{
-              b.q,           b.k, b.v, b.o, b.lse, context.workspace, context.workspace_bytes,
-              context.stream};
+          const cfr_forward_args args{b.q,
+                                      b.k,
+                                      b.v,
+                                      b.o,
+                                      b.lse,
+                                      context.workspace,
+                                      context.workspace_bytes,
+                                      context.stream,
+                                      b.page_table,
+                                      b.page_table != nullptr ? b.pages_per_sequence : 0};
           return call_plugin(fn, shape, args, context);
         }};
   }
@@ -221,10 +231,34 @@ void read_tiles(const cfr_kernel_description& kernel, const ReadableMemory& memo
   }
 }
 
+// The served shapes a version-3 description declares (CFR_SHAPE_* bits and
+// max_q_len), in the catalog's terms. A backward kernel takes square shapes
+// only: the tool's backward reference and models have no other.
+ShapeSupport shapes_of(const cfr_kernel_description& kernel, const std::string& where) {
+  constexpr unsigned known = CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA | CFR_SHAPE_PAGED;
+  if ((kernel.shapes & ~known) != 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: unknown shape bits {:#x} (CFR_SHAPE_KV_LEN, _GQA, _PAGED)", where,
+                    kernel.shapes & ~known));
+  }
+  if (kernel.max_q_len < 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: max_q_len {} cannot be (0: any query length)", where, kernel.max_q_len));
+  }
+  if (kernel.direction == CFR_BACKWARD && kernel.shapes != 0) {
+    throw std::invalid_argument(fmt::format(
+        "{}: shapes {:#x}, but a backward kernel takes square shapes only", where, kernel.shapes));
+  }
+  return {(kernel.shapes & CFR_SHAPE_KV_LEN) != 0, (kernel.shapes & CFR_SHAPE_GQA) != 0,
+          (kernel.shapes & CFR_SHAPE_PAGED) != 0, kernel.max_q_len};
+}
+
 // A description before its name is read is known by its place in the array
 // and the count the plugin gave: one read past the array shows as such.
+// square_only: why a description of an older ABI version takes square shapes
+// only (its shapes fields read as 0); empty for this version.
 Translated translate(const cfr_kernel_description& kernel, std::size_t index, int kernel_count,
-                     const ReadableMemory& memory) {
+                     const ReadableMemory& memory, std::string_view square_only) {
   const std::string unnamed = fmt::format("kernel #{} (of kernel_count {})", index, kernel_count);
   const std::string name(text_of(kernel.name, memory, unnamed, "name"));
   if (name.empty()) throw std::invalid_argument(unnamed + ": has a null or empty name");
@@ -285,15 +319,29 @@ Translated translate(const cfr_kernel_description& kernel, std::size_t index, in
   }
   d.forward_partner = text(kernel.forward_partner, "forward partner");
   d.summary = text(kernel.summary, "summary");
+  d.shapes = shapes_of(kernel, where);
+  d.shapes.square_only_reason = square_only;
   return out;
 }
 
-// Version 2 appended hbm_bytes to the description and nothing else, so a
-// version-1 array is one of version-2 descriptions cut after `summary`.
-constexpr std::size_t v1_description_bytes = offsetof(cfr_kernel_description, hbm_bytes);
-static_assert(v1_description_bytes ==
+// The bytes of one description of ABI `version` (1 to this one). Each
+// version appended fields and changed nothing else, so an older description
+// is this version's cut short: version 1's after `summary`, version 2's after
+// `hbm_bytes`.
+constexpr std::size_t description_bytes(int version) {
+  switch (version) {
+    case 1: return offsetof(cfr_kernel_description, hbm_bytes);
+    case 2: return offsetof(cfr_kernel_description, shapes);
+    default: return sizeof(cfr_kernel_description);
+  }
+}
+static_assert(CFR_PLUGIN_ABI_VERSION == 3, "a new version has its description's size here");
+static_assert(description_bytes(1) ==
                   offsetof(cfr_kernel_description, summary) + sizeof(const char*),
               "a version-1 description ends where hbm_bytes begins");
+static_assert(description_bytes(2) ==
+                  offsetof(cfr_kernel_description, hbm_bytes) + sizeof(cfr_hbm_bytes_fn),
+              "a version-2 description ends where shapes begins");
 
 // Whether the `bytes` at `array` are the plugin's to give: within one of its
 // loaded segments when the array starts in one (a static array cannot run
@@ -307,15 +355,16 @@ bool plugin_holds(const void* array, std::size_t bytes, const std::vector<Addres
   return memory.holds(array, bytes);
 }
 
-// The plugin's descriptions in this version's layout. kernel_count is the
-// plugin's word: the array it claims is checked before a description is read
-// or anything is allocated by the count, and each description is checked as
-// it is read (translate), so a count beyond the array is refused, not read.
+// The plugin's descriptions in this version's layout, read at its own
+// version's stride: the fields its version lacks stay 0 (no byte past its
+// array is read). kernel_count is the plugin's word: the array it claims is
+// checked before a description is read or anything is allocated by the
+// count, and each description is checked as it is read (translate), so a
+// count beyond the array is refused, not read.
 std::vector<cfr_kernel_description> descriptions_of(const cfr_plugin& plugin, void* library,
                                                     const ReadableMemory& memory,
                                                     const std::string& path) {
-  const bool current = plugin.abi_version == CFR_PLUGIN_ABI_VERSION;
-  const std::size_t stride = current ? sizeof(cfr_kernel_description) : v1_description_bytes;
+  const std::size_t stride = description_bytes(plugin.abi_version);
   const auto count = static_cast<std::size_t>(plugin.kernel_count);
   if (!plugin_holds(plugin.kernels, count * stride, segments_of(library), memory)) {
     refuse(path, fmt::format("kernel_count {} runs past its kernels array ({} descriptions of {} "
@@ -378,8 +427,8 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   loaded.sha256 = sha256_hex(read_bytes(path));
   const auto [library, plugin] = open_plugin(path);
   if (plugin == nullptr) refuse(path, CFR_PLUGIN_ENTRY_POINT "() returned null");
-  if (plugin->abi_version != 1 && plugin->abi_version != CFR_PLUGIN_ABI_VERSION) {
-    refuse(path, fmt::format("built for plugin ABI version {}, this tool reads versions 1 and {}",
+  if (plugin->abi_version < 1 || plugin->abi_version > CFR_PLUGIN_ABI_VERSION) {
+    refuse(path, fmt::format("built for plugin ABI version {}, this tool reads versions 1 to {}",
                              plugin->abi_version, CFR_PLUGIN_ABI_VERSION));
   }
   if (plugin->kernels == nullptr || plugin->kernel_count <= 0) refuse(path, "describes no kernel");
@@ -390,10 +439,16 @@ LoadedPlugin load_plugin(const std::string& path, KernelRegistry& registry) {
   // Every description is checked before any is registered, in a scratch
   // registry that holds what is registered already plus this plugin's
   // kernels: the same rules as add(), and nothing of a refused plugin stays.
+  const std::string square_only =
+      plugin->abi_version < 3 ? fmt::format("plugin {} uses ABI v{}, which has square shapes only",
+                                            path, plugin->abi_version)
+                              : std::string();
   std::vector<Translated> translated;
   try {
-    for (std::size_t i = 0; i < descriptions.size(); ++i)
-      translated.push_back(translate(descriptions[i], i, plugin->kernel_count, memory));
+    for (std::size_t i = 0; i < descriptions.size(); ++i) {
+      translated.push_back(
+          translate(descriptions[i], i, plugin->kernel_count, memory, square_only));
+    }
   } catch (const std::invalid_argument& error) {
     refuse(path, error.what());
   }

@@ -22,13 +22,17 @@ struct LoadedPlugin {
 
 // Throws std::invalid_argument with one line that starts with the path and
 // says what is wrong: a file the system cannot read (in its words), not a
-// shared library, no entry point, an ABI version other than 1 or this tool's,
+// shared library, no entry point, an ABI version outside 1 to this tool's,
 // no kernels or a kernel_count that runs past the plugin's memory, or a
 // description that breaks a rule (a null or empty name, a string or tiles
-// array outside readable memory, an unknown dtype, compute unit or traffic
-// model, a head dim or tile that cannot be, no launch function of its
-// direction, traffic model `plugin` without hbm_bytes or hbm_bytes with
-// another, a name that a built-in kernel or an earlier plugin has taken).
+// array outside readable memory, an unknown dtype, compute unit, shape bit or
+// traffic model, a head dim, tile or max_q_len that cannot be, no launch
+// function of its direction, traffic model `plugin` without hbm_bytes or
+// hbm_bytes with another, shape bits on a backward kernel, a name that a
+// built-in kernel or an earlier plugin has taken). A description is read by
+// its plugin's version's size; a kernel of a version before 3 takes square
+// shapes only, and a row of another shape is skipped with the reason naming
+// the plugin and its version (ShapeSupport::square_only_reason).
 // Nothing of a refused plugin is registered. What the plugin prints while it
 // is loaded and asked for its kernels goes to stderr, not stdout. The library
 // stays loaded for the life of the process: its kernels are in the registry,

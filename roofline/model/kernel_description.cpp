@@ -19,6 +19,9 @@ std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
 std::optional<std::string> shape_reason(const KernelDescription& kernel,
                                         const AttentionProblem& problem) {
   const ShapeSupport& can = kernel.shapes;
+  if (!can.square_only_reason.empty() && !problem.square()) {
+    return fmt::format("{}: {}", kernel.name, can.square_only_reason);
+  }
   if (problem.keys() != problem.seq_len && !can.kv_len) {
     return fmt::format("{} takes as many keys as queries (kv_len {} != seq_len {})", kernel.name,
                        problem.keys(), problem.seq_len);

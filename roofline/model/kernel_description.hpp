@@ -167,6 +167,10 @@ struct ShapeSupport {
   bool kv_heads = false;
   bool paged = false;
   int max_q_len = 0;
+  // Why it takes square shapes only when that is no choice of the kernel's
+  // (a plugin of an ABI version without the served shapes): the reason a row
+  // of any other shape is skipped. Empty for every other kernel.
+  std::string_view square_only_reason{};
 };
 
 struct DTypeSet {

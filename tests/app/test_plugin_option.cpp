@@ -294,16 +294,89 @@ TEST_CASE("cli: audit --plugin finds a count that is not the named plugin's") {
   std::remove(report.c_str());
 }
 
-// ABI version 1: test_plugin.c built against the version-1 header gives the
-// same rows as the version-2 build (35684352 B, the first test case above).
-TEST_CASE("cli: a plugin of ABI version 1 still gives its rows") {
-  const CliResult r = run_cli("model --plugin " + test_plugin("abi_v1") +
-                              " --kernels tiny_fwd --seq-lens 1024 --head-dims 64 --json -");
+// ABI versions 1 and 2: test_plugin.c built against their headers gives the
+// same square rows as the version-3 build (35684352 B, the first test case
+// above).
+TEST_CASE("cli: plugins of ABI versions 1 and 2 still give their rows") {
+  for (const char* version : {"abi_v1", "abi_v2"}) {
+    INFO(version);
+    const CliResult r = run_cli("model --plugin " + test_plugin(version) +
+                                " --kernels tiny_fwd --seq-lens 1024 --head-dims 64 --json -");
+    REQUIRE(r.exit_code == 0);
+    const json row = json::parse(r.out)["results"][0];
+    CHECK(row["status"] == "ok");
+    CHECK(row["traffic"]["model"] == "kv_reload");
+    CHECK(row["traffic"]["bytes"].get<double>() == 35684352.0);
+  }
+}
+
+// Issue 25: served shapes reach a version-3 plugin and skip an older one.
+// bytes_v2 is bytes_plugin.c built against ABI version 2: square only. At
+// B 1, H 8, N 1024, d 64, fp16 its square row counts 6 · 8 · 1024 · 64 · 2 B
+// = 6291456 B; its GQA row (2 K/V heads) is skipped, and the run goes on.
+TEST_CASE("cli: a version-2 plugin's rows of a served shape are skipped with the reason") {
+  const std::string plugin = test_plugin("bytes_v2");
+  const CliResult r = run_cli("model --plugin " + plugin +
+                              " --kernels tiny_bytes --heads 8 --kv-heads 2,8 --seq-lens 1024 "
+                              "--head-dims 64 --json -");
   REQUIRE(r.exit_code == 0);
-  const json row = json::parse(r.out)["results"][0];
+  const json doc = json::parse(r.out);
+  REQUIRE(doc["results"].size() == 2);
+  const json& gqa = doc["results"][0];
+  CHECK(gqa["kv_heads"] == 2);
+  CHECK(gqa["status"] == "skipped");
+  CHECK(gqa["reason"] ==
+        "tiny_bytes: plugin " + plugin + " uses ABI v2, which has square shapes only");
+  const json& square = doc["results"][1];
+  CHECK(square["status"] == "ok");
+  CHECK(square["traffic"]["bytes"].get<double>() == 6291456.0);
+}
+
+// bytes_plugin.c (version 3) counts (2 · H · N + 4 · Hkv · Nk) · B · d · 2 B
+// + 4 · B · ceil(Nk / page) B. At B 1, H 8, Hkv 2, N 4, Nk 1000, d 64, page
+// 16: (2 · 8 · 4 + 4 · 2 · 1000) · 64 · 2 + 4 · 63 = 1032192 + 252 =
+// 1032444 B. audit --plugin counts it again from what the row records, so
+// the row's K/V fields must reach the plugin there too.
+TEST_CASE(
+    "cli: a version-3 plugin's own count is given the row's K/V fields, in model and "
+    "audit") {
+  const std::string plugin = test_plugin("bytes");
+  const std::string report = temp_path("plugin-served.json");
+  const json doc = model_report_file("--plugin " + plugin +
+                                         " --kernels tiny_bytes --heads 8 --kv-heads 2 --q-lens 4 "
+                                         "--kv-lens 1000 --page-size 16 --head-dims 64",
+                                     report);
+  REQUIRE(doc["results"].size() == 1);
+  const json& row = doc["results"][0];
+  INFO(row.dump());
   CHECK(row["status"] == "ok");
-  CHECK(row["traffic"]["model"] == "kv_reload");
-  CHECK(row["traffic"]["bytes"].get<double>() == 35684352.0);
+  CHECK(row["traffic"]["bytes"].get<double>() == 1032444.0);
+  const CliResult again = run_cli("audit --plugin " + plugin + " " + report);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("tiny_bytes: traffic.bytes of 1 row(s) counted again by the plugin's "
+                       "hbm_bytes") != std::string::npos);
+  std::remove(report.c_str());
+}
+
+// The example (ABI version 3) takes K/V lengths and GQA: its own count of a
+// decode or a cache-continuing prefill, causal (bottom-right) or not, is
+// what kv_reload gives example_simt, GQA or not.
+TEST_CASE("cli: the example's own byte count is kv_reload's on the served shapes too") {
+  const CliResult r = run_cli(
+      std::string("model --gpu h200 --plugin ") + CFR_EXAMPLE_PLUGIN + " --plugin " +
+      CFR_EXAMPLE_BYTES_PLUGIN +
+      " --kernels example_simt,example_own_bytes --heads 8 --kv-heads 2,8 --q-lens 1,100,1000 "
+      "--kv-lens 4096,4100 --head-dims 64,128 --both --json -");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  std::map<std::string, std::vector<double>> bytes;
+  for (const json& row : doc["results"]) {
+    INFO(row.dump());
+    REQUIRE(row["status"] == "ok");
+    bytes[row["kernel"]].push_back(row["traffic"]["bytes"].get<double>());
+  }
+  REQUIRE(bytes["example_own_bytes"].size() == 2 * 3 * 2 * 2 * 2);
+  CHECK(bytes["example_own_bytes"] == bytes["example_simt"]);
 }
 
 TEST_CASE("cli: --plugin '' is refused in one line naming the option") {

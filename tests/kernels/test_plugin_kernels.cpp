@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -37,6 +38,7 @@ void load_test_plugins() {
     load_plugin(build + "/kernels/plugin/example/libcfr_example_plugin.so", registry());
     load_plugin(build + "/tests/kernels/plugins/libcfr_wrong_scale_plugin.so", registry());
     load_plugin(build + "/tests/kernels/plugins/libcfr_test_plugin_tiny.so", registry());
+    load_plugin(build + "/tests/kernels/plugins/libcfr_test_plugin_bytes.so", registry());
     return true;
   }();
   (void)loaded;
@@ -65,6 +67,52 @@ TEST_CASE("the example plugin's kernel passes the reference check and is timed",
   }
 }
 
+// ABI version 3: the example takes K/V lengths and GQA. A decode, a prefill
+// that continues a cache (bottom-right causal mask) and GQA groups of 4, each
+// against the reference.
+TEST_CASE("the example plugin's kernel passes the reference check on served shapes", "[plugin]") {
+  load_test_plugins();
+  bench::DeviceSession session(0);
+  for (std::int64_t kv_heads : {2, 8}) {
+    for (const auto& [q_len, kv_len] :
+         {std::pair<std::int64_t, std::int64_t>{1, 1000}, {100, 1000}, {300, 300}}) {
+      for (bool causal : {false, true}) {
+        AttentionProblem problem{2, 8, q_len, 64, causal, DType::fp16};
+        problem.kv_len = kv_len;
+        problem.kv_heads = kv_heads;
+        INFO("Hkv=" << kv_heads << " N=" << q_len << " Nk=" << kv_len << " causal=" << causal);
+        const bench::BenchResult result = session.run(kernel("example_simt"), problem, quick());
+        CHECK(result.reason == "");
+        CHECK(result.status == RowStatus::ok);
+        REQUIRE(result.correctness);
+        CHECK(result.correctness->passed);
+      }
+    }
+  }
+}
+
+// bytes_plugin.c's tiny_bytes (CFR_SHAPE_PAGED) launches nothing and says
+// what cache it was handed: the bench's shuffled page table, 1000 keys in
+// pages of 16 tokens = 63 pages a sequence.
+TEST_CASE("a plugin kernel of a paged row is handed the bench's page table", "[plugin]") {
+  load_test_plugins();
+  bench::DeviceSession session(0);
+  AttentionProblem problem{2, 8, 1, 64, false, DType::fp16};
+  problem.kv_heads = 2;
+  problem.kv_len = 1000;
+  problem.page_size = 16;
+  const bench::BenchResult paged = session.run(kernel("tiny_bytes"), problem, quick());
+  CHECK(paged.status == RowStatus::failed);
+  CHECK(paged.reason ==
+        "tiny_bytes launch failed: tiny_bytes launches nothing (page_size 16, page_table given, "
+        "63 pages)");
+  problem.page_size = 0;
+  const bench::BenchResult contiguous = session.run(kernel("tiny_bytes"), problem, quick());
+  CHECK(contiguous.reason ==
+        "tiny_bytes launch failed: tiny_bytes launches nothing (page_size 0, page_table null, 0 "
+        "pages)");
+}
+
 TEST_CASE("a plugin kernel with a wrong softmax scale fails the correctness check", "[plugin]") {
   load_test_plugins();
   bench::DeviceSession session(0);
@@ -84,7 +132,9 @@ TEST_CASE("a plugin launch error fails its row with the plugin's message; the ne
   const AttentionProblem problem{1, 2, 300, 64, true, DType::fp16};
   const bench::BenchResult refused = session.run(kernel("tiny_fwd"), problem, quick());
   CHECK(refused.status == RowStatus::failed);
-  CHECK(refused.reason == "tiny_fwd launch failed: tiny_fwd launches nothing (asked for N=300)");
+  CHECK(refused.reason ==
+        "tiny_fwd launch failed: tiny_fwd launches nothing (asked for N=300; kv_len 300, "
+        "kv_heads 2, page_size 0, page_table null, pages_per_sequence 0)");
   CHECK_FALSE(refused.device_lost);
   const bench::BenchResult next = session.run(kernel("example_simt"), problem, quick());
   CHECK(next.status == RowStatus::ok);

@@ -95,7 +95,25 @@ TEST_CASE("a plugin launch's error and message reach the caller", "[plugin]") {
   REQUIRE(forward != nullptr);
   CHECK(forward->workspace_bytes(shape) == 4000);  // test_plugin.c: 4 bytes per query row
   CHECK(forward->launch(shape, {}, context) != cudaSuccess);
-  CHECK(message == "tiny_fwd launches nothing (asked for N=1000)");
+  // A square shape has its K/V fields resolved, never 0 (cuflash_roofline_plugin.h).
+  CHECK(message ==
+        "tiny_fwd launches nothing (asked for N=1000; kv_len 1000, kv_heads 1, page_size 0, "
+        "page_table null, pages_per_sequence 0)");
+  // A paged decode shape: the K/V fields and the page table reach the plugin
+  // (test_plugin.c only prints whether the table is there: no device memory here).
+  shape.seq_len = 4;
+  shape.heads = 32;
+  shape.kv_heads = 8;
+  shape.kv_len = 1000;
+  shape.page_size = 16;
+  const int table[1] = {};
+  ForwardBuffers paged;
+  paged.page_table = table;
+  paged.pages_per_sequence = 63;
+  CHECK(forward->launch(shape, paged, context) != cudaSuccess);
+  CHECK(message ==
+        "tiny_fwd launches nothing (asked for N=4; kv_len 1000, kv_heads 8, page_size 16, "
+        "page_table given, pages_per_sequence 63)");
 
   const BackwardKernel* backward = registry.find("tiny_bwd")->backward();
   REQUIRE(backward != nullptr);
@@ -112,7 +130,9 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
   // words its refusal must hold.
   const std::pair<const char*, const char*> defects[] = {
       {"no_entry_point", "has no cfr_plugin_kernels() entry point"},
-      {"abi_version", "built for plugin ABI version 100, this tool reads versions 1 and 2"},
+      {"abi_0", "built for plugin ABI version 0, this tool reads versions 1 to 3"},
+      {"abi_next", "built for plugin ABI version 4, this tool reads versions 1 to 3"},
+      {"abi_100", "built for plugin ABI version 100, this tool reads versions 1 to 3"},
       {"null_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
       {"empty_name", "kernel #0 (of kernel_count 2): has a null or empty name"},
       {"builtin_name", "kernel 'fa2_mma': the name is taken (built in)"},
@@ -125,6 +145,12 @@ TEST_CASE("a plugin that breaks a rule is refused with one line and registers no
        "kernel #0 (of kernel_count 2): its name points outside the process's readable memory"},
       {"tile_count",
        "kernel 'tiny_fwd': its 100000000 tiles run past the process's readable memory"},
+      // Version 3's served shapes.
+      {"unknown_shapes",
+       "kernel 'tiny_fwd': unknown shape bits 0x8 (CFR_SHAPE_KV_LEN, _GQA, _PAGED)"},
+      {"bad_max_q_len", "kernel 'tiny_fwd': max_q_len -1 cannot be (0: any query length)"},
+      {"backward_shapes",
+       "kernel 'tiny_bwd': shapes 0x2, but a backward kernel takes square shapes only"},
       // bytes_plugin.c's defects: the hbm_bytes callback and the model that reads it.
       {"bytes_no_callback",
        "kernel 'tiny_bytes': traffic model 'plugin' needs an hbm_bytes "
@@ -182,23 +208,105 @@ TEST_CASE("a plugin path that is a symbolic-link loop is refused in the system's
   ::rmdir(dir);
 }
 
-// ABI version 2 appended hbm_bytes to the description: test_plugin.c built
-// against the version-1 header (tests/kernels/plugins/cuflash_roofline_plugin_v1.h)
-// loads with what it declares, and counts no bytes of its own.
-TEST_CASE("a plugin of ABI version 1 still loads, as it declares", "[plugin]") {
+// Each version appended fields to the description: test_plugin.c built
+// against the version-1 and version-2 headers
+// (tests/kernels/plugins/cuflash_roofline_plugin_v1.h, _v2.h) loads with
+// what it declares, read at its version's stride, and counts no bytes of its
+// own.
+TEST_CASE("plugins of ABI versions 1 and 2 still load, as they declare", "[plugin]") {
+  for (const char* version : {"abi_v1", "abi_v2"}) {
+    INFO(version);
+    KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+    const LoadedPlugin loaded = load_plugin(test_plugin(version), registry);
+    REQUIRE(loaded.kernels.size() == 2);
+    CHECK(loaded.kernels[1].kernel == "tiny_bwd");  // the second description, at its stride
+    const KernelEntry* forward = registry.find("tiny_fwd");
+    REQUIRE(forward != nullptr);
+    CHECK(forward->description.traffic == TrafficModelKind::kv_reload);
+    CHECK(forward->description.own_bytes == nullptr);
+    CHECK(forward->description.tile_for(128, {9, 0}) == TileShape{64, 32});
+    const KernelEntry* backward = registry.find("tiny_bwd");
+    REQUIRE(backward != nullptr);
+    CHECK(backward->description.traffic == TrafficModelKind::fa1_backward);
+    CHECK(registry.forward_partner(*backward) == forward);
+  }
+}
+
+namespace {
+
+// B 2, 8 query heads, d 64, fp16, no mask; square unless a test changes it.
+AttentionProblem served_problem() {
+  return {2, 8, 1024, 64, false, DType::fp16};
+}
+
+// The problem with 2 K/V heads, 1000 keys and 4 queries (GQA decode).
+AttentionProblem gqa_decode() {
+  AttentionProblem p = served_problem();
+  p.seq_len = 4;
+  p.kv_len = 1000;
+  p.kv_heads = 2;
+  return p;
+}
+
+}  // namespace
+
+// test_plugin.c's tiny_fwd declares CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA and
+// max_q_len 8192 (version 3); tiny_bwd no shape; bytes_plugin.c's
+// tiny_bytes all three bits and any query length.
+TEST_CASE("a plugin of ABI version 3 declares its served shapes; rows beyond them are skipped",
+          "[plugin]") {
   KernelRegistry registry = KernelRegistry::with_builtin_kernels();
-  const LoadedPlugin loaded = load_plugin(test_plugin("abi_v1"), registry);
-  REQUIRE(loaded.kernels.size() == 2);
-  CHECK(loaded.kernels[1].kernel == "tiny_bwd");  // the second description, at v1's stride
-  const KernelEntry* forward = registry.find("tiny_fwd");
-  REQUIRE(forward != nullptr);
-  CHECK(forward->description.traffic == TrafficModelKind::kv_reload);
-  CHECK(forward->description.own_bytes == nullptr);
-  CHECK(forward->description.tile_for(128, {9, 0}) == TileShape{64, 32});
-  const KernelEntry* backward = registry.find("tiny_bwd");
-  REQUIRE(backward != nullptr);
-  CHECK(backward->description.traffic == TrafficModelKind::fa1_backward);
-  CHECK(registry.forward_partner(*backward) == forward);
+  load_plugin(test_plugin("tiny"), registry);
+  load_plugin(test_plugin("bytes"), registry);
+  const ShapeSupport& forward = registry.find("tiny_fwd")->description.shapes;
+  CHECK((forward.kv_len && forward.kv_heads && !forward.paged));
+  CHECK(forward.max_q_len == 8192);
+  CHECK(forward.square_only_reason.empty());
+  const ShapeSupport& backward = registry.find("tiny_bwd")->description.shapes;
+  CHECK((!backward.kv_len && !backward.kv_heads && !backward.paged));
+  CHECK(backward.max_q_len == 0);
+  const ShapeSupport& bytes = registry.find("tiny_bytes")->description.shapes;
+  CHECK((bytes.kv_len && bytes.kv_heads && bytes.paged));
+  CHECK(bytes.max_q_len == 0);
+
+  const KernelDescription& tiny = registry.find("tiny_fwd")->description;
+  CHECK_FALSE(shape_reason(tiny, served_problem()));
+  CHECK_FALSE(shape_reason(tiny, gqa_decode()));
+  AttentionProblem paged = gqa_decode();
+  paged.page_size = 16;
+  CHECK(
+      shape_reason(tiny, paged) ==
+      std::optional<std::string>("tiny_fwd reads a contiguous K/V cache, not pages of 16 tokens"));
+  CHECK_FALSE(shape_reason(registry.find("tiny_bytes")->description, paged));
+  AttentionProblem long_prefill = served_problem();
+  long_prefill.seq_len = 16384;
+  CHECK(shape_reason(tiny, long_prefill) ==
+        std::optional<std::string>("tiny_fwd is built for at most 8192 query tokens, not 16384"));
+}
+
+TEST_CASE(
+    "a kernel of ABI version 1 or 2 takes square shapes only, and the reason names the "
+    "plugin",
+    "[plugin]") {
+  for (const auto& [plugin, version] : {std::pair{"abi_v1", 1}, std::pair{"abi_v2", 2}}) {
+    INFO(plugin);
+    KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+    const std::string path = test_plugin(plugin);
+    load_plugin(path, registry);
+    const KernelDescription& tiny = registry.find("tiny_fwd")->description;
+    CHECK_FALSE(shape_reason(tiny, served_problem()));
+    const std::string reason = fmt::format(
+        "tiny_fwd: plugin {} uses ABI v{}, which has square shapes only", path, version);
+    AttentionProblem more_keys = served_problem();
+    more_keys.kv_len = 2048;
+    AttentionProblem gqa = served_problem();
+    gqa.kv_heads = 2;
+    AttentionProblem paged = served_problem();
+    paged.page_size = 16;
+    for (const AttentionProblem& problem : {more_keys, gqa, paged, gqa_decode()}) {
+      CHECK(shape_reason(tiny, problem) == std::optional<std::string>(reason));
+    }
+  }
 }
 
 // bytes_plugin.c: tiny_bytes counts 6 · B · H · N · d · element bytes, and
@@ -241,4 +349,37 @@ TEST_CASE("a kernel's hbm_bytes callback answers per problem, checked per proble
   problem.seq_len = std::int64_t{1} << 31;
   CHECK(std::get<std::string>(count.hbm_bytes(problem)) ==
         "a dimension beyond the plugin ABI's int shape");
+  problem.seq_len = 1024;
+  problem.kv_len = std::int64_t{1} << 31;
+  CHECK(std::get<std::string>(count.hbm_bytes(problem)) ==
+        "a dimension beyond the plugin ABI's int shape");
+}
+
+// bytes_plugin.c's tiny_bytes counts (2 · H · N + 4 · Hkv · Nk) · B · d ·
+// element bytes, plus 4 · B · ceil(Nk / page_size) of page table: a count
+// that only the version-3 fields of its shape give. Built against version
+// 2's header (bytes_v2), it knows square shapes only and is asked for no
+// other.
+TEST_CASE("a version-3 kernel's hbm_bytes is given the K/V length, K/V heads and page size",
+          "[plugin]") {
+  KernelRegistry registry = KernelRegistry::with_builtin_kernels();
+  load_plugin(test_plugin("bytes"), registry);
+  const KernelDescription& v3 = registry.find("tiny_bytes")->description;
+  AttentionProblem problem = gqa_decode();  // B 2, H 8, N 4, Hkv 2, Nk 1000, d 64, fp16
+  problem.page_size = 16;
+  const double q = 2.0 * 8 * 4 * 64, kv = 2.0 * 2 * 1000 * 64, table = 4.0 * 2 * 63;
+  CHECK(std::get<double>(v3.own_bytes->hbm_bytes(problem)) == (2 * q + 4 * kv) * 2 + table);
+  problem.page_size = 0;
+  CHECK(std::get<double>(v3.own_bytes->hbm_bytes(problem)) == (2 * q + 4 * kv) * 2);
+  // A square shape: kv_len and kv_heads resolved (not 0), so 6 · B · H · N · d · 2.
+  CHECK(std::get<double>(v3.own_bytes->hbm_bytes(served_problem())) == 6.0 * 2 * 8 * 1024 * 64 * 2);
+
+  KernelRegistry old = KernelRegistry::with_builtin_kernels();
+  const std::string path = test_plugin("bytes_v2");
+  load_plugin(path, old);
+  const KernelDescription& v2 = old.find("tiny_bytes")->description;
+  CHECK(std::get<double>(v2.own_bytes->hbm_bytes(served_problem())) == 6.0 * 2 * 8 * 1024 * 64 * 2);
+  CHECK(shape_reason(v2, gqa_decode()) ==
+        std::optional<std::string>(
+            fmt::format("tiny_bytes: plugin {} uses ABI v2, which has square shapes only", path)));
 }

@@ -9,13 +9,18 @@
 // the K/V rows it needs once, so its HBM traffic is the kv_reload model with
 // tile 64 x 32; its FLOPs are fp32 FMAs on the CUDA cores (SIMT).
 //
+// It takes two of the served shapes of ABI version 3 (CFR_SHAPE_KV_LEN,
+// CFR_SHAPE_GQA): more keys than queries (a KV cache, with the bottom-right
+// causal mask) and fewer K/V heads than query heads, each query head reading
+// its group's K/V head. Not a paged cache.
+//
 // Built with -DCFR_EXAMPLE_WRONG_SCALE it becomes `example_wrong_scale`, which
 // applies half the softmax scale: the tests' proof that the tool's
 // correctness check fails a plugin kernel that is wrong.
 //
 // Built with -DCFR_EXAMPLE_OWN_BYTES it becomes `example_own_bytes`
 // (libcfr_example_bytes_plugin.so): the same kernel, which counts its own HBM
-// bytes through hbm_bytes (traffic model "plugin", ABI version 2) instead of
+// bytes through hbm_bytes (traffic model "plugin", since ABI version 2) instead of
 // naming kv_reload. It counts what the loop below loads, block by block, so
 // its rows must carry the bytes kv_reload gives for tile 64 x 32: the tests'
 // check that the tool uses a kernel's own count.
@@ -57,15 +62,19 @@ __device__ float from_float<float>(float x) {
   return x;
 }
 
+// blockIdx.y is batch * heads + query head; with `group` query heads per K/V
+// head, blockIdx.y / group is batch * kv_heads + its K/V head.
 template <typename T, int head_dim>
 __global__ void __launch_bounds__(block_rows)
     example_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                    T* __restrict__ o, float* __restrict__ lse, int seq_len, float scale,
-                    int causal) {
+                    T* __restrict__ o, float* __restrict__ lse, int seq_len, int kv_len, int group,
+                    float scale, int causal) {
   __shared__ float k_tile[block_keys][head_dim];
   __shared__ float v_tile[block_keys][head_dim];
   const long long head_offset = static_cast<long long>(blockIdx.y) * seq_len * head_dim;
+  const long long kv_offset = static_cast<long long>(blockIdx.y / group) * kv_len * head_dim;
   const int row = blockIdx.x * block_rows + threadIdx.x;
+  const int shift = kv_len - seq_len;  // causal: row r sees keys 0 .. r + shift
   const bool active = row < seq_len;
 
   // Unrolled loops over c keep q_row and out in registers where they fit.
@@ -81,18 +90,18 @@ __global__ void __launch_bounds__(block_rows)
 
   // Causal: the keys of this block's last row are the last ones it needs.
   const int last_row = min(seq_len, (blockIdx.x + 1) * block_rows) - 1;
-  const int keys = causal ? last_row + 1 : seq_len;
+  const int keys = causal ? last_row + 1 + shift : kv_len;
   for (int first_key = 0; first_key < keys; first_key += block_keys) {
     for (int i = threadIdx.x; i < block_keys * head_dim; i += block_rows) {
       const int key = first_key + i / head_dim;
-      const long long at = head_offset + static_cast<long long>(key) * head_dim + i % head_dim;
-      k_tile[i / head_dim][i % head_dim] = key < seq_len ? to_float(k[at]) : 0.f;
-      v_tile[i / head_dim][i % head_dim] = key < seq_len ? to_float(v[at]) : 0.f;
+      const long long at = kv_offset + static_cast<long long>(key) * head_dim + i % head_dim;
+      k_tile[i / head_dim][i % head_dim] = key < kv_len ? to_float(k[at]) : 0.f;
+      v_tile[i / head_dim][i % head_dim] = key < kv_len ? to_float(v[at]) : 0.f;
     }
     __syncthreads();
     for (int j = 0; j < block_keys && active; ++j) {
       const int key = first_key + j;
-      if (key >= seq_len || (causal && key > row)) break;
+      if (key >= kv_len || (causal && key > row + shift)) break;
       float score = 0.f;
 #pragma unroll
       for (int c = 0; c < head_dim; ++c) score += q_row[c] * k_tile[j][c];
@@ -119,7 +128,8 @@ cudaError_t launch(const cfr_shape& shape, const cfr_forward_args& args, float s
   const dim3 grid((shape.seq_len + block_rows - 1) / block_rows, shape.batch * shape.heads);
   example_forward<T, head_dim><<<grid, block_rows, 0, static_cast<cudaStream_t>(args.stream)>>>(
       static_cast<const T*>(args.q), static_cast<const T*>(args.k), static_cast<const T*>(args.v),
-      static_cast<T*>(args.o), args.lse, shape.seq_len, scale, shape.causal);
+      static_cast<T*>(args.o), args.lse, shape.seq_len, shape.kv_len, shape.heads / shape.kv_heads,
+      scale, shape.causal);
   return cudaGetLastError();
 }
 
@@ -139,6 +149,11 @@ int example_launch(const cfr_shape* shape, const cfr_forward_args* args, char* m
                   shape->head_dim);
     return CFR_ERROR;
   }
+  if (shape->page_size != 0) {  // never asked: the description has no CFR_SHAPE_PAGED
+    std::snprintf(message, message_capacity, "pages of %d tokens: this kernel reads K/V whole",
+                  shape->page_size);
+    return CFR_ERROR;
+  }
 #ifdef CFR_EXAMPLE_WRONG_SCALE
   const float scale = 0.5f * shape->softmax_scale;  // deliberately wrong
 #else
@@ -155,27 +170,29 @@ int example_launch(const cfr_shape* shape, const cfr_forward_args* args, char* m
 }
 
 #ifdef CFR_EXAMPLE_OWN_BYTES
-// What example_forward moves for one shape: each head reads its Q rows and
-// writes its O rows and LSE once, and each Q block reads the K and V rows of
-// the key blocks it visits (all of them, or up to its last row when causal;
-// never a row past seq_len).
+// What example_forward moves for one shape: each query head reads its Q rows
+// and writes its O rows and LSE once, and each Q block reads the K and V rows
+// of the key blocks it visits (all of them, or up to its last row's last key
+// when causal; never a row past kv_len). Every query head reads its K/V head
+// again: kv_reload's count, GQA or not.
 int example_hbm_bytes(const cfr_shape* shape, double* bytes, char* message,
                       size_t message_capacity) {
-  if (shape->seq_len <= 0 || shape->head_dim <= 0) {
-    std::snprintf(message, message_capacity, "seq_len %d, head dim %d: no such shape",
-                  shape->seq_len, shape->head_dim);
+  if (shape->seq_len <= 0 || shape->kv_len <= 0 || shape->head_dim <= 0) {
+    std::snprintf(message, message_capacity, "seq_len %d, kv_len %d, head dim %d: no such shape",
+                  shape->seq_len, shape->kv_len, shape->head_dim);
     return CFR_ERROR;
   }
   const double element = shape->dtype == CFR_DTYPE_FP32 ? 4.0 : 2.0;
   const double row = element * shape->head_dim;
-  double kv_rows = 0;  // K (and V) rows one head reads, over its Q blocks
+  const int shift = shape->kv_len - shape->seq_len;
+  double kv_rows = 0;  // K (and V) rows one query head reads, over its Q blocks
   for (int first_row = 0; first_row < shape->seq_len; first_row += block_rows) {
     const int last_row =
         first_row + block_rows < shape->seq_len ? first_row + block_rows - 1 : shape->seq_len - 1;
-    const int keys = shape->causal ? last_row + 1 : shape->seq_len;
+    const int keys = shape->causal ? last_row + 1 + shift : shape->kv_len;
     const int steps = (keys + block_keys - 1) / block_keys;
     const int loaded = steps * block_keys;
-    kv_rows += loaded < shape->seq_len ? loaded : shape->seq_len;
+    kv_rows += loaded < shape->kv_len ? loaded : shape->kv_len;
   }
   const double per_head = 2.0 * shape->seq_len * row  // Q read, O written
                           + 2.0 * kv_rows * row       // K and V read
@@ -224,6 +241,8 @@ const cfr_kernel_description descriptions[] = {{
 #else
     .hbm_bytes = nullptr,
 #endif
+    .shapes = CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA,
+    .max_q_len = 0,
 }};
 
 const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION, descriptions, 1};

@@ -1,24 +1,39 @@
-/* A plugin whose kernels count their own HBM bytes (traffic model "plugin",
- * ABI version 2), for the CPU tests: the loader's, `model --plugin` and
- * `audit --plugin`. Plain C, launches nothing. Built as it is and once per
- * -DCFR_DEFECT_* below, each a plugin the tool must refuse; with
- * -DCFR_TEST_COUNT_TWICE it counts twice the bytes (audit's test of a count
- * that is not the plugin's).
+/* A plugin whose kernels count their own HBM bytes (traffic model "plugin"),
+ * for the CPU tests: the loader's, `model --plugin` and `audit --plugin`.
+ * Plain C, launches nothing. Built as it is (ABI version 3: tiny_bytes takes
+ * every served shape), against ABI version 2 (-DCFR_TEST_ABI_V2: square
+ * shapes only), and once per -DCFR_DEFECT_* below, each a plugin the tool
+ * must refuse; with -DCFR_TEST_COUNT_TWICE it counts twice the bytes (audit's
+ * test of a count that is not the plugin's).
  *
- * tiny_bytes says it reads Q and writes O once and reads K and V twice:
- * 6 · B · H · N · d · element bytes. tiny_bytes_bwd says 10 of those.
- * For some sequence lengths the count is wrong on purpose, so that the rows
- * of those shapes fail and the others do not (bad_count below). */
+ * tiny_bytes says it reads Q and writes O once and reads K and V twice, and
+ * reads a paged cache's page table once: (2 · H · N + 4 · Hkv · Nk) · B · d
+ * · element bytes, plus 4 · B · ceil(Nk / page_size) when paged; 6 · B · H ·
+ * N · d · element bytes for a square shape (all that version 2 knows).
+ * tiny_bytes_bwd says 10 · B · H · N · d · element bytes. For some sequence
+ * lengths the count is wrong on purpose, so that the rows of those shapes
+ * fail and the others do not (bad_count below). */
 #include <math.h>
 #include <stdio.h>
 
+#ifdef CFR_TEST_ABI_V2
+#include "cuflash_roofline_plugin_v2.h"
+#else
 #include "kernels/plugin/cuflash_roofline_plugin.h"
+#endif
 
+/* Says which cache it was handed (version 3): the GPU test's check that the
+ * bench's page table reaches a plugin. */
 static int launch_nothing(const cfr_shape* shape, const cfr_forward_args* args, char* message,
                           size_t capacity) {
+#if CFR_PLUGIN_ABI_VERSION >= 3
+  snprintf(message, capacity, "tiny_bytes launches nothing (page_size %d, page_table %s, %d pages)",
+           shape->page_size, args->page_table != NULL ? "given" : "null", args->pages_per_sequence);
+#else
   (void)shape;
   (void)args;
   snprintf(message, capacity, "tiny_bytes launches nothing");
+#endif
   return CFR_ERROR;
 }
 
@@ -54,12 +69,41 @@ static int bad_count(const cfr_shape* shape, double* bytes, int* status, char* m
   return 1;
 }
 
-static int count(const cfr_shape* shape, double passes, double* bytes, char* message,
-                 size_t capacity) {
+/* The elements of Q ([seq_len, head_dim] per query head) and of K ([kv_len,
+ * head_dim] per K/V head) over the batch. A version-2 shape has no kv_len or
+ * kv_heads: its K is as large as its Q. */
+static double query_rows(const cfr_shape* shape) {
+  return (double)shape->batch * shape->heads * shape->seq_len * shape->head_dim;
+}
+
+#if CFR_PLUGIN_ABI_VERSION >= 3
+static double key_rows(const cfr_shape* shape) {
+  return (double)shape->batch * shape->kv_heads * shape->kv_len * shape->head_dim;
+}
+
+static double table_bytes(const cfr_shape* shape) {
+  if (shape->page_size <= 0) return 0.0;
+  return 4.0 * shape->batch * ((shape->kv_len + shape->page_size - 1) / shape->page_size);
+}
+#else
+static double key_rows(const cfr_shape* shape) {
+  return query_rows(shape);
+}
+
+static double table_bytes(const cfr_shape* shape) {
+  (void)shape;
+  return 0.0;
+}
+#endif
+
+/* Q and O (and dQ, dO...) `q_passes` times, K and V `kv_passes` times. */
+static int count(const cfr_shape* shape, double q_passes, double kv_passes, double* bytes,
+                 char* message, size_t capacity) {
   int status = CFR_OK;
   if (bad_count(shape, bytes, &status, message, capacity)) return status;
-  *bytes = passes * shape->batch * shape->heads * (double)shape->seq_len * shape->head_dim *
-           element_bytes(shape->dtype);
+  *bytes =
+      (q_passes * query_rows(shape) + kv_passes * key_rows(shape)) * element_bytes(shape->dtype) +
+      table_bytes(shape);
   return CFR_OK;
 }
 
@@ -71,12 +115,12 @@ static int count(const cfr_shape* shape, double passes, double* bytes, char* mes
 
 #ifndef CFR_DEFECT_NO_CALLBACK
 static int forward_bytes(const cfr_shape* shape, double* bytes, char* message, size_t capacity) {
-  return count(shape, COUNT_FACTOR * 6.0, bytes, message, capacity);
+  return count(shape, COUNT_FACTOR * 2.0, COUNT_FACTOR * 4.0, bytes, message, capacity);
 }
 #endif
 
 static int backward_bytes(const cfr_shape* shape, double* bytes, char* message, size_t capacity) {
-  return count(shape, COUNT_FACTOR * 10.0, bytes, message, capacity);
+  return count(shape, COUNT_FACTOR * 10.0, 0.0, bytes, message, capacity);
 }
 
 static const cfr_tile tiles[] = {{64, 64, 64}, {128, 64, 32}};
@@ -110,6 +154,10 @@ static const cfr_kernel_description kernels[] = {
         .forward_partner = NULL,
         .summary = "a test kernel that counts its own bytes and launches nothing",
         .hbm_bytes = FORWARD_COUNT,
+#if CFR_PLUGIN_ABI_VERSION >= 3
+        .shapes = CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA | CFR_SHAPE_PAGED,
+        .max_q_len = 0,
+#endif
     },
     {
         .name = "tiny_bytes_bwd",

@@ -1,8 +1,11 @@
 /* A plugin for the CPU tests (tests/kernels/test_plugin_loader.cpp): two
  * kernels that launch nothing, in plain C with no CUDA, so it loads on any
- * machine. Built once as it is (a valid plugin), once against ABI version 1
- * (-DCFR_TEST_ABI_V1, a plugin the tool still loads) and once per
- * -DCFR_DEFECT_* below, each a plugin the tool must refuse with one line.
+ * machine. Built once as it is (a valid plugin of ABI version 3, whose
+ * tiny_fwd takes K/V lengths and GQA), once against ABI versions 1 and 2
+ * (-DCFR_TEST_ABI_V1, -DCFR_TEST_ABI_V2: plugins the tool still loads, for
+ * square shapes only) and once per -DCFR_DEFECT_* below, each a plugin the
+ * tool must refuse with one line. -DCFR_TEST_ABI_VERSION=N: a plugin that
+ * says it is of version N.
  * -DCFR_TEST_PRINTS: a valid plugin that prints to stdout while it is loaded
  * and asked for its kernels, which must not reach the tool's stdout.
  * -DCFR_TEST_KERNEL_COUNT=N: a kernel_count of N over the array of 2. */
@@ -10,16 +13,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef CFR_TEST_ABI_V1 /* the same plugin built against ABI version 1 */
+#if defined(CFR_TEST_ABI_V1) /* the same plugin built against ABI version 1 */
 #include "cuflash_roofline_plugin_v1.h"
+#elif defined(CFR_TEST_ABI_V2) /* ... and version 2 */
+#include "cuflash_roofline_plugin_v2.h"
 #else
 #include "kernels/plugin/cuflash_roofline_plugin.h"
 #endif
 
+/* Says what it was asked: the shape and, from version 3, the K/V fields and
+ * the page table, so the tests see what reaches a plugin. */
 static int refuse_forward(const cfr_shape* shape, const cfr_forward_args* args, char* message,
                           size_t capacity) {
+#if CFR_PLUGIN_ABI_VERSION >= 3
+  snprintf(message, capacity,
+           "tiny_fwd launches nothing (asked for N=%d; kv_len %d, kv_heads %d, page_size %d, "
+           "page_table %s, pages_per_sequence %d)",
+           shape->seq_len, shape->kv_len, shape->kv_heads, shape->page_size,
+           args->page_table != NULL ? "given" : "null", args->pages_per_sequence);
+#else
   (void)args;
   snprintf(message, capacity, "tiny_fwd launches nothing (asked for N=%d)", shape->seq_len);
+#endif
   return CFR_ERROR;
 }
 
@@ -68,6 +83,24 @@ static const cfr_tile tiles[] = {{64, 64, 64}, {128, 64, 32}};
 #define TINY_MODEL "kv_reload"
 #endif
 
+#if defined(CFR_DEFECT_UNKNOWN_SHAPES)
+#define TINY_SHAPES (CFR_SHAPE_KV_LEN | 8u)
+#else
+#define TINY_SHAPES (CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA)
+#endif
+
+#if defined(CFR_DEFECT_BAD_MAX_Q_LEN)
+#define TINY_MAX_Q_LEN (-1)
+#else
+#define TINY_MAX_Q_LEN 8192
+#endif
+
+#if defined(CFR_DEFECT_BACKWARD_SHAPES)
+#define TINY_BACKWARD_SHAPES CFR_SHAPE_GQA
+#else
+#define TINY_BACKWARD_SHAPES 0u
+#endif
+
 static const cfr_kernel_description kernels[] = {
     {
         .name = TINY_FORWARD_NAME,
@@ -89,6 +122,11 @@ static const cfr_kernel_description kernels[] = {
         .backward = NULL,
         .forward_partner = NULL,
         .summary = "a test kernel that launches nothing",
+#if CFR_PLUGIN_ABI_VERSION >= 3
+        .hbm_bytes = NULL,
+        .shapes = TINY_SHAPES,
+        .max_q_len = TINY_MAX_Q_LEN,
+#endif
     },
     {
         .name = "tiny_bwd",
@@ -106,6 +144,11 @@ static const cfr_kernel_description kernels[] = {
         .backward = refuse_backward,
         .forward_partner = "tiny_fwd",
         .summary = NULL,
+#if CFR_PLUGIN_ABI_VERSION >= 3
+        .hbm_bytes = NULL,
+        .shapes = TINY_BACKWARD_SHAPES,
+        .max_q_len = 0,
+#endif
     },
 };
 
@@ -113,11 +156,11 @@ static const cfr_kernel_description kernels[] = {
 #define CFR_TEST_KERNEL_COUNT 2
 #endif
 
-#if defined(CFR_DEFECT_ABI_VERSION)
-static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION + 98, kernels, CFR_TEST_KERNEL_COUNT};
-#else
-static const cfr_plugin plugin = {CFR_PLUGIN_ABI_VERSION, kernels, CFR_TEST_KERNEL_COUNT};
+#ifndef CFR_TEST_ABI_VERSION
+#define CFR_TEST_ABI_VERSION CFR_PLUGIN_ABI_VERSION
 #endif
+
+static const cfr_plugin plugin = {CFR_TEST_ABI_VERSION, kernels, CFR_TEST_KERNEL_COUNT};
 
 #if defined(CFR_TEST_PRINTS)
 /* Through C stdio's buffer (flushed or not by the time the tool writes) and
