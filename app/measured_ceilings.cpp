@@ -19,8 +19,8 @@ namespace {
 
 std::optional<double> datasheet_value(const GpuSpec* gpu, const ceilings::CeilingMeasurement& m) {
   if (gpu == nullptr) return std::nullopt;
-  if (m.unit == "GB/s" && m.figure.starts_with("dram_bandwidth"))
-    return gpu->memory_bandwidth_GBps.value;
+  // The copy, the driver's copy and the read stream: all HBM, one datasheet figure.
+  if (m.unit == "GB/s" && m.figure.starts_with("dram_")) return gpu->memory_bandwidth_GBps.value;
   if (m.compute_unit) return gpu->peak(*m.compute_unit);
   return std::nullopt;  // L2 bandwidth: no vendor figure
 }

@@ -42,8 +42,8 @@ struct PlotOptions {
   std::string png;
 };
 
-// A `ceilings` file as a roof: measured DRAM bandwidth and the best measured
-// peak per compute unit.
+// A `ceilings` file as a roof: measured DRAM bandwidth (and read bandwidth,
+// where the file has it) and the best measured peak per compute unit.
 CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path) {
   const CeilingFigure* dram = measured.find("dram_bandwidth");
   if (dram == nullptr || dram->value <= 0) {
@@ -54,6 +54,7 @@ CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& p
   roof.source = "measured";
   roof.source_detail = path;
   roof.bandwidth_GBps = dram->value;
+  roof.read_bandwidth_GBps = measured.read_bandwidth();
   for (ComputeUnit unit : all_compute_units) {
     roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
   }

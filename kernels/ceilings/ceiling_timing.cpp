@@ -32,14 +32,23 @@ measure::TimingOptions hot(measure::TimingOptions options) {
   return options;
 }
 
-int resident_blocks(const void* kernel, int threads) {
+int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
   int device = 0;
   CFR_CUDA_CHECK(cudaGetDevice(&device));
   int sm_count = 0;
   CFR_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   int per_sm = 0;
-  CFR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  CFR_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
   return std::max(1, sm_count * std::max(per_sm, 1));
+}
+
+std::string mib(double bytes) {
+  return std::to_string(static_cast<long long>(bytes / 1048576)) + " MiB";
+}
+
+std::string l2_state(const measure::TimingOptions& options) {
+  return options.flush_l2 ? "L2 flushed before each sample" : "hot";
 }
 
 }  // namespace cfr::ceilings::detail

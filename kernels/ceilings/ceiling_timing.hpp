@@ -3,6 +3,7 @@
 // Shared by the ceiling benchmarks: time a launch with the cold timer and turn
 // each sample into a rate. Internal to kernels/ceilings.
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,8 +32,15 @@ CeilingMeasurement time_figure(const FigureSpec& spec,
 // options with the L2 flush off: compute and L2 figures are measured hot.
 measure::TimingOptions hot(measure::TimingOptions options);
 
-// Blocks of `threads` threads that fit on the current device at once
-// (occupancy x SM count), at least one.
-int resident_blocks(const void* kernel, int threads);
+// Blocks of `threads` threads, each with `shared_bytes` of dynamic shared
+// memory, that fit on the current device at once (occupancy x SM count), at
+// least one.
+int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes = 0);
+
+// "2048 MiB"
+std::string mib(double bytes);
+
+// How a figure's method sentence says the L2 was treated.
+std::string l2_state(const measure::TimingOptions& options);
 
 }  // namespace cfr::ceilings::detail

@@ -42,6 +42,7 @@ std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::Timi
   std::vector<CeilingMeasurement> ceilings;
   ceilings.push_back(measure_dram_bandwidth(options, dram_bytes, stream));
   ceilings.push_back(measure_dram_memcpy_bandwidth(options, dram_bytes, stream));
+  ceilings.push_back(measure_dram_read_bandwidth(options, 2 * dram_bytes, stream));
   ceilings.push_back(measure_l2_bandwidth(options, l2_buffer_bytes, l2_passes, stream));
   ceilings.push_back(measure_cublas_tensor_peak(DType::fp16, options, sizes.gemm_size, stream));
   ceilings.push_back(measure_cublas_tensor_peak(DType::bf16, options, sizes.gemm_size, stream));

@@ -19,7 +19,8 @@
 namespace cfr::ceilings {
 
 struct CeilingMeasurement {
-  // "dram_bandwidth", "dram_bandwidth_memcpy", "l2_bandwidth", "fp16_tensor_cublas",
+  // "dram_bandwidth", "dram_bandwidth_memcpy", "dram_read_bandwidth", "l2_bandwidth",
+  // "fp16_tensor_cublas",
   // "bf16_tensor_cublas", "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2"
   std::string figure;
   std::string unit;             // "GB/s" (1e9 bytes/s) or "TFLOP/s" (1e12 FLOP/s)
@@ -33,8 +34,9 @@ struct CeilingMeasurement {
 
 // Problem sizes. The defaults are the full measurement; tests pass small ones.
 struct CeilingSizes {
-  // Bytes of each of the two copy buffers. 0: max(2 GiB, 8 x L2), capped at a
-  // quarter of the free memory.
+  // Bytes of each of the two copy buffers; the read stream reads one buffer of
+  // twice this, the same bytes a copy moves. 0: max(2 GiB, 8 x L2), capped at
+  // a quarter of the free memory.
   std::size_t dram_buffer_bytes = 0;
   // Bytes of each of the two buffers; 0: L2 / 8, so the working set is L2 / 4.
   std::size_t l2_buffer_bytes = 0;
@@ -60,6 +62,10 @@ CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
 // copy kernel is compared with (the roof stays the copy kernel's figure).
 CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& options,
                                                  std::size_t buffer_bytes, cudaStream_t stream);
+// Bytes read by a read-only stream (read_bandwidth.cu): the slope a kernel
+// that only streams its inputs is judged on. buffer_bytes: at least 16 KiB.
+CeilingMeasurement measure_dram_read_bandwidth(const measure::TimingOptions& options,
+                                               std::size_t buffer_bytes, cudaStream_t stream);
 CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
                                         std::size_t buffer_bytes, int passes, cudaStream_t stream);
 // dtype: fp16 or bf16.

@@ -65,10 +65,6 @@ CopyBuffers make_copy_buffers(std::size_t buffer_bytes, cudaStream_t stream) {
   return buffers;
 }
 
-std::string mib(double bytes) {
-  return std::to_string(static_cast<long long>(bytes / 1048576)) + " MiB";
-}
-
 }  // namespace
 
 CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
@@ -85,9 +81,8 @@ CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
   spec.unit_scale = 1e9;
   spec.method = "copy kernel, 16-byte ld.global.cg/st.global.cg, grid-stride over " +
                 std::to_string(blocks) + " blocks of " + std::to_string(copy_threads) +
-                " threads, one pass between two " + mib(bytes / 2) + " buffers, " +
-                (options.flush_l2 ? "L2 flushed before each sample" : "hot") +
-                "; counts bytes read + bytes written";
+                " threads, one pass between two " + detail::mib(bytes / 2) + " buffers, " +
+                detail::l2_state(options) + "; counts bytes read + bytes written";
   return detail::time_figure(
       spec,
       [&](cudaStream_t s) {
@@ -109,8 +104,7 @@ CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& o
   spec.work_per_launch = 2.0 * static_cast<double>(bytes);
   spec.unit_scale = 1e9;
   spec.method = "cudaMemcpyAsync device to device (what frameworks' tensor copies call), one " +
-                mib(static_cast<double>(bytes)) + " buffer, " +
-                (options.flush_l2 ? "L2 flushed before each sample" : "hot") +
+                detail::mib(static_cast<double>(bytes)) + " buffer, " + detail::l2_state(options) +
                 "; counts bytes read + bytes written; a reference for the copy kernel, not a roof";
   return detail::time_figure(
       spec,

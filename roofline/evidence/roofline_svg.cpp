@@ -11,6 +11,7 @@
 #include "label_placer.hpp"
 #include "log_axis.hpp"
 #include "roofline/report/figures.hpp"
+#include "roofline/report/row_model.hpp"
 #include "xml_text.hpp"
 
 namespace cfr::evidence {
@@ -33,6 +34,8 @@ constexpr std::array<std::string_view, 9> kernel_colours{"#1f77b4", "#d62728", "
 constexpr std::string_view model_gray = "#8a8a8a";
 // The L2 bandwidth roofs of a hierarchical chart.
 constexpr std::string_view l2_blue = "#2b6fb0";
+// The DRAM read roofs, under which a read-stream kernel's rows sit.
+constexpr std::string_view read_teal = "#00796b";
 constexpr double roof_font = 11;
 constexpr double point_font = 10;
 
@@ -46,10 +49,21 @@ struct Roof {
   ComputeUnit unit = ComputeUnit::fp32_simt;
   double bandwidth_GBps = 0;
   double peak_TFLOPs = 0;
-  std::string level = "dram";  // the memory level whose bandwidth the slope is: dram or l2
+  // The bandwidth the slope is: dram (the ceiling's copy or datasheet
+  // figure), dram_read (its read stream) or l2.
+  std::string level = "dram";
   double ridge() const { return cfr::ridge(peak_TFLOPs, bandwidth_GBps); }
   bool measured() const { return source == "measured"; }
   bool l2() const { return level == "l2"; }
+  bool read() const { return level == "dram_read"; }
+  // A roof drawn beside the DRAM one: labelled at its ridge.
+  bool beside() const { return l2() || read(); }
+  std::string_view name() const { return l2() ? "L2" : read() ? "DRAM read" : "DRAM"; }
+  std::string colour() const {
+    if (l2()) return std::string(l2_blue);
+    if (read()) return std::string(read_teal);
+    return measured() ? "#000000" : "#555555";
+  }
 };
 
 struct Marker {
@@ -204,10 +218,16 @@ class Chart {
     }
   }
 
-  // The DRAM roofs of the ceiling, and its L2 roofs where it has an L2
-  // bandwidth and some row has a measured L2 point.
-  void add_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units) {
+  // The DRAM roofs of the ceiling; its DRAM read roofs where it has a read
+  // bandwidth, for the units of the rows it would judge on them; its L2
+  // roofs where it has an L2 bandwidth and some row has a measured L2 point.
+  void add_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units,
+                 const std::vector<const Report*>& reports) {
     add_level_roofs(ceiling, units, "dram", ceiling.bandwidth_GBps);
+    if (ceiling.read_bandwidth_GBps) {
+      add_level_roofs(ceiling, read_stream_units(reports, ceiling), "dram_read",
+                      *ceiling.read_bandwidth_GBps);
+    }
     if (hierarchical_ && ceiling.l2_bandwidth_GBps) {
       add_level_roofs(ceiling, units, "l2", *ceiling.l2_bandwidth_GBps);
     }
@@ -231,17 +251,37 @@ class Chart {
     }
   }
 
+  // The compute units of the ok rows that `ceiling` judges on its read
+  // roof (memory_roof, row_model.hpp: a read-stream kernel's).
+  static std::set<ComputeUnit> read_stream_units(const std::vector<const Report*>& reports,
+                                                 const CeilingRecord& ceiling) {
+    std::set<ComputeUnit> units;
+    for (const Report* report : reports) {
+      for (const ResultRow& row : report->results) {
+        if (row.status != RowStatus::ok || !row.model) continue;
+        if (memory_roof(row.model->traffic.model, ceiling) == MemoryRoof::dram_read) {
+          units.insert(row.compute_unit);
+        }
+      }
+    }
+    return units;
+  }
+
   void collect_roofs() {
     std::set<ComputeUnit> all_units;
+    std::vector<const Report*> all_reports;
     for (const PlotReport& input : reports_) {
       std::set<ComputeUnit> units;
       for (const ResultRow& row : input.report->results) {
         if (row.status == RowStatus::ok) units.insert(row.compute_unit);
       }
-      add_roofs(input.report->ceiling, units);
+      add_roofs(input.report->ceiling, units, {input.report});
       all_units.insert(units.begin(), units.end());
+      all_reports.push_back(input.report);
     }
-    for (const CeilingRecord& ceiling : options_.extra_ceilings) add_roofs(ceiling, all_units);
+    for (const CeilingRecord& ceiling : options_.extra_ceilings) {
+      add_roofs(ceiling, all_units, all_reports);
+    }
   }
 
   void make_axes() {
@@ -271,6 +311,9 @@ class Chart {
     if (r.l2()) {
       return fmt::format("{} L2 ridge {} ({})", to_string(r.unit), readable(r.ridge()), r.source);
     }
+    if (r.read()) {
+      return fmt::format("{} read ridge {} ({})", to_string(r.unit), readable(r.ridge()), r.source);
+    }
     // The GPU is named where the chart has roofs of several (the title names a single one).
     const bool several =
         std::any_of(roofs_.begin(), roofs_.end(), [&](const Roof& o) { return o.gpu != r.gpu; });
@@ -279,8 +322,7 @@ class Chart {
   }
 
   std::string slope_label(const Roof& r) const {
-    return fmt::format("{} {} GB/s ({})", r.l2() ? "L2" : "DRAM", readable(r.bandwidth_GBps),
-                       r.source);
+    return fmt::format("{} {} GB/s ({})", r.name(), readable(r.bandwidth_GBps), r.source);
   }
 
   // Roofs of one ceiling and level share the slope; it is labelled once.
@@ -327,7 +369,7 @@ class Chart {
       for (int k = 0; k < 10; ++k) {
         const double above = peak_y - 5 - line * k;
         const double below = peak_y + 14 + line * k;
-        if (r.l2()) {
+        if (r.beside()) {
           spots.push_back({ridge_x + 6, below, Anchor::start});
           spots.push_back({ridge_x - 6, below, Anchor::end});
         } else {
@@ -444,8 +486,7 @@ class Chart {
       const double slope = r.bandwidth_GBps * tflops_per_GBps_flop_per_byte;
       const double x_start = slope_start(r);
       const double ridge = r.ridge();
-      const std::string colour =
-          r.l2() ? std::string(l2_blue) : (r.measured() ? "#000000" : "#555555");
+      const std::string colour = r.colour();
       out += fmt::format(
           "<polyline class=\"roof\" data-level=\"{}\" data-ceiling=\"{}\" data-source=\"{}\" "
           "data-unit=\"{}\" data-bandwidth-GBps=\"{}\" data-peak-TFLOPs=\"{}\" data-ridge=\"{}\" "
@@ -460,8 +501,8 @@ class Chart {
           "data-tflops=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{} ridge of {} {} "
           "({}): {} FLOP/byte</title></circle>\n",
           r.level, to_string(r.unit), num(ridge), num(r.peak_TFLOPs), px(x_.to_pixel(ridge)),
-          px(y_.to_pixel(r.peak_TFLOPs)), colour, r.l2() ? "L2" : "DRAM", attr(r.ceiling),
-          to_string(r.unit), attr(r.source), readable(ridge));
+          px(y_.to_pixel(r.peak_TFLOPs)), colour, r.name(), attr(r.ceiling), to_string(r.unit),
+          attr(r.source), readable(ridge));
       if (const auto& spot = roof_label_spots_[i]) {
         out += fmt::format(
             "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" fill=\"{}\" "
@@ -637,6 +678,13 @@ class Chart {
                       "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">L2 bandwidth roof</text>\n",
                       legend_left, px(y - 4), legend_left + 14, l2_blue, legend_left + 18, px(y)));
     }
+    if (std::any_of(roofs_.begin(), roofs_.end(), [](const Roof& r) { return r.read(); })) {
+      line(fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+          "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">DRAM read roof (read-stream "
+          "kernels)</text>\n",
+          legend_left, px(y - 4), legend_left + 14, read_teal, legend_left + 18, px(y)));
+    }
     // Every roof, whether or not its label found room on the plot.
     y += 8;
     line(
@@ -653,8 +701,11 @@ class Chart {
       line(fmt::format(
           "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">  {} {}{}, ridge {} "
           "({})</text>\n",
-          legend_left, px(y), to_string(r.unit), r.l2() ? "L2 " : "", readable(r.peak_TFLOPs),
-          readable(r.ridge()), attr(r.source)));
+          legend_left, px(y), to_string(r.unit),
+          r.l2()     ? "L2 "
+          : r.read() ? "read "
+                     : "",
+          readable(r.peak_TFLOPs), readable(r.ridge()), attr(r.source)));
     }
     out += "</g>\n";
     bottom = y;

@@ -6,13 +6,15 @@
 // slope and a flat roof per compute unit present in the rows (datasheet
 // dashed, measured solid) with its ridge point marked, and one marker per
 // measured row; a profiled row also at its measured DRAM and L2 AI, under the
-// L2 roofs of a ceiling that has an L2 bandwidth.
+// L2 roofs of a ceiling that has an L2 bandwidth; the rows of a read-stream
+// kernel (split_kv) under the read roofs of a ceiling that has a read
+// bandwidth (docs/model.md §3.1).
 //
 // The elements carry stable classes and data- attributes so tests and
 // scripts can read the chart back:
 //   <g class="plot-area" data-x-min data-x-max data-y-min data-y-max
 //      data-left data-right data-top data-bottom>
-//   <polyline class="roof" data-level data-ceiling data-source data-unit
+//   <polyline class="roof" data-level (dram, dram_read, l2) data-ceiling data-source data-unit
 //      data-bandwidth-GBps data-peak-TFLOPs data-ridge points="slope start,
 //      ridge corner, right end">
 //   <circle class="ridge" data-unit data-ridge data-tflops>

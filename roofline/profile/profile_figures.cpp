@@ -33,8 +33,9 @@ void limiter_figures(const ResultRow& row, const CeilingRecord& ceiling, Profile
   const auto seconds = row.profile->value(duration);
   if (!seconds || *seconds <= 0) return;
   std::vector<ResourceUse> resources;
-  if (out.dram.bytes && ceiling.bandwidth_GBps > 0) {
-    resources.push_back({"dram", *out.dram.bytes, ceiling.bandwidth_GBps * 1e9});
+  const double dram_bandwidth = ceiling.bandwidth(row.model->memory_roof_used());
+  if (out.dram.bytes && dram_bandwidth > 0) {
+    resources.push_back({"dram", *out.dram.bytes, dram_bandwidth * 1e9});
   }
   if (out.l2.bytes && ceiling.l2_bandwidth_GBps) {
     resources.push_back({"l2", *out.l2.bytes, *ceiling.l2_bandwidth_GBps * 1e9});
@@ -155,7 +156,8 @@ ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceilin
   }
   const std::optional<double> peak = ceiling.peak(row.compute_unit);
   const double flops = model.flops.counted();
-  out.dram = level_figures("dram", flops, dram, ceiling.bandwidth_GBps, peak, row.achieved);
+  out.dram = level_figures("dram", flops, dram, ceiling.bandwidth(model.memory_roof_used()), peak,
+                           row.achieved);
   out.l2 = level_figures("l2", flops, profile.value(l2_bytes), ceiling.l2_bandwidth_GBps, peak,
                          row.achieved);
   flop_figures(row, cc, out);

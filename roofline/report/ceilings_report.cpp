@@ -26,6 +26,11 @@ std::optional<double> CeilingsReport::best_peak(ComputeUnit unit) const {
   return best;
 }
 
+std::optional<double> CeilingsReport::read_bandwidth() const {
+  const CeilingFigure* read = find(dram_read_figure);
+  return read ? std::optional(read->value) : std::nullopt;
+}
+
 std::optional<double> fraction_of_datasheet(const CeilingFigure& figure) {
   if (!figure.datasheet_value) return std::nullopt;
   return figure.value / *figure.datasheet_value;
@@ -109,6 +114,7 @@ CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
   if (const CeilingFigure* l2 = measured.find("l2_bandwidth")) {
     ceiling.l2_bandwidth_GBps = l2->value;
   }
+  ceiling.read_bandwidth_GBps = measured.read_bandwidth();
   for (ComputeUnit unit : all_compute_units) {
     if (const auto peak = measured.best_peak(unit)) {
       ceiling.peak_TFLOPs[static_cast<std::size_t>(unit)] = peak;

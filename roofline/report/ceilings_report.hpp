@@ -16,6 +16,9 @@
 namespace cfr {
 
 inline constexpr std::string_view ceilings_schema = "cuflash-roofline/ceilings/v1";
+// The figure of the read-only stream (kernels/ceilings/read_bandwidth.cu);
+// files written before it have none.
+inline constexpr std::string_view dram_read_figure = "dram_read_bandwidth";
 
 struct CeilingFigure {
   std::string figure;  // "dram_bandwidth", "fp16_tensor_cublas", ...
@@ -44,6 +47,8 @@ struct CeilingsReport {
   const CeilingFigure* find(std::string_view figure) const;
   // Highest measured peak of a compute unit over its methods.
   std::optional<double> best_peak(ComputeUnit unit) const;
+  // The dram_read_bandwidth figure's value; empty without one.
+  std::optional<double> read_bandwidth() const;
 };
 
 nlohmann::json to_json(const CeilingsReport& report);
@@ -55,8 +60,10 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document);
 std::string render_ceilings_table(const CeilingsReport& report);
 
 // The roof a sweep uses with --ceiling measured|FILE: measured DRAM bandwidth
-// and the best measured peak per unit; a unit nobody measured keeps the
-// datasheet figure, and source_detail says which.
+// (the copy's, and the read stream's where the file has it) and the best
+// measured peak per unit; a unit nobody measured keeps the datasheet figure,
+// and source_detail says which. No datasheet states a read bandwidth: without
+// the figure the record has none.
 CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
                                       const CeilingRecord& datasheet, std::string_view origin);
 

@@ -96,6 +96,20 @@ bool store_dram_model(ResultRow& row, const FigureValue& value) {
   return model.has_value();
 }
 
+FigureValue read_memory_roof(const ResultRow& row) {
+  const auto& roof = row.model->memory_roof;
+  return roof ? FigureValue(std::string(to_string(*roof))) : FigureValue();
+}
+bool store_memory_roof(ResultRow& row, const FigureValue& value) {
+  const auto roof = parse_memory_roof(std::get<std::string>(value));
+  if (roof) row.model->memory_roof = *roof;
+  return roof.has_value();
+}
+
+bool judged_on_read_roof(const ResultRow& row) {
+  return row.model && row.model->memory_roof == MemoryRoof::dram_read;
+}
+
 FigureValue read_claimed_regime(const ResultRow& row) {
   return row.claimed->regime;
 }
@@ -179,6 +193,15 @@ constexpr auto figures = std::to_array<Figure>({
      .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes,
      .optional_on_read = true,
      .read = read_dram_model, .store = store_dram_model},
+    {.tag = "ceiling/memory_roof", .json = "memory_roof", .label = "memory roof",
+     .description = "the ceiling's bandwidth that the row's roof, ridge, % BW and ncu DRAM roof "
+                    "use: dram (a copy's, or the datasheet's) or dram_read (the read stream's, "
+                    "for a split_kv kernel where the ceiling has one); `table` shows it beside a "
+                    "dram_read row",
+     .source = FigureSource::ceiling, .group = FigureGroup::model,
+     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::roofline,
+     .optional_on_read = true, .shown_where = judged_on_read_roof,
+     .read = read_memory_roof, .store = store_memory_roof},
     number<[](auto& r) -> auto& { return r.model->ai; }>(
     {.tag = "model/ai", .json = "ai", .unit = "FLOP/B", .label = "AI",
      .description = "arithmetic intensity, counted FLOPs / the DRAM model's bytes",

@@ -70,6 +70,10 @@ struct Figure {
   // stored number is a count or a ratio of counts, which the reader refuses
   // below 0.
   bool may_be_negative = false;
+  // Non-null: a column set shows the figure only where some row of the report
+  // answers true (a memory roof other than the usual one), so a report none of
+  // whose rows has it reads as before.
+  bool (*shown_where)(const ResultRow&) = nullptr;
   // Precondition of both: the row has the figure's group.
   FigureValue (*read)(const ResultRow&) = nullptr;
   // False for a word the figure does not know. Null for a view.

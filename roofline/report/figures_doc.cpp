@@ -18,7 +18,8 @@ std::string cell(std::string_view text) {
   return out;
 }
 
-std::string default_sets(unsigned sets) {
+std::string default_sets(const Figure& f) {
+  const unsigned sets = f.column_sets;
   const bool model = (sets & ColumnSet::compact_model) != 0;
   const bool measured = (sets & ColumnSet::compact_measured) != 0;
   std::string out = model && measured ? "compact"
@@ -26,7 +27,8 @@ std::string default_sets(unsigned sets) {
                     : measured        ? "compact (measured)"
                                       : "";
   if ((sets & ColumnSet::wide) != 0) out += out.empty() ? "wide" : ", wide";
-  return out.empty() ? "no" : out;
+  if (out.empty()) return "no";
+  return f.shown_where != nullptr ? out + " (only beside a row that needs it)" : out;
 }
 
 std::string source_of(const Figure& f) {
@@ -43,8 +45,8 @@ std::string render_figures_doc() {
   for (const Figure& f : row_figures()) {
     out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} | {} |\n", f.tag,
                        f.view() ? "a view, not stored" : fmt::format("`{}`", f.json),
-                       f.word() ? "word" : std::string(f.unit), cell(f.label),
-                       default_sets(f.column_sets), source_of(f), cell(f.description));
+                       f.word() ? "word" : std::string(f.unit), cell(f.label), default_sets(f),
+                       source_of(f), cell(f.description));
   }
   return out;
 }

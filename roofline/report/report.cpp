@@ -13,6 +13,21 @@ std::string_view to_string(ProvenanceSource source) {
   return "?";
 }
 
+std::string_view to_string(MemoryRoof roof) {
+  switch (roof) {
+    case MemoryRoof::dram: return "dram";
+    case MemoryRoof::dram_read: return "dram_read";
+  }
+  return "?";
+}
+
+std::optional<MemoryRoof> parse_memory_roof(std::string_view text) {
+  for (MemoryRoof roof : {MemoryRoof::dram, MemoryRoof::dram_read}) {
+    if (text == to_string(roof)) return roof;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(RowStatus status) {
   switch (status) {
     case RowStatus::ok: return "ok";

@@ -77,6 +77,15 @@ struct DeviceRecord {
   std::string pci_bus_id;
 };
 
+// The memory slope a row is judged on (docs/model.md §3): the ceiling's DRAM
+// bandwidth (a copy's bytes read + written, or the datasheet's figure), or
+// its DRAM read bandwidth (a read-only stream), which a kernel whose traffic
+// is a read stream is judged on where the ceiling has one (memory_roof,
+// row_model.hpp).
+enum class MemoryRoof { dram, dram_read };
+std::string_view to_string(MemoryRoof roof);
+std::optional<MemoryRoof> parse_memory_roof(std::string_view text);
+
 // The roof a report is judged against.
 struct CeilingRecord {
   std::string gpu;            // table id, e.g. "a100"
@@ -87,6 +96,9 @@ struct CeilingRecord {
   // L2 bandwidth measured by `ceilings`; no datasheet states one. The L2
   // roof of a profiled row needs it.
   std::optional<double> l2_bandwidth_GBps;
+  // DRAM read bandwidth measured by `ceilings` (its dram_read_bandwidth
+  // figure); no datasheet states one. The roof of a read-stream kernel.
+  std::optional<double> read_bandwidth_GBps;
   std::array<std::optional<double>, all_compute_units.size()> peak_TFLOPs;
   // False when the ceiling is another GPU's than the measuring device's;
   // empty when nothing was measured.
@@ -94,6 +106,12 @@ struct CeilingRecord {
 
   std::optional<double> peak(ComputeUnit unit) const {
     return peak_TFLOPs[static_cast<std::size_t>(unit)];
+  }
+  // The slope of `roof`: the read bandwidth for dram_read where there is
+  // one, otherwise bandwidth_GBps.
+  double bandwidth(MemoryRoof roof) const {
+    return roof == MemoryRoof::dram_read ? read_bandwidth_GBps.value_or(bandwidth_GBps)
+                                         : bandwidth_GBps;
   }
 };
 
@@ -175,6 +193,10 @@ struct ModelFigures {
   // The model whose bytes ai, the roof and achieved bandwidth use: l2_aware
   // where it applies (l2_inputs is then set), else the kernel's own.
   TrafficModelKind dram_model = TrafficModelKind::compulsory;
+  // The ceiling's bandwidth the roof, ridge and bandwidth utilization use;
+  // empty in a report written before the field, whose rows all used dram.
+  std::optional<MemoryRoof> memory_roof;
+  MemoryRoof memory_roof_used() const { return memory_roof.value_or(MemoryRoof::dram); }
   // The GPU figures the l2_aware bytes were computed with (traffic.l2_model).
   std::optional<L2ModelInputs> l2_inputs;
   double ai = 0;  // counted FLOPs / dram_bytes()

@@ -489,6 +489,7 @@ json to_json(const Report& report) {
                 {"source_detail", c.source_detail},
                 {"bandwidth_GBps", c.bandwidth_GBps},
                 {"l2_bandwidth_GBps", optional_number(c.l2_bandwidth_GBps)},
+                {"read_bandwidth_GBps", optional_number(c.read_bandwidth_GBps)},
                 {"peak_TFLOPs", peaks_json(c.peak_TFLOPs)},
                 {"matches_device", c.matches_device ? json(*c.matches_device) : json(nullptr)}}},
               {"results", results}};
@@ -517,6 +518,7 @@ Report report_from_json(const json& document) {
   if (ceiling.has("source_detail")) report.ceiling.source_detail = ceiling.string("source_detail");
   report.ceiling.bandwidth_GBps = ceiling.number("bandwidth_GBps");
   report.ceiling.l2_bandwidth_GBps = ceiling.optional_number("l2_bandwidth_GBps");
+  report.ceiling.read_bandwidth_GBps = ceiling.optional_number("read_bandwidth_GBps");
   report.ceiling.peak_TFLOPs = read_peaks(ceiling.object("peak_TFLOPs"));
   if (ceiling.has("matches_device"))
     report.ceiling.matches_device = ceiling.boolean("matches_device");

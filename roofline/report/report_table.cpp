@@ -189,6 +189,12 @@ struct Column {
   const RowField* field = nullptr;
   const Figure* figure = nullptr;
 
+  // Whether a default set shows it beside these rows (Figure::shown_where).
+  bool wanted(const std::vector<ResultRow>& rows) const {
+    if (figure == nullptr || figure->shown_where == nullptr) return true;
+    return std::any_of(rows.begin(), rows.end(), figure->shown_where);
+  }
+
   std::string cell(const ResultRow& row) const {
     return figure ? format_figure(*figure, figure_value(*figure, row)) : field->cell(row);
   }
@@ -228,7 +234,8 @@ std::vector<Column> columns() {
 // report with a timed row or of one without, in its parts' order; a profile
 // column only when some row has counters. "wide": in the full list's order,
 // the measured columns only when some row was timed, the profile ones only
-// when some row has counters.
+// when some row has counters. Either: the served-shape ones only beside a
+// served shape, a figure with shown_where only beside a row it names.
 std::vector<Column> columns_of_set(const Report& report, bool wide) {
   const bool measured = std::any_of(report.results.begin(), report.results.end(),
                                     [](const ResultRow& r) { return r.timing.has_value(); });
@@ -243,7 +250,7 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
   std::vector<Column> shown;
   for (const Column& column : columns()) {
     if ((column.column_sets & set) == 0 || (column.profiled && !profiled)) continue;
-    if (column.served && !served) continue;
+    if ((column.served && !served) || !column.wanted(report.results)) continue;
     if (wide && column.measured && !measured) continue;
     shown.push_back(column);
   }

@@ -120,15 +120,20 @@ void check_row(const ResultRow& row, const Checker& at) {
 void check_ceiling_values(const CeilingRecord& ceiling, std::string_view path) {
   const Checker at{std::string(path)};
   at.at("bandwidth_GBps").positive(ceiling.bandwidth_GBps);
+  if (ceiling.read_bandwidth_GBps)
+    at.at("read_bandwidth_GBps").positive(*ceiling.read_bandwidth_GBps);
   for (ComputeUnit unit : all_compute_units) {
     const auto peak = ceiling.peak(unit);
     if (!peak) continue;
     const Checker peak_at = at.at("peak_TFLOPs").at(to_string(unit));
     peak_at.positive(*peak);
-    const double ridge = cfr::ridge(*peak, ceiling.bandwidth_GBps);
-    if (!std::isfinite(ridge) || !(ridge > 0)) {
-      peak_at.fail(fmt::format("{:g} TFLOP/s over {:g} GB/s gives a ridge of {:g} FLOP/byte", *peak,
-                               ceiling.bandwidth_GBps, ridge));
+    // Every memory roof meets this peak at a finite ridge.
+    for (MemoryRoof roof : {MemoryRoof::dram, MemoryRoof::dram_read}) {
+      const double ridge = cfr::ridge(*peak, ceiling.bandwidth(roof));
+      if (!std::isfinite(ridge) || !(ridge > 0)) {
+        peak_at.fail(fmt::format("{:g} TFLOP/s over {:g} GB/s gives a ridge of {:g} FLOP/byte",
+                                 *peak, ceiling.bandwidth(roof), ridge));
+      }
     }
   }
 }

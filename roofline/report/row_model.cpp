@@ -65,6 +65,11 @@ KernelRecord kernel_record(const ResultRow& row) {
           traffic.kv_splits};
 }
 
+MemoryRoof memory_roof(TrafficModelKind traffic, const CeilingRecord& ceiling) {
+  const bool read_stream = traffic == TrafficModelKind::split_kv;
+  return read_stream && ceiling.read_bandwidth_GBps ? MemoryRoof::dram_read : MemoryRoof::dram;
+}
+
 ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& problem,
                            const CeilingRecord& ceiling, FlopConvention convention,
                            const std::optional<L2ModelInputs>& l2) {
@@ -96,9 +101,10 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
   }
   const double dram_bytes = model.dram_bytes();
   model.ai = model.flops.counted() / dram_bytes;
+  model.memory_roof = memory_roof(kernel.traffic, ceiling);
   if (const auto peak = ceiling.peak(kernel.compute_unit)) {
-    model.roofline =
-        analyze_roofline(model.flops.counted(), dram_bytes, *peak, ceiling.bandwidth_GBps);
+    model.roofline = analyze_roofline(model.flops.counted(), dram_bytes, *peak,
+                                      ceiling.bandwidth(model.memory_roof_used()));
   }
   return model;
 }
@@ -172,8 +178,8 @@ Achieved achieved_figures(const ModelFigures& model, double median_ms,
   const double seconds = median_ms * 1e-3;
   achieved.TFLOPs = model.flops.counted() / seconds / 1e12;
   achieved.bandwidth_GBps = model.dram_bytes() / seconds / 1e9;
-  if (ceiling.bandwidth_GBps > 0) {
-    achieved.bandwidth_utilization = achieved.bandwidth_GBps / ceiling.bandwidth_GBps;
+  if (const double bandwidth = ceiling.bandwidth(model.memory_roof_used()); bandwidth > 0) {
+    achieved.bandwidth_utilization = achieved.bandwidth_GBps / bandwidth;
   }
   if (model.roofline && model.roofline->roof_TFLOPs > 0) {
     achieved.fraction_of_roof = achieved.TFLOPs / model.roofline->roof_TFLOPs;

@@ -49,8 +49,17 @@ KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProbl
 // recorded: only the plugin can count them again.
 KernelRecord kernel_record(const ResultRow& row);
 
+// The memory roof a kernel is judged on: dram_read for a kernel whose DRAM
+// traffic is a read stream (traffic `split_kv`: fa2_decode reads K/V and
+// writes only O and LSE, once per query row) when the ceiling has a read
+// bandwidth; dram otherwise, whatever the shape, so a kernel that writes as
+// it reads, or whose O is a quarter of its compulsory bytes, keeps the copy's
+// slope (docs/model.md §3).
+MemoryRoof memory_roof(TrafficModelKind traffic, const CeilingRecord& ceiling);
+
 // FLOPs, bytes of every traffic model that applies, AI and, when the ceiling
-// has a peak for the kernel's compute unit, the roofline. With `l2` and a
+// has a peak for the kernel's compute unit, the roofline against the
+// kernel's memory roof (memory_roof). With `l2` and a
 // kernel layout the L2-aware model applies and is the DRAM model (AI, roof,
 // achieved bandwidth); otherwise the kernel's own model is (for `plugin`, its
 // own_bytes: a plugin kernel has no layout, so the L2-aware model never
@@ -76,8 +85,8 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
                     const std::optional<L2ModelInputs>& l2 = std::nullopt);
 
 // Model counts over a median time. All zero for a median <= 0; bandwidth
-// utilization needs the ceiling's bandwidth and fraction of roof the model's
-// roofline (0 without).
+// utilization is against the ceiling's bandwidth of the model's memory roof
+// and needs it, fraction of roof the model's roofline (0 without).
 Achieved achieved_figures(const ModelFigures& model, double median_ms,
                           const CeilingRecord& ceiling);
 

@@ -39,9 +39,9 @@ TEST_CASE("a clean measured report audits consistent, every derived figure recom
   CHECK(result.failing() == 0);
   CHECK(result.rows == 9);
   // 8 ok rows x (4 flops + traffic.bytes and compulsory_bytes + 2 by_model (compulsory,
-  // kv_reload) + dram_model + 5 breakdown + ai + 5 roofline + 7 timing + 4 achieved), plus the
-  // skipped row, which has no model figures.
-  CHECK(result.figures_checked == 8 * (4 + 2 + 2 + 1 + 5 + 1 + 5 + 7 + 4));
+  // kv_reload) + dram_model and memory_roof + 5 breakdown + ai + 5 roofline + 7 timing + 4
+  // achieved), plus the skipped row, which has no model figures.
+  CHECK(result.figures_checked == 8 * (4 + 2 + 2 + 2 + 5 + 1 + 5 + 7 + 4));
 }
 
 TEST_CASE("the audit survives the JSON round trip: doubles are written exactly") {
@@ -192,4 +192,50 @@ TEST_CASE("the audit renders one line per finding and a verdict line naming the 
   const nlohmann::json json = to_json(audit_report(report));
   CHECK(json["consistent"] == false);
   CHECK(json["findings"][0]["kind"] == "mismatch");
+}
+
+TEST_CASE("a report from before the memory roof audits as before: the absent key is not counted") {
+  nlohmann::json document = to_json(measured_report());
+  for (nlohmann::json& row : document["results"]) row.erase("memory_roof");
+  document["ceiling"].erase("read_bandwidth_GBps");
+  const AuditResult result = audit_report(report_from_json(document));
+  CHECK(result.consistent());
+  // The clean report's count less one memory_roof per ok row.
+  CHECK(result.figures_checked == audit_report(measured_report()).figures_checked - 8);
+}
+
+TEST_CASE(
+    "a decode row is audited on the read roof, and a memory roof the ceiling denies is "
+    "caught") {
+  // every_kernel_report: a 4600 GB/s read stream; its fa2_decode row is judged on it.
+  const Report clean = every_kernel_report();
+  const auto decode = std::find_if(clean.results.begin(), clean.results.end(),
+                                   [](const ResultRow& r) { return r.kernel == "fa2_decode"; });
+  REQUIRE(decode != clean.results.end());
+  REQUIRE(decode->model->memory_roof == MemoryRoof::dram_read);
+  const auto index = static_cast<std::size_t>(decode - clean.results.begin());
+  INFO(all_messages(audit_report(clean)));
+  CHECK(audit_report(clean).consistent());
+
+  // Written by a tool that judged it on the copy's slope: the roof, the ridge and % BW follow.
+  Report on_copy = clean;
+  CeilingRecord copy_only = clean.ceiling;
+  copy_only.read_bandwidth_GBps.reset();
+  ResultRow& row = on_copy.results[index];
+  row.model = model_row(fa2_decode_kernel, row.problem, copy_only, FlopConvention::exact,
+                        ComputeCapability{9, 0}, row.model->l2_inputs)
+                  .model;
+  row.achieved = achieved_figures(*row.model, row.timing->summary.median, copy_only);
+  const AuditResult copied = audit_report(on_copy);
+  CHECK(findings(copied, FindingKind::mismatch, "memory_roof: report dram, recomputed dram_read")
+            .size() == 1);
+  CHECK(findings(copied, FindingKind::mismatch, "ridge: report").size() == 1);
+  CHECK(findings(copied, FindingKind::mismatch, "achieved.bandwidth_utilization").size() == 1);
+
+  // A read roof the ceiling has no figure for.
+  Report no_read = clean;
+  no_read.ceiling.read_bandwidth_GBps.reset();
+  CHECK(findings(audit_report(no_read), FindingKind::mismatch,
+                 "memory_roof: report dram_read, recomputed dram")
+            .size() == 1);
 }

@@ -46,6 +46,7 @@ json tampered(const Figure& f, const json& value) {
     if (f.tag == "model/regime") {
       return value == "memory-bound" ? "compute-bound" : "memory-bound";
     }
+    if (f.tag == "ceiling/memory_roof") return value == "dram" ? "dram_read" : "dram";
     return value == "compulsory" ? "kv_reload" : "compulsory";  // model/dram_model
   }
   const double x = value.get<double>();

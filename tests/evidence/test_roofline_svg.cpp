@@ -316,3 +316,65 @@ TEST_CASE("the legend names every slope and roof, whether or not its label fits 
                                           "  fp32_simt 67.0, ridge 14.0 (datasheet)",
                                           "  fp16_tensor 989, ridge 206 (datasheet)"});
 }
+
+TEST_CASE("a ceiling with a read bandwidth adds the read slope, labelled once, over decode rows") {
+  // every_kernel_report's ceiling has a 4600 GB/s read stream beside its 4800 GB/s DRAM figure;
+  // its fa2_decode row (split_kv, fp16 tensor) is judged on it.
+  Report report = every_kernel_report();
+  const auto read_roofs = [](const Chart& chart) {
+    std::vector<const XmlElement*> out;
+    for (const XmlElement* roof : chart.with_class("roof")) {
+      if (roof->attribute("data-level") == "dram_read") out.push_back(roof);
+    }
+    return out;
+  };
+  const auto count_text = [](const Chart& chart, std::string_view name, std::string_view start) {
+    const auto texts = chart.with_class(name);
+    return std::count_if(texts.begin(), texts.end(),
+                         [&](const XmlElement* t) { return t->text.starts_with(start); });
+  };
+  const Chart chart = read_chart(roofline_svg({{"decode.json", &report}}, {}));
+  const auto roofs = read_roofs(chart);
+  REQUIRE(roofs.size() == 1);
+  const XmlElement& roof = *roofs[0];
+  CHECK(roof.attribute("data-unit") == "fp16_tensor");
+  CHECK(roof.number("data-bandwidth-GBps") == 4600);
+  CHECK(roof.number("data-ridge") == Approx(roof.number("data-peak-TFLOPs") / 4.6));
+  const auto v = vertices(roof);
+  REQUIRE(v.size() == 3);
+  CHECK(chart.y.from_pixel(v[0].second) ==
+        Approx(4600 * chart.x.from_pixel(v[0].first) / 1e3).epsilon(1e-3));
+  // One slope label in the legend (and at most one on the plot), as for the DRAM slope.
+  CHECK(count_text(chart, "legend-roof", "DRAM read 4600 GB/s (datasheet)") == 1);
+  CHECK(count_text(chart, "bandwidth-label", "DRAM read") <= 1);
+  CHECK(count_text(chart, "legend-roof", "  fp16_tensor read 989") == 1);
+  // The decode row's point sits under the read slope, where its % BW says it is.
+  std::size_t decode_points = 0;
+  for (const XmlElement* p : chart.with_class("point")) {
+    if (p->attribute("data-kernel") != "fa2_decode") continue;
+    ++decode_points;
+    CHECK(p->number("data-tflops") < 4600 * p->number("data-ai") / 1e3);
+  }
+  CHECK(decode_points == 1);
+
+  // Without a read bandwidth the chart has no read slope, and its legend no read roof.
+  report.ceiling.read_bandwidth_GBps.reset();
+  const Chart copy_only = read_chart(roofline_svg({{"decode.json", &report}}, {}));
+  CHECK(read_roofs(copy_only).empty());
+  CHECK(count_text(copy_only, "legend-roof", "DRAM read") == 0);
+
+  // A measured ceiling with one draws its read slope over the same rows, solid.
+  CeilingRecord measured = report.ceiling;
+  measured.source = "measured";
+  measured.read_bandwidth_GBps = 4500;
+  PlotOptions options;
+  options.extra_ceilings = {measured};
+  const Chart with_measured = read_chart(roofline_svg({{"decode.json", &report}}, options));
+  const auto extra = read_roofs(with_measured);
+  REQUIRE(extra.size() == 1);
+  CHECK(extra[0]->attribute("data-source") == "measured");
+  CHECK(extra[0]->attributes.count("stroke-dasharray") == 0);
+  // ... but not over square rows only: no row there streams its reads.
+  const Report square = measured_report();
+  CHECK(read_roofs(read_chart(roofline_svg({{"sweep.json", &square}}, options))).empty());
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <string>
 
 #include "kernels/ceilings/ceilings.hpp"
 #include "kernels/measure/cuda_error.hpp"
@@ -50,6 +51,13 @@ TEST_CASE("each ceiling benchmark returns a positive figure on a small size", "[
     check_figure(m, "dram_bandwidth_memcpy", "GB/s");
     CHECK_FALSE(m.compute_unit.has_value());
   }
+  SECTION("dram, read-only stream") {
+    const auto m = measure_dram_read_bandwidth(options, 64u << 20, stream);
+    check_figure(m, "dram_read_bandwidth", "GB/s");
+    CHECK_FALSE(m.compute_unit.has_value());
+    CHECK(m.timing.l2_flush);
+    CHECK(m.method.find("counts bytes read") != std::string::npos);
+  }
   SECTION("l2") {
     const auto m = measure_l2_bandwidth(options, 1u << 20, 8, stream);
     check_figure(m, "l2_bandwidth", "GB/s");
@@ -94,6 +102,8 @@ TEST_CASE("the benchmarks reject sizes and dtypes they cannot run", "[ceilings]"
                   std::invalid_argument);
   CHECK_THROWS_AS(measure_l2_bandwidth(quick(), 1u << 20, 0, stream), std::invalid_argument);
   CHECK_THROWS_AS(measure_dram_bandwidth(quick(), 8, stream), std::invalid_argument);
+  CHECK_THROWS_AS(measure_dram_read_bandwidth(quick(), (16u << 10) - 1, stream),
+                  std::invalid_argument);
 }
 
 TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
@@ -105,10 +115,18 @@ TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
   sizes.mma_iterations = 64;
   sizes.fma_iterations = 256;
   const auto ceilings = measure_ceilings(0, quick(), sizes);
-  REQUIRE(ceilings.size() == 9);
+  REQUIRE(ceilings.size() == 10);
   for (const auto& m : ceilings) CHECK(m.value > 0);
   CHECK(dram_bandwidth_GBps(ceilings).has_value());
+  const auto named = [&](const char* figure) {
+    const auto it = std::find_if(ceilings.begin(), ceilings.end(),
+                                 [&](const CeilingMeasurement& m) { return m.figure == figure; });
+    REQUIRE(it != ceilings.end());
+    return *it;
+  };
+  // The read stream reads one buffer of twice the copy's (the bytes a copy moves).
+  CHECK(named("dram_read_bandwidth").method.find("128 MiB buffer") != std::string::npos);
   for (ComputeUnit unit : all_compute_units) CHECK(best_peak_TFLOPs(ceilings, unit).has_value());
   CHECK(*best_peak_TFLOPs(ceilings, ComputeUnit::fp16_tensor) >=
-        ceilings[5].value);  // the max over cuBLAS and mma
+        named("fp16_tensor_mma").value);  // the max over cuBLAS and mma
 }

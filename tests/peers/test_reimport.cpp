@@ -60,6 +60,9 @@ std::string generic(const std::string& path) {
 const std::map<std::string, std::function<json(const json& original_parent)>>& added_keys() {
   static const std::map<std::string, std::function<json(const json&)>> keys{
       {"ceiling.l2_bandwidth_GBps", [](const json&) { return json(nullptr); }},
+      {"ceiling.read_bandwidth_GBps", [](const json&) { return json(nullptr); }},
+      // without a read bandwidth every row is judged on the DRAM slope
+      {"results[].memory_roof", [](const json&) { return json("dram"); }},
       {"results[].timing.throttle_threshold_percent", [](const json&) { return json(nullptr); }},
       // kept throttled samples make a row throttled; of an unthrottled row, false
       {"results[].timing.kept_throttled",

@@ -231,3 +231,43 @@ TEST_CASE(
   CHECK(kernel_record(back.results[2]).kv_splits == 8);
   CHECK(to_json(back) == first);
 }
+
+TEST_CASE(
+    "the ceiling's read bandwidth and each row's memory roof round-trip; a report from before "
+    "them reads as judged on dram") {
+  // A measured ceiling with a read stream (4600 GB/s, made up) and a split_kv row on it.
+  Report report = sample_report();
+  report.ceiling.source = "measured";
+  report.ceiling.read_bandwidth_GBps = 4600;
+  AttentionProblem decode{4, 32, 1, 128, false, DType::fp16};
+  decode.kv_len = 8192;
+  decode.kv_heads = 8;
+  ResultRow row = model_row(fa2_decode_kernel, decode, report.ceiling, FlopConvention::exact);
+  REQUIRE(row.model->memory_roof == MemoryRoof::dram_read);
+  report.results.push_back(row);
+  const json first = to_json(report);
+  CHECK(first["ceiling"]["read_bandwidth_GBps"] == 4600);
+  CHECK(first["results"][0]["memory_roof"] == "dram");
+  CHECK(first["results"][2]["memory_roof"] == "dram_read");
+  const Report back = report_from_json(json::parse(first.dump()));
+  CHECK(back.ceiling.read_bandwidth_GBps == 4600);
+  CHECK(back.results[2].model->memory_roof == MemoryRoof::dram_read);
+  CHECK(to_json(back) == first);
+
+  json older = first;
+  older["ceiling"].erase("read_bandwidth_GBps");
+  for (json& r : older["results"]) r.erase("memory_roof");
+  const Report old_back = report_from_json(older);
+  CHECK_FALSE(old_back.ceiling.read_bandwidth_GBps.has_value());
+  CHECK_FALSE(old_back.results[0].model->memory_roof.has_value());
+  CHECK(old_back.results[0].model->memory_roof_used() == MemoryRoof::dram);
+  // Written back as absent (null), not as a roof the report never named.
+  CHECK(to_json(old_back)["results"][0].value("memory_roof", json()).is_null());
+
+  json unknown = first;
+  unknown["results"][2]["memory_roof"] = "l2";
+  CHECK(error_of(unknown) == "results[2].memory_roof: unknown memory roof 'l2'");
+  json zero = first;
+  zero["ceiling"]["read_bandwidth_GBps"] = 0;
+  CHECK(error_of(zero) == "ceiling.read_bandwidth_GBps: must be positive, found 0");
+}

@@ -174,13 +174,15 @@ TEST_CASE("a figure flagged for a set is in that set's table, at its compact par
     const bool model_figure = f.source != FigureSource::measured &&
                               f.source != FigureSource::derived &&
                               f.source != FigureSource::historical;
+    // A figure shown only where a row has it (the memory roof): neither report's row does.
+    const bool here = f.shown_where == nullptr;
     CHECK((measured_wide.find(cell) != std::string::npos) ==
-          ((f.column_sets & ColumnSet::wide) != 0));
+          (here && (f.column_sets & ColumnSet::wide) != 0));
     CHECK((measured_compact.find(cell) != std::string::npos) ==
-          ((f.column_sets & ColumnSet::compact_measured) != 0));
+          (here && (f.column_sets & ColumnSet::compact_measured) != 0));
     if (model_figure) {
       CHECK((model_compact.find(cell) != std::string::npos) ==
-            ((f.column_sets & ColumnSet::compact_model) != 0));
+            (here && (f.column_sets & ColumnSet::compact_model) != 0));
     }
     // A figure in a compact set says where it sits there.
     CHECK(((f.column_sets & ColumnSet::compact) != 0) == (f.compact_part != CompactPart::none));
@@ -215,4 +217,34 @@ TEST_CASE("the served-shape columns (Hkv, Nk, page) show by default only beside 
   const std::string csv = render_table(report, TableFormat::csv, {"kernel", "Hkv", "Nk", "page"});
   CHECK(csv.find("fa2_mma,8,1024,0\n") != std::string::npos);
   CHECK(csv.find("fa2_decode,8,4096,16\n") != std::string::npos);
+}
+
+TEST_CASE("the memory roof column shows by default only where a row is judged on the read roof") {
+  Report report;
+  report.ceiling.gpu = "h200";
+  report.ceiling.bandwidth_GBps = 3935;
+  report.ceiling.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
+  AttentionProblem decode{8, 32, 1, 128, false, DType::fp16};
+  decode.kv_len = 32768;
+  decode.kv_heads = 8;
+  report.results.push_back(model_row(fa2_mma_kernel, {1, 8, 1024, 64, false, DType::fp16},
+                                     report.ceiling, FlopConvention::exact));
+  report.results.push_back(
+      model_row(fa2_decode_kernel, decode, report.ceiling, FlopConvention::exact));
+  const auto header = [&](const std::vector<std::string>& columns) {
+    const std::string csv = render_table(report, TableFormat::csv, columns);
+    return csv.substr(0, csv.find('\n'));
+  };
+  // Without a read bandwidth every row is judged on the copy's: no column.
+  for (const auto& columns : {std::vector<std::string>{}, std::vector<std::string>{"wide"}}) {
+    CHECK(header(columns).find("memory roof") == std::string::npos);
+  }
+  report.ceiling.read_bandwidth_GBps = 4600;
+  for (ResultRow& row : report.results) {
+    row = model_row(*find_kernel(row.kernel), row.problem, report.ceiling, FlopConvention::exact);
+  }
+  CHECK(header({}).find(",model GB,memory roof,AI,ridge,regime,") != std::string::npos);
+  CHECK(header({"wide"}).find(",DRAM model,memory roof,AI,") != std::string::npos);
+  const std::string csv = render_table(report, TableFormat::csv, {"kernel", "memory roof"});
+  CHECK(csv == "kernel,memory roof\nfa2_mma,dram\nfa2_decode,dram_read\n");
 }

@@ -195,3 +195,90 @@ TEST_CASE("the L2-aware model's limits through the row: a huge L2 is the compuls
                                        p, a100_ceiling(), FlopConvention::exact, tiny);
   CHECK(t.dram_bytes() == Approx(m.traffic.bytes).epsilon(0.05));  // kv_reload
 }
+
+namespace {
+
+// The H200 as `ceilings` would measure it: the copy kernel's 3935 GB/s
+// (results/h200/ceilings.json), a read stream above it, the best peaks.
+CeilingRecord h200_measured(std::optional<double> read_GBps) {
+  CeilingRecord c;
+  c.gpu = "h200";
+  c.source = "measured";
+  c.bandwidth_GBps = 3935;
+  c.read_bandwidth_GBps = read_GBps;
+  c.peak_TFLOPs = {60.2, 130.8, 768.6, 802.1};
+  return c;
+}
+
+// Llama 3 8B's decoding step: 32 query heads over 8 K/V heads, d 128, one token.
+AttentionProblem decode_step() {
+  AttentionProblem p{8, 32, 1, 128, false, DType::fp16};
+  p.kv_len = 32768;
+  p.kv_heads = 8;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("only a read-stream kernel (split_kv) is judged on the read roof, where there is one") {
+  const CeilingRecord with_read = h200_measured(4600);
+  const CeilingRecord without_read = h200_measured(std::nullopt);
+  for (TrafficModelKind kind :
+       {TrafficModelKind::compulsory, TrafficModelKind::materialized, TrafficModelKind::kv_reload,
+        TrafficModelKind::fa1_backward, TrafficModelKind::l2_aware, TrafficModelKind::plugin}) {
+    INFO(to_string(kind));
+    CHECK(memory_roof(kind, with_read) == MemoryRoof::dram);
+  }
+  CHECK(memory_roof(TrafficModelKind::split_kv, with_read) == MemoryRoof::dram_read);
+  CHECK(memory_roof(TrafficModelKind::split_kv, without_read) == MemoryRoof::dram);
+  CHECK(with_read.bandwidth(MemoryRoof::dram_read) == 4600);
+  CHECK(with_read.bandwidth(MemoryRoof::dram) == 3935);
+  CHECK(without_read.bandwidth(MemoryRoof::dram_read) == 3935);
+}
+
+TEST_CASE("a decode row's roof is min(peak, read bandwidth x AI); its % BW is of the read stream") {
+  // AI about 4 FLOP/B (docs/model.md §7), far left of either ridge: the roof is the slope.
+  const ResultRow row =
+      model_row(fa2_decode_kernel, decode_step(), h200_measured(4600), FlopConvention::exact);
+  REQUIRE(row.status == RowStatus::ok);
+  const ModelFigures& m = *row.model;
+  CHECK(m.memory_roof == MemoryRoof::dram_read);
+  CHECK(m.ai == Approx(4.0).epsilon(0.01));
+  CHECK(m.roofline->ridge == ridge(768.6, 4600));
+  CHECK(m.roofline->roof_TFLOPs == Approx(4600e9 * m.ai / 1e12));
+  CHECK(m.roofline->roof_time_ms == Approx(m.dram_bytes() / 4600e9 * 1e3));
+  const Achieved a = achieved_figures(m, 0.25, h200_measured(4600));
+  CHECK(a.bandwidth_utilization == Approx(m.dram_bytes() / 0.25e-3 / 1e9 / 4600));
+
+  // Without a read figure (a datasheet ceiling, a ceilings file from before it): the copy's.
+  const ResultRow copy = model_row(fa2_decode_kernel, decode_step(), h200_measured(std::nullopt),
+                                   FlopConvention::exact);
+  CHECK(copy.model->memory_roof == MemoryRoof::dram);
+  CHECK(copy.model->roofline->ridge == ridge(768.6, 3935));
+  CHECK(copy.model->roofline->roof_TFLOPs == Approx(3935e9 * m.ai / 1e12));
+}
+
+TEST_CASE("kv_reload rows keep the copy's roof, square ones bit-identical with a read figure") {
+  // fa2_mma on the decode step streams K/V too, but its model (kv_reload) writes O per Q block
+  // row and describes square prefill, where O is a quarter of the compulsory bytes.
+  const ResultRow decode_mma =
+      model_row(fa2_mma_kernel, decode_step(), h200_measured(4600), FlopConvention::exact);
+  CHECK(decode_mma.model->memory_roof == MemoryRoof::dram);
+  CHECK(decode_mma.model->roofline->ridge == ridge(768.6, 3935));
+  for (const KernelDescription& kernel : kernel_catalog) {
+    if (kernel.traffic == TrafficModelKind::split_kv) continue;
+    INFO(kernel.name);
+    const AttentionProblem square{1, 8, 4096, 64, true, DType::fp16};
+    const ResultRow before =
+        model_row(kernel, square, h200_measured(std::nullopt), FlopConvention::exact);
+    const ResultRow after = model_row(kernel, square, h200_measured(4600), FlopConvention::exact);
+    REQUIRE(before.model.has_value() == after.model.has_value());
+    if (!before.model || !before.model->roofline) continue;
+    CHECK(after.model->memory_roof == MemoryRoof::dram);
+    CHECK(after.model->roofline->ridge == before.model->roofline->ridge);
+    CHECK(after.model->roofline->roof_TFLOPs == before.model->roofline->roof_TFLOPs);
+    CHECK(after.model->roofline->roof_time_ms == before.model->roofline->roof_time_ms);
+    CHECK(achieved_figures(*after.model, 1.0, h200_measured(4600)).bandwidth_utilization ==
+          achieved_figures(*before.model, 1.0, h200_measured(std::nullopt)).bandwidth_utilization);
+  }
+}
