@@ -45,7 +45,8 @@ served_columns='kernel,dtype,B,H,Hkv,N,Nk,page,d,causal,median ms,GB/s,% BW,TFLO
 served_section() {
   local served=results/h200/served peers=results/h200/peers/served
   [[ -f $served/decode.json && -f $peers/torch_sdpa_decode.json ]] || return 0
-  for name in decode decode-batch decode-mha speculative paged paged-speculative gqa-prefill; do
+  for name in decode decode-batch decode-mha decode-mha-batch speculative paged paged-speculative \
+    gqa-prefill; do
     if [[ -f $served/$name.json ]]; then
       section "H200, served shapes: $name ($served/$name.json)" "$served/$name.json" \
         "$served_columns"
@@ -54,11 +55,12 @@ served_section() {
   local pairs=()
   for pair in torch_sdpa_decode:decode torch_sdpa_decode:decode-batch \
     torch_sdpa_decode_batch:decode-batch torch_sdpa_decode_mha:decode-mha \
+    torch_sdpa_decode_mha_batch:decode-mha-batch \
     torch_sdpa_speculative:speculative; do
     local theirs=$peers/${pair%%:*}.json ours=$served/${pair#*:}.json
     if [[ -f $theirs && -f $ours ]]; then pairs+=("$theirs" "$ours"); fi
   done
-  echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (one device run)"
+  echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (each pair from one device call)"
   echo
   echo "\`cuflash-roofline compare PEERS OURS ... --by fastest\` over the pairs below (base: torch's"
   echo "fastest backend at the shape, new: ours; ratio = ours ÷ theirs, below 1 is faster; rows only"

@@ -4,7 +4,7 @@
 # arguments: tests, sanitizer, sanitizer_served, smoke, devices, cli, results,
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
-# profile_fa2big, profile_big, served, served_profile. Logs go to $OUT (or
+# profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile. Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -336,14 +336,21 @@ step_peers_sweep() {
 # 7B's MHA; 4 and 16 speculative tokens (the bottom-right mask); paged caches
 # (every row skipped, no GPU time: torch SDPA reads a contiguous K/V cache);
 # GQA prefill, causal and not. 0.5 s a row, a few minutes in all.
+# The peers on step_served_mha's axes.
+step_peers_served_mha() {
+  local time=(--max-seconds 0.5)
+  peer_report torch_sdpa_decode_mha --preset llama2-7b --dtype fp16,bf16 --kv-lens 2048:131072:x4 \
+    --batch 1,8,32 "${time[@]}"
+  peer_report torch_sdpa_decode_mha_batch --preset llama2-7b --dtype fp16,bf16 \
+    --kv-lens 2048,8192,32768 --batch 128 "${time[@]}"
+}
 step_peers_served() {
   local time=(--max-seconds 0.5)
   peer_report torch_sdpa_decode --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048:131072:x4 \
     --batch 1,8,32 "${time[@]}"
   peer_report torch_sdpa_decode_batch --preset llama3-8b --dtype fp16,bf16 \
     --kv-lens 2048,8192,32768 --batch 128 "${time[@]}"
-  peer_report torch_sdpa_decode_mha --preset llama2-7b --dtype fp16 --kv-lens 8192,32768 \
-    --batch 8,32 "${time[@]}"
+  step_peers_served_mha
   peer_report torch_sdpa_speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 \
     --kv-lens 32768 --batch 8 --causal "${time[@]}"
   peer_report torch_sdpa_paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
@@ -490,14 +497,22 @@ served_sweep() {
   [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
   cp "results/h200/served/$name.json" "results/h200/served/$name.md" "$out/" 2>/dev/null
 }
+# Llama 2 7B's MHA decoding (32 K/V heads): B 1 to 128, Nk 2K to 128K, fp16
+# and bf16, but B 128 at Nk 128K (275 GB of K/V).
+step_served_mha() {
+  local time=(--max-seconds 0.5)
+  served_sweep decode-mha --preset llama2-7b --dtype fp16,bf16 --kv-lens 2048:131072:x4 \
+    --batch 1,8,32 --kernels fa2_decode "${time[@]}"
+  served_sweep decode-mha-batch --preset llama2-7b --dtype fp16,bf16 --kv-lens 2048,8192,32768 \
+    --batch 128 --kernels fa2_decode "${time[@]}"
+}
 step_served() {
   local time=(--max-seconds 0.5)
   served_sweep decode --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048:131072:x4 --batch 1,8 \
     --kernels fa2_decode "${time[@]}"
   served_sweep decode-batch --preset llama3-8b --dtype fp16,bf16 --kv-lens 2048,8192,32768 \
     --batch 32,128 --kernels fa2_decode "${time[@]}"
-  served_sweep decode-mha --preset llama2-7b --dtype fp16 --kv-lens 8192,32768 --batch 8,32 \
-    --kernels fa2_decode "${time[@]}"
+  step_served_mha
   served_sweep speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 --kv-lens 32768 \
     --batch 8 --causal --kernels fa2_decode "${time[@]}"
   served_sweep paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
