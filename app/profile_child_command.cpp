@@ -16,10 +16,10 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "commands.hpp"
-#include "kernels/attention_api.hpp"
-#include "kernels/attention_check.hpp"
+#include "kernels/bench/row_stages.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/device_info.hpp"
 #include "plugin_options.hpp"
 #include "profile_rows.hpp"
 #include "roofline/profile/ncu_csv.hpp"
@@ -27,9 +27,6 @@
 namespace cfr::app {
 
 namespace {
-
-using kernels::Distribution;
-using measure::DeviceBuffer;
 
 // Pops the ranges it pushed, whatever the launch did.
 class ProfiledRange {
@@ -46,69 +43,47 @@ class ProfiledRange {
   ProfiledRange& operator=(const ProfiledRange&) = delete;
 };
 
-// A handle for a row whose kernel (or forward partner) calls cuBLAS, bound
-// to `stream`; none otherwise, so such rows never open the library.
-std::optional<measure::CublasHandle> cublas_for(const kernels::KernelEntry& entry,
-                                                const kernels::KernelEntry* partner,
-                                                cudaStream_t stream) {
-  const auto uses = [](const kernels::KernelEntry* e) {
-    return e != nullptr && e->description.arithmetic == ArithmeticPath::library_gemm;
-  };
-  if (!uses(&entry) && !uses(partner)) return std::nullopt;
-  std::optional<measure::CublasHandle> handle(std::in_place);
-  CFR_CUBLAS_CHECK(measure::cublas().set_stream(handle->get(), stream));
-  return handle;
-}
-
+// The row's launches over the inputs and buffers the sweep's bench makes
+// (kernels/bench/row_stages.hpp: K/V by K/V heads and keys, a paged cache's
+// pages and table, a zeroed workspace), its own launch alone inside the
+// row's NVTX range: a backward row's forward partner runs before it.
 void run_row(const ProfileRow& row, std::uint64_t seed) {
   CFR_CUDA_CHECK(cudaSetDevice(row.device));
   measure::CudaStream stream;
-  const kernels::AttentionShape s = kernels::shape_of(row.problem);
-  const std::size_t count = static_cast<std::size_t>(row.problem.heads_total() *
-                                                     row.problem.seq_len * row.problem.head_dim);
-  const std::size_t bytes = count * element_bytes(s.dtype);
-  const std::size_t rows = static_cast<std::size_t>(s.batch) * s.heads * s.seq_len;
-  DeviceBuffer q(bytes), k(bytes), v(bytes), o(bytes), lse(rows * sizeof(float));
-  const std::uint64_t base = seed ^ (row.index * 0x9E3779B97F4A7C15ull);
-  CFR_CUDA_CHECK(kernels::fill_random(q.data(), count, s.dtype, base ^ 0x51, Distribution::normal,
-                                      stream.get()));
-  CFR_CUDA_CHECK(kernels::fill_random(k.data(), count, s.dtype, base ^ 0x4B, Distribution::normal,
-                                      stream.get()));
-  CFR_CUDA_CHECK(kernels::fill_random(v.data(), count, s.dtype, base ^ 0x56, Distribution::uniform,
-                                      stream.get()));
   const kernels::KernelEntry* entry = kernels::registry().find(row.kernel);
   if (entry == nullptr) throw std::runtime_error(fmt::format("unknown kernel '{}'", row.kernel));
-  const kernels::KernelEntry* partner =
-      entry->forward() != nullptr ? nullptr : kernels::registry().forward_partner(*entry);
-  const std::optional<measure::CublasHandle> cublas_handle = cublas_for(*entry, partner, stream);
-  const cublasHandle_t cublas = cublas_handle ? cublas_handle->get() : nullptr;
-  const kernels::ForwardBuffers forward_io{q.data(), k.data(), v.data(), o.data(), lse.as<float>()};
-  if (const kernels::ForwardKernel* kernel = entry->forward()) {
-    DeviceBuffer workspace(kernel->workspace_bytes(s));
-    CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    ProfiledRange range(row.index);
-    CFR_CUDA_CHECK(
-        kernel->launch(s, forward_io, {stream.get(), cublas, workspace.data(), workspace.bytes()}));
-    CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    return;
+  const OrReason<bench::RowLaunchers> resolved =
+      bench::resolve_row(entry->description, measure::compute_capability_of(row.device));
+  if (const auto* why = std::get_if<std::string>(&resolved)) throw std::runtime_error(*why);
+  const bench::RowLaunchers& launchers = std::get<bench::RowLaunchers>(resolved);
+  std::optional<measure::CublasHandle> cublas;
+  if (launchers.uses_cublas()) {
+    cublas.emplace();
+    CFR_CUBLAS_CHECK(measure::cublas().set_stream(cublas->get(), stream));
   }
-  if (partner == nullptr) throw std::runtime_error("no forward partner for " + row.kernel);
-  const kernels::ForwardKernel* forward = partner->forward();
-  const kernels::BackwardKernel* backward = entry->backward();
-  DeviceBuffer d_o(bytes), d_q(bytes), d_k(bytes), d_v(bytes);
-  CFR_CUDA_CHECK(kernels::fill_random(d_o.data(), count, s.dtype, base ^ 0x644F,
-                                      Distribution::uniform, stream.get()));
-  DeviceBuffer forward_workspace(forward->workspace_bytes(s));
-  CFR_CUDA_CHECK(forward->launch(
-      s, forward_io, {stream.get(), cublas, forward_workspace.data(), forward_workspace.bytes()}));
-  DeviceBuffer workspace(backward->workspace_bytes(s));
-  const kernels::BackwardBuffers io{q.data(),        k.data(),   v.data(),   o.data(),  d_o.data(),
-                                    lse.as<float>(), d_q.data(), d_k.data(), d_v.data()};
+  bench::ProblemData data;
+  data.problem = row.problem;
+  data.seed = bench::problem_seed(seed, row.problem);
+  data.backward = launchers.backward != nullptr;
+  bench::fill_inputs(data, stream);
+  std::string launch_message;
+  bench::RowBuffers buffers = bench::allocate_row(
+      launchers, data, stream, cublas ? cublas->get() : nullptr, &launch_message);
+  if (launchers.backward != nullptr) {
+    CFR_CUDA_CHECK(
+        launchers.forward->launch(buffers.shape, buffers.forward_io, buffers.forward_context));
+  }
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  ProfiledRange range(row.index);
-  CFR_CUDA_CHECK(
-      backward->launch(s, io, {stream.get(), cublas, workspace.data(), workspace.bytes()}));
-  CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const bench::LaunchFunction launch = bench::timed_launch(launchers, buffers);
+  {
+    ProfiledRange range(row.index);
+    const cudaError_t error = launch(stream.get());
+    if (error != cudaSuccess) {
+      throw std::runtime_error(launch_message.empty() ? measure::cuda_error_text(error)
+                                                      : launch_message);
+    }
+    CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  }
 }
 
 }  // namespace

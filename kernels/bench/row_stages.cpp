@@ -155,7 +155,7 @@ void scatter_into_pages(ProblemData& data, const TensorSizes& n, cudaStream_t st
 
 }  // namespace
 
-void prepare_inputs(ProblemData& data, cudaStream_t stream) {
+void fill_inputs(ProblemData& data, cudaStream_t stream) {
   const AttentionProblem& p = data.problem;
   const TensorSizes n = tensor_sizes(p);
   const auto e = static_cast<std::size_t>(element_bytes(p.dtype));
@@ -169,15 +169,24 @@ void prepare_inputs(ProblemData& data, cudaStream_t stream) {
   CFR_CUDA_CHECK(kernels::fill_random(data.v.data(), n.kv, p.dtype, data.seed ^ 0x56,
                                       kernels::Distribution::normal, stream));
   if (p.paged()) scatter_into_pages(data, n, stream);
+  if (data.backward) {
+    data.d_o = DeviceBuffer(n.q * e);
+    CFR_CUDA_CHECK(kernels::fill_random(data.d_o.data(), n.q, p.dtype, data.seed ^ 0x644F,
+                                        kernels::Distribution::normal, stream));
+  }
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void prepare_inputs(ProblemData& data, cudaStream_t stream) {
+  fill_inputs(data, stream);
+  const AttentionProblem& p = data.problem;
+  const TensorSizes n = tensor_sizes(p);
   data.ref_o = DeviceBuffer(n.q * 4);
   data.ref_lse = DeviceBuffer(n.lse * 4);
   CFR_CUDA_CHECK(kernels::reference_forward(kernels::contiguous_cache(shape_of(p)), data.q.data(),
                                             data.k.data(), data.v.data(), data.ref_o.as<float>(),
                                             data.ref_lse.as<float>(), stream));
   if (data.backward) {
-    data.d_o = DeviceBuffer(n.q * e);
-    CFR_CUDA_CHECK(kernels::fill_random(data.d_o.data(), n.q, p.dtype, data.seed ^ 0x644F,
-                                        kernels::Distribution::normal, stream));
     data.ref_dq = DeviceBuffer(n.q * 4);
     data.ref_dk = DeviceBuffer(n.kv * 4);
     data.ref_dv = DeviceBuffer(n.kv * 4);

@@ -107,8 +107,13 @@ std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& problem);
 bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std::uint64_t seed,
                   bool backward);
 
-// Allocates and fills the inputs of data.problem from data.seed and computes
-// the references; throws measure::CudaError.
+// Allocates and fills the inputs of data.problem from data.seed (a paged
+// problem's pages and table too, and dO for a backward one), without the
+// references: what `sweep --profile`'s child launches over. Throws
+// measure::CudaError.
+void fill_inputs(ProblemData& data, cudaStream_t stream);
+
+// fill_inputs, then the references; throws measure::CudaError.
 void prepare_inputs(ProblemData& data, cudaStream_t stream);
 
 // One row's outputs and workspaces, and what each launch is given.
