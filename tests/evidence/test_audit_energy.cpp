@@ -1,9 +1,11 @@
 // audit over a row's energy (issue 20): J per launch, FLOP per joule and the
 // other energy figures are re-derived from the kept counter readings, so an
-// edited reading or figure is caught; readings that give no figures beside
-// figures are a mismatch. The readings are tests/roofline/energy_readings.hpp's.
+// edited reading or launch count is caught (an edited figure: the figure walk
+// of test_audit_figures.cpp); readings that give no figures beside figures are
+// a mismatch. The readings are tests/roofline/energy_readings.hpp's.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -21,13 +23,14 @@ using nlohmann::json;
 
 namespace {
 
-// every_kernel_report with the first row's energy measured.
+// every_kernel_report, whose fa2_mma row has its energy measured, with that
+// row first.
 json energy_document() {
   Report report = every_kernel_report();
-  ResultRow& row = report.results[0];
-  row.energy = test::measured_energy();
-  record_energy_figures(*row.energy, row.model->flops.counted());
-  REQUIRE(row.energy->collected());
+  const auto row = std::find_if(report.results.begin(), report.results.end(),
+                                [](const ResultRow& r) { return r.energy.has_value(); });
+  REQUIRE(row != report.results.end());
+  std::iter_swap(report.results.begin(), row);
   return to_json(report);
 }
 
@@ -47,19 +50,6 @@ TEST_CASE("audit: a row's energy figures agree with its readings") {
   const AuditResult result = audit_report(report_from_json(energy_document()));
   INFO(render_audit(result, "energy.json"));
   CHECK(result.consistent());
-}
-
-TEST_CASE("audit: an edited energy figure is caught") {
-  for (const Figure& f : row_figures()) {
-    if (f.group != FigureGroup::energy) continue;
-    INFO(f.tag);
-    json document = energy_document();
-    json& energy = document["results"][0]["energy"];
-    const std::string key(f.json.substr(f.json.find('.') + 1));
-    REQUIRE(energy.contains(key));
-    energy[key] = energy[key].get<double>() * 1.5 + 1;
-    CHECK(mismatch_at(audit_report(report_from_json(document)), f.json));
-  }
 }
 
 TEST_CASE("audit: an edited reading or launch count moves J/launch and FLOP/J") {
