@@ -169,6 +169,10 @@ void measure_on_device(int device, const std::vector<std::size_t>& indices,
     row.reason = result.reason;
     row.correctness = result.correctness;
     record_timing(row, result.timing, ceiling, profiler_in_environment());
+    if (result.energy && row.status == RowStatus::ok) {
+      row.energy = std::move(result.energy);
+      record_energy_figures(*row.energy, row.model->flops.counted());
+    }
     if (result.device_lost) lost = fmt::format("device {} lost after: {}", device, result.reason);
     state.finish(index, std::move(row));
   }
@@ -203,6 +207,9 @@ std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOp
       ->check(not_empty())
       ->capture_default_str();
   command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
+  command.add_flag("--energy", o.energy,
+                   "the board's energy per row from NVML's energy counter, around a run of "
+                   "back-to-back launches (docs/energy.md)");
   command.add_option("--warmup", o.warmup, "untimed runs before sampling")
       ->capture_default_str()
       ->check(integer_in(0, 1000));
@@ -262,6 +269,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   settings.timing.max_seconds = measure.max_seconds;
   settings.timing.flush_l2 = !measure.hot;
   settings.timing.throttle_threshold = measure.throttle_threshold_percent / 100;
+  settings.energy = measure.energy;
 
   std::vector<std::vector<std::size_t>> work(devices.size());
   std::size_t measurable = 0;

@@ -26,6 +26,7 @@ struct MeasureOptions {
   double throttle_threshold_percent = 75;
   double max_seconds = 2.0;
   std::uint64_t seed = 20261202;
+  bool energy = false;  // --energy: the board's energy per row (docs/energy.md)
 };
 
 // Returns the options it added: without a device `sweep` names the ones given,

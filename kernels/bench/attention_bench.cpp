@@ -9,6 +9,7 @@
 #include "kernels/bench/row_stages.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/device_info.hpp"
+#include "roofline/core/statistics.hpp"
 #include "roofline/report/measured_row.hpp"
 
 namespace cfr::bench {
@@ -21,6 +22,9 @@ struct DeviceSession::State {
   // never opens the library (kernels/measure/cublas_library.hpp).
   std::optional<measure::CublasHandle> cublas;
   std::optional<ProblemData> data;
+  // Opened at the first row that measures energy (sweep --energy): a sweep
+  // without it never loads NVML.
+  std::optional<BoardEnergy> board;
 
   explicit State(int index) : device(index), cc(measure::compute_capability_of(index)) {}
 
@@ -98,6 +102,11 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   }
   const RowLaunchers& launchers = std::get<RowLaunchers>(resolved);
   if (auto why = s.open_cublas(launchers)) return stopped(RowStatus::failed, std::move(*why));
+  // The board's quiet interval, before the first row that measures energy
+  // has run anything.
+  if (settings.energy && !s.board) {
+    s.board = open_board_energy(measure::query_device(s.device).pci_bus_id, {});
+  }
 
   // What a launch said about its own failure (a plugin's message), which
   // names the problem better than the CUDA error code it maps to.
@@ -124,6 +133,12 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     const measure::TimingResult timing =
         time_row(timed_launch(launchers, *buffers), settings.timing, s.stream);
     result.timing = timing_record(timing, settings.timing);
+    if (settings.energy) {
+      const double launch_ms =
+          timing.samples_ms.empty() ? 1.0 : summarize(timing.samples_ms).median;
+      result.energy =
+          measure_row_energy(timed_launch(launchers, *buffers), launch_ms, *s.board, {}, s.stream);
+    }
     return result;
   } catch (const measure::CudaError& error) {
     BenchResult failed = cuda_failure(error, kernel.name, launch_message);

@@ -20,6 +20,8 @@ namespace cfr::bench {
 struct BenchSettings {
   measure::TimingOptions timing;
   std::uint64_t seed = 20261202;
+  // sweep --energy: the board's energy around a run of each row's launches.
+  bool energy = false;
 };
 
 struct BenchResult {
@@ -27,6 +29,7 @@ struct BenchResult {
   std::string reason;
   std::optional<Timing> timing;
   std::optional<Correctness> correctness;
+  std::optional<Energy> energy;  // with BenchSettings::energy, for a timed row
   // A sticky CUDA error: the device's context is unusable for the rest of the run.
   bool device_lost = false;
 };

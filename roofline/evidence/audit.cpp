@@ -124,10 +124,12 @@ class RowAudit {
     const bool timing_ok = recompute_timing(recomputed);
     const bool achieved_ok = model_ok && recompute_achieved(recomputed);
     const bool profile_ok = model_ok && recompute_profile(recomputed);
+    const bool energy_ok = model_ok && recompute_energy(recomputed);
     for (const Figure& figure : row_figures()) {
       const bool recomputed_group = figure.group == FigureGroup::timing     ? timing_ok
                                     : figure.group == FigureGroup::achieved ? achieved_ok
                                     : figure.group == FigureGroup::profile  ? profile_ok
+                                    : figure.group == FigureGroup::energy   ? energy_ok
                                     : figure.group == FigureGroup::claimed  ? false
                                                                             : model_ok;
       if (recomputed_group && !figure.view()) compare(figure, recomputed);
@@ -419,6 +421,20 @@ class RowAudit {
       add(FindingKind::mismatch, fmt::format("profile: cannot recompute: {}", error.what()));
       return false;
     }
+    return true;
+  }
+
+  // energy_figures over the row's counter readings and the recomputed
+  // model's FLOPs. False without collected readings; readings that give no
+  // figures are a mismatch.
+  bool recompute_energy(ResultRow& recomputed) {
+    if (!row_.energy || !row_.energy->collected()) return false;
+    OrReason<EnergyDerived> again = energy_figures(*row_.energy, recomputed.model->flops.counted());
+    if (const auto* why = std::get_if<std::string>(&again)) {
+      add(FindingKind::mismatch, fmt::format("energy: figures reported, but {}", *why));
+      return false;
+    }
+    recomputed.energy->derived = std::get<EnergyDerived>(std::move(again));
     return true;
   }
 

@@ -51,6 +51,28 @@ constexpr Figure derived(Figure figure) {
   return figure;
 }
 
+// An energy figure: an optional number of EnergyDerived, absent where its
+// readings cannot give it.
+template <auto field>
+FigureValue read_energy(const ResultRow& row) {
+  const std::optional<double>& slot = field(row.energy->derived);
+  return slot ? FigureValue(*slot) : FigureValue();
+}
+template <auto field>
+bool store_energy(ResultRow& row, const FigureValue& value) {
+  field(row.energy->derived) = std::get<double>(value);
+  return true;
+}
+template <auto field>
+constexpr Figure energy(Figure figure) {
+  figure.read = read_energy<field>;
+  figure.store = store_energy<field>;
+  figure.source = FigureSource::measured;
+  figure.group = FigureGroup::energy;
+  figure.optional_on_read = true;  // absent where the readings cannot give it
+  return figure;
+}
+
 template <TrafficModelKind kind>
 FigureValue read_model_bytes(const ResultRow& row) {
   const auto bytes = row.model->bytes_of(kind);
@@ -393,6 +415,51 @@ constexpr auto figures = std::to_array<Figure>({
      .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
      .precision = 3, .column_sets = ColumnSet::wide}),
 
+    // ---- energy: the board's energy counter around the row's launches (energy_figures)
+    energy<[](auto& e) -> auto& { return e.joules_per_launch; }>(
+    {.tag = "energy/joules_per_launch", .json = "energy.joules_per_launch", .unit = "J",
+     .label = "J/launch",
+     .description = "the board's joules over the run (NVML's energy counter) / its launches",
+     .precision = 4, .column_sets = ColumnSet::wide}),
+    energy<[](auto& e) -> auto& { return e.average_W; }>(
+    {.tag = "energy/average_W", .json = "energy.average_W", .unit = "W", .label = "W",
+     .description = "the board's joules over the run / its seconds; idle power included",
+     .precision = 0, .column_sets = ColumnSet::wide}),
+    energy<[](auto& e) -> auto& { return e.flop_per_J; }>(
+    {.tag = "energy/flop_per_J", .json = "energy.flop_per_J", .unit = "FLOP/J",
+     .label = "GFLOP/J", .description = "counted FLOPs / J per launch",
+     .display = FigureDisplay::giga, .precision = 1, .column_sets = ColumnSet::wide}),
+    energy<[](auto& e) -> auto& { return e.idle_W; }>(
+    {.tag = "energy/idle_W", .json = "energy.idle_W", .unit = "W", .label = "idle W",
+     .description = "the board at rest, once per device before its first row; not subtracted",
+     .precision = 0, .column_sets = ColumnSet::wide}),
+    energy<[](auto& e) -> auto& { return e.run_s; }>(
+    {.tag = "energy/run_s", .json = "energy.run_s", .unit = "s", .label = "energy run s",
+     .description = "seconds from the run's first counter reading to its last",
+     .precision = 2}),
+    energy<[](auto& e) -> auto& { return e.resolution_mJ; }>(
+    {.tag = "energy/resolution_mJ", .json = "energy.resolution_mJ", .unit = "mJ",
+     .label = "counter step mJ",
+     .description = "the counter's smallest nonzero step over the run (under 1% of its energy)",
+     .precision = 0}),
+    energy<[](auto& e) -> auto& { return e.update_period_s; }>(
+    {.tag = "energy/update_period_s", .json = "energy.update_period_s", .unit = "s",
+     .label = "counter period s",
+     .description = "median time between the counter's changes (under 1% of the run)",
+     .precision = 4}),
+    energy<[](auto& e) -> auto& { return e.sm_clock_MHz; }>(
+    {.tag = "energy/sm_clock_MHz", .json = "energy.sm_clock_MHz", .unit = "MHz",
+     .label = "energy SM MHz", .description = "mean SM clock NVML read during the run",
+     .precision = 0}),
+    energy<[](auto& e) -> auto& { return e.temperature_C; }>(
+    {.tag = "energy/temperature_C", .json = "energy.temperature_C", .unit = "C",
+     .label = "max temp C", .description = "the hottest GPU temperature NVML read during the run",
+     .precision = 0}),
+    energy<[](auto& e) -> auto& { return e.power_W; }>(
+    {.tag = "energy/power_W", .json = "energy.power_W", .unit = "W", .label = "smi W",
+     .description = "mean of NVML's power reading during the run, the figure nvidia-smi prints",
+     .precision = 0}),
+
     // ---- historical: a source document's columns as printed (configs/historical/)
     number<[](auto& r) -> auto& { return r.claimed->time_ms; }>(
     {.tag = "historical/time_ms", .json = "claimed.time_ms", .unit = "ms",
@@ -472,6 +539,7 @@ bool has_group(const ResultRow& row, FigureGroup group) {
     case FigureGroup::achieved: return row.achieved.has_value();
     case FigureGroup::claimed: return row.claimed.has_value();
     case FigureGroup::profile: return row.model && row.profile && row.profile->collected();
+    case FigureGroup::energy: return row.model && row.energy && row.energy->collected();
   }
   return false;
 }

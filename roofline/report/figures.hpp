@@ -23,8 +23,9 @@ std::string_view to_string(FigureSource source);
 
 // The part of a row that holds a figure. A figure is absent when its part is:
 // a skipped row has no model, a ceiling without the row's peak no roofline.
-// `profile`: figures derived from a profiled row's counters (row_profile.hpp).
-enum class FigureGroup { model, roofline, timing, achieved, claimed, profile };
+// `profile`: figures derived from a profiled row's counters (row_profile.hpp);
+// `energy`: from the board's energy counter around its launches (row_energy.hpp).
+enum class FigureGroup { model, roofline, timing, achieved, claimed, profile, energy };
 
 // How `table` prints a number: as stored, in units of 10^9 (GFLOP, GB), or a
 // fraction as a percentage.

@@ -20,6 +20,7 @@
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/model/roofline_model.hpp"
 #include "roofline/model/traffic_model.hpp"
+#include "roofline/report/row_energy.hpp"
 #include "roofline/report/row_profile.hpp"
 
 namespace cfr {
@@ -238,6 +239,8 @@ struct ResultRow : RowIdentity {
   std::optional<ClaimedFigures> claimed;
   // Nsight Compute's counters for the row (sweep --profile).
   std::optional<Profile> profile;
+  // The board's energy counter around the row's launches (sweep --energy).
+  std::optional<Energy> energy;
 };
 
 struct Report {

@@ -74,6 +74,28 @@ json profile_json(const Profile& p) {
           {"counters", counters}};
 }
 
+// The counter's readings as [seconds, millijoules] pairs: a run keeps
+// hundreds of them.
+json readings_json(const std::vector<CounterReading>& readings) {
+  json out = json::array();
+  for (const CounterReading& r : readings) out.push_back(json::array({r.t_s, r.mJ}));
+  return out;
+}
+
+// The readings and what measured them; energy_figures' results are figures.
+json energy_json(const Energy& e) {
+  json probes = json::array();
+  for (const EnergyProbe& p : e.probes) {
+    probes.push_back({{"t_s", p.t_s},
+                      {"sm_clock_MHz", p.sm_clock_MHz},
+                      {"temperature_C", p.temperature_C},
+                      {"power_W", p.power_W}});
+  }
+  return {{"counter", e.counter},   {"unavailable", e.unavailable},
+          {"launches", e.launches}, {"readings", readings_json(e.readings)},
+          {"probes", probes},       {"idle_readings", readings_json(e.idle_readings)}};
+}
+
 // A figure's key path, "timing.median_ms", split at the dots.
 std::vector<std::string> keys_of(std::string_view path) {
   std::vector<std::string> keys;
@@ -155,6 +177,38 @@ Profile read_profile(const Node& n) {
   return p;
 }
 
+// [seconds, millijoules] pairs; the millijoules an unsigned 64-bit count.
+std::vector<CounterReading> read_readings(const Node& n, std::string_view key) {
+  const json& list = n.array(key);
+  std::vector<CounterReading> out;
+  out.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& pair = list[i];
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() ||
+        !std::isfinite(pair[0].get<double>()) || !pair[1].is_number_unsigned()) {
+      throw InputError(fmt::format("{}[{}]: expected [seconds, millijoules]", n.key_path(key), i));
+    }
+    out.push_back({pair[0].get<double>(), pair[1].get<std::uint64_t>()});
+  }
+  return out;
+}
+
+Energy read_energy(const Node& n) {
+  Energy e;
+  e.counter = n.string("counter");
+  e.unavailable = n.string("unavailable");
+  e.launches = n.integer("launches");
+  e.readings = read_readings(n, "readings");
+  e.idle_readings = read_readings(n, "idle_readings");
+  const json& list = n.array("probes");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Node p(list[i], fmt::format("{}[{}]", n.key_path("probes"), i));
+    e.probes.push_back({p.number("t_s"), p.number("sm_clock_MHz"), p.number("temperature_C"),
+                        p.number("power_W")});
+  }
+  return e;
+}
+
 }  // namespace
 
 // The raw part of a timing; read_figures reads its summary.
@@ -233,6 +287,7 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
 std::string_view why_absent(const ResultRow& row, FigureGroup group) {
   if (group == FigureGroup::roofline && row.model) return "ridge is null";
   if (group == FigureGroup::profile && row.model) return "the profile has no counters";
+  if (group == FigureGroup::energy && row.model) return "energy.unavailable is not empty";
   return "the row has no flops and traffic";
 }
 
@@ -286,6 +341,7 @@ void read_groups(const Node& n, ResultRow& row) {
     row.achieved.emplace();
   }
   if (n.has("profile")) row.profile = read_profile(n.object("profile"));
+  if (n.has("energy")) row.energy = read_energy(n.object("energy"));
   if (n.has("claimed")) {
     row.claimed.emplace();
     row.claimed->source = n.object("claimed").string("source");
@@ -378,6 +434,7 @@ json to_json(const ResultRow& row) {
   if (row.correctness) out["correctness"] = correctness_json(*row.correctness);
   if (row.claimed) out["claimed"] = {{"source", row.claimed->source}};
   if (row.profile) out["profile"] = profile_json(*row.profile);
+  if (row.energy) out["energy"] = energy_json(*row.energy);
   write_figures(row, out);
   return out;
 }

@@ -188,6 +188,7 @@ struct Column {
   bool served = false;  // shown by default only when some row is not square
   const RowField* field = nullptr;
   const Figure* figure = nullptr;
+  bool energy = false;  // shown by default only when some row has energy figures
 
   // Whether a default set shows it beside these rows (Figure::shown_where).
   bool wanted(const std::vector<ResultRow>& rows) const {
@@ -217,7 +218,8 @@ Column figure_column(const Figure& f) {
           f.group == FigureGroup::profile,
           false,
           nullptr,
-          &f};
+          &f,
+          f.group == FigureGroup::energy};
 }
 
 // The configuration of a row, then one column per figure (row_figures()
@@ -244,6 +246,9 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
                   [](const ResultRow& r) { return has_group(r, FigureGroup::profile); });
   const bool served = std::any_of(report.results.begin(), report.results.end(),
                                   [](const ResultRow& r) { return !r.problem.square(); });
+  const bool energy =
+      std::any_of(report.results.begin(), report.results.end(),
+                  [](const ResultRow& r) { return has_group(r, FigureGroup::energy); });
   const unsigned set = wide       ? ColumnSet::wide
                        : measured ? ColumnSet::compact_measured
                                   : ColumnSet::compact_model;
@@ -251,6 +256,7 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
   for (const Column& column : columns()) {
     if ((column.column_sets & set) == 0 || (column.profiled && !profiled)) continue;
     if ((column.served && !served) || !column.wanted(report.results)) continue;
+    if (column.energy && !energy) continue;
     if (wide && column.measured && !measured) continue;
     shown.push_back(column);
   }

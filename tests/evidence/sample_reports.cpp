@@ -1,5 +1,6 @@
 #include "sample_reports.hpp"
 
+#include "tests/roofline/energy_readings.hpp"
 #include "tests/roofline/profiled_row.hpp"
 
 #include <fstream>
@@ -153,6 +154,10 @@ Report every_kernel_report() {
     if (kernel.name == "fa1_wmma") {
       row.profile = cfr::test::hand_profile(row.model->flops.exact);
       row.profile->derived = profile_figures(row, r.ceiling, ComputeCapability{9, 0});
+    }
+    if (kernel.name == "fa2_mma") {
+      row.energy = cfr::test::measured_energy();
+      record_energy_figures(*row.energy, row.model->flops.counted());
     }
     r.results.push_back(row);
   }

@@ -4,7 +4,8 @@
 # arguments: tests, sanitizer, sanitizer_served, smoke, devices, cli, results,
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
-# profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile. Logs go to $OUT (or
+# profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy.
+# Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
 build=${CFR_BUILD_DIR:-build-h200}
@@ -550,6 +551,33 @@ step_sanitizer_served() {
     echo "exit $rc"
     [[ $rc -eq 0 ]] || status=1
   done
+}
+
+# The board's energy per row (sweep --energy, docs/energy.md): the GPU test
+# that prints the counter's resolution and update period, a small sweep with
+# its audit, and nvidia-smi's power reading logged every 100 ms during a run
+# of one row, for the comparison docs/energy.md asks.
+step_energy() {
+  mkdir -p results/h200/energy
+  "$build"/tests/measure/test_measure_gpu "[energy]" 2>&1 | grep -E "energy counter|skipped|passed|failed" |
+    tee "$out/energy-counter.log"
+  "$tool" sweep --energy --kernels fa1_wmma,fa2_mma --seq-lens 4096,16384 --head-dims 128 --both \
+    --json results/h200/energy/sweep-energy.json --md results/h200/energy/sweep-energy.md \
+    2>"$out/sweep-energy.log" | tail -n 20
+  local rc=${PIPESTATUS[0]}
+  "$tool" audit results/h200/energy/sweep-energy.json 2>&1 | tail -n 5
+  local audit_rc=${PIPESTATUS[0]}
+  "$tool" table results/h200/energy/sweep-energy.json --columns wide 2>&1 | tail -n 12
+  nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm,temperature.gpu --format=csv -lms 100 \
+    >"$out/nvidia-smi-power.csv" 2>&1 &
+  local smi=$!
+  "$tool" sweep --energy --kernels fa2_mma --seq-lens 16384 --head-dims 128 --causal \
+    --json results/h200/energy/smi-row.json 2>"$out/smi-row.log" | tail -n 5
+  kill "$smi"
+  cp "$out/nvidia-smi-power.csv" results/h200/energy/
+  cp results/h200/energy/* "$out/"
+  echo "energy: sweep exit $rc, audit exit $audit_rc"
+  [[ $audit_rc -eq 0 ]] || status=1
 }
 
 for step in "$@"; do

@@ -21,6 +21,7 @@
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/report_table.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/roofline/energy_readings.hpp"
 #include "tests/roofline/profiled_row.hpp"
 
 using namespace cfr;
@@ -29,8 +30,8 @@ using nlohmann::json;
 namespace {
 
 // One measured row of every built-in kernel (so every traffic model has a
-// row it applies to), one with a historical claim and one profiled row:
-// between them every figure has a value.
+// row it applies to), one with a historical claim, one profiled row and one
+// with its energy measured: between them every figure has a value.
 Report every_figure_report() {
   Report r;
   r.provenance.source = ProvenanceSource::measured;
@@ -59,6 +60,14 @@ Report every_figure_report() {
       ClaimedFigures{"a document", 0.5, 1.1, 2.2, 0.07, 140, 3, 15, "memory-bound", 13.6};
   r.results.push_back(claimed);
   r.results.push_back(test::profiled_row(r.ceiling));
+  ResultRow energy =
+      model_row(kernel_catalog.front(), {1, 16, 1024, 64, true, DType::fp16}, r.ceiling,
+                FlopConvention::exact, test::h200_cc, test::h200_l2_inputs());
+  energy.timing = r.results.front().timing;
+  energy.achieved = achieved_figures(*energy.model, energy.timing->summary.median, r.ceiling);
+  energy.energy = test::measured_energy();
+  record_energy_figures(*energy.energy, energy.model->flops.counted());
+  r.results.push_back(energy);
   return r;
 }
 
@@ -245,7 +254,13 @@ const std::vector<std::string_view> not_figures{"kernel",
                                                 "profile.version",
                                                 "profile.command",
                                                 "profile.unavailable",
-                                                "profile.counters"};
+                                                "profile.counters",
+                                                "energy.counter",
+                                                "energy.unavailable",
+                                                "energy.launches",
+                                                "energy.readings",
+                                                "energy.probes",
+                                                "energy.idle_readings"};
 
 bool named_not_figure(const std::string& key) {
   return std::any_of(not_figures.begin(), not_figures.end(), [&key](std::string_view name) {

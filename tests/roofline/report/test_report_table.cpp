@@ -8,6 +8,7 @@
 #include "roofline/report/figures.hpp"
 #include "roofline/report/report_table.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/roofline/energy_readings.hpp"
 #include "tests/roofline/profiled_row.hpp"
 #include "tests/roofline/seed_shape.hpp"
 
@@ -165,6 +166,9 @@ TEST_CASE("a figure flagged for a set is in that set's table, at its compact par
   Report measured;
   measured.ceiling = test::h200_profile_ceiling();
   measured.results.push_back(test::profiled_row(measured.ceiling));
+  measured.results.front().energy = test::measured_energy();
+  record_energy_figures(*measured.results.front().energy,
+                        measured.results.front().model->flops.counted());
   const std::string measured_compact = "," + csv_header(measured) + ",";
   const std::string measured_wide = "," + csv_header(measured, {"wide"}) + ",";
   const std::string model_compact = "," + csv_header(model_only()) + ",";
