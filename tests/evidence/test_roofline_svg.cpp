@@ -96,6 +96,28 @@ TEST_CASE("the chart parses as XML and has one point per ok row with achieved fi
                     [](const XmlElement* e) { return e->text == "1K" || e->text == "4K"; }));
 }
 
+TEST_CASE("a point's data-row names its report and row (the HTML page links them by it)") {
+  const Report first = measured_report();
+  const Report second = model_report();
+  const Chart chart = read_chart(roofline_svg({{"a.json", &first}, {"b.json", &second}}, {}));
+  const std::vector<const Report*> reports{&first, &second};
+  std::size_t linked = 0;
+  for (const char* kind : {"point", "model-point"}) {
+    for (const XmlElement* p : chart.with_class(kind)) {
+      const std::string id = p->attribute("data-row");
+      const auto dash = id.find('-');
+      const std::size_t report = std::stoul(id.substr(0, dash));
+      const std::size_t row = std::stoul(id.substr(dash + 1));
+      REQUIRE(report < reports.size());
+      REQUIRE(row < reports[report]->results.size());
+      CHECK(p->attribute("data-report") == (report == 0 ? "a.json" : "b.json"));
+      CHECK(p->number("data-ai") == Approx(reports[report]->results[row].model->ai));
+      ++linked;
+    }
+  }
+  CHECK(linked == ok_rows_with_achieved(first) + second.results.size());
+}
+
 TEST_CASE("each compute unit's roof meets the bandwidth slope at its ridge") {
   // fa1_scalar runs on fp32 SIMT, fa1_wmma on fp16 tensor cores: two roofs on the H200
   // datasheet, ridges 67 / 4.8 = 13.96 and 989.4 / 4.8 = 206.1 FLOP/byte.
