@@ -1,0 +1,72 @@
+// `cuflash-roofline report REPORT… --html OUT.html`: one self-contained HTML
+// page of the reports (roofline/html/report_page.hpp): the chart, the tables,
+// the provenance, the audit made with the page, and for two reports their
+// comparison. Written like every output, through a temporary file and a
+// rename. Exit 0; 2 for an unusable file or target.
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "cli_checks.hpp"
+#include "commands.hpp"
+#include "evidence/evidence_cli.hpp"
+#include "roofline/html/report_page.hpp"
+#include "tool_info.hpp"
+
+namespace cfr::app {
+
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> files;
+  std::string html;
+  std::string title;
+};
+
+std::string generator() {
+  const ToolInfo tool = current_tool_info();
+  return fmt::format("{} {} ({})", tool.name, tool.version, tool.git_commit);
+}
+
+void run(const ReportOptions& options) {
+  const OutputFiles outputs = evidence_outputs(options.files, {{"--html", options.html}});
+  const EvidenceFiles files = read_evidence_files(options.files);
+  if (!files.ceilings_paths.empty()) {
+    throw std::runtime_error(fmt::format(
+        "{}: a ceilings report; report --html shows sweep, model and peer reports (plot "
+        "--ceilings draws measured roofs)",
+        files.ceilings_paths.front()));
+  }
+  std::vector<html::PageReport> pages;
+  for (std::size_t i = 0; i < files.reports.size(); ++i) {
+    pages.push_back({files.report_paths[i], &files.reports[i]});
+  }
+  const std::string page = html::report_page(pages, {options.title, generator()});
+  outputs.write({{"--html", page}});
+  std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
+  screen << fmt::format("wrote {}: {} report{}, {} bytes\n", options.html, pages.size(),
+                        pages.size() == 1 ? "" : "s", page.size());
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandStatus& status) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* command = app.add_subcommand(
+      "report",
+      "write one self-contained HTML page of reports: chart, tables, provenance, audit, and the "
+      "comparison of two");
+  add_input_option(*command, "reports", options->files, "report JSON files")->required();
+  add_output_option(*command, "--html", options->html, "write the HTML page")->required();
+  command->add_option("--title", options->title, "page title (default: the reports' names)")
+      ->type_name("TEXT");
+  add_version_flag(*command);
+  command->callback([options, &status] {
+    run(*options);
+    status.exit_status = 0;
+  });
+}
+
+}  // namespace cfr::app

@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "../app/cli_runner.hpp"
+#include "page_reading.hpp"
+
+namespace {
+
+std::string html_path(const std::string& name) {
+  return temp_path(name);
+}
+
+}  // namespace
+
+// The command as the README shows it, on the committed H200 reports.
+TEST_CASE("report --html writes one page of the committed sweeps, both charted and tabled") {
+  const std::string out = html_path("sweeps.html");
+  const CliResult r = run_cli(
+      std::vector<std::string>{"report", source_path("results/h200/sweep-causal.json"),
+                               source_path("results/h200/sweep-noncausal.json"), "--html", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("wrote " + out + ": 2 reports") == 0);
+  const std::string page = read_file(out);
+  CHECK(page.starts_with("<!DOCTYPE html>\n"));
+  const XmlElement parsed = parse_page(page);
+  CHECK(find_all(parsed, [](const XmlElement& e) { return e.has_class("report"); }).size() == 2);
+  // The generator is this binary: its version and commit.
+  CHECK(page.find("<meta name=\"generator\" content=\"cuflash-roofline 0.1.0 (") !=
+        std::string::npos);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("report refuses a ceilings report and an unusable file, leaving the target as it was") {
+  const std::string out = html_path("kept.html");
+  std::ofstream(out) << "before";
+  const CliResult ceilings =
+      run_cli(std::vector<std::string>{"report", source_path("results/h200/sweep-causal.json"),
+                                       source_path("results/h200/ceilings.json"), "--html", out});
+  CHECK(ceilings.exit_code == 2);
+  CHECK(ceilings.err.find("ceilings.json: a ceilings report") != std::string::npos);
+  CHECK(std::count(ceilings.err.begin(), ceilings.err.end(), '\n') == 1);
+  const std::string broken = temp_path("broken.json");
+  std::ofstream(broken) << "{\"schema\": ";
+  const CliResult unusable = run_cli(std::vector<std::string>{"report", broken, "--html", out});
+  CHECK(unusable.exit_code == 2);
+  CHECK(unusable.err.find("broken.json") != std::string::npos);
+  CHECK(read_file(out) == "before");
+  const CliResult over_input =
+      run_cli(std::vector<std::string>{"report", broken, "--html", broken});
+  CHECK(over_input.exit_code == 2);
+  CHECK(over_input.err.find("--html " + broken) != std::string::npos);
+  const CliResult no_output =
+      run_cli(std::vector<std::string>{"report", source_path("results/h200/sweep-causal.json")});
+  CHECK(no_output.exit_code == 2);
+  CHECK(no_output.err.find("--html") != std::string::npos);
+  std::filesystem::remove(out);
+  std::filesystem::remove(broken);
+}
