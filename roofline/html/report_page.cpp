@@ -78,7 +78,13 @@ std::string report_section(const PageReport& input, std::size_t index) {
   return out + "</section>\n";
 }
 
-// `compare` of the first report (base) against the second (new), or why not.
+std::string not_compared(std::string_view why) {
+  return "<p class=\"not-compared\">Not compared: " + xml_escape(why) + "</p>\n</section>\n";
+}
+
+// `compare` of the first report (base) against the second (new), or why not:
+// compare refused them, or no configuration is in both (a causal sweep and a
+// non-causal one).
 std::string comparison_part(const std::vector<PageReport>& reports) {
   if (reports.size() != 2) return "";
   const std::string heading =
@@ -87,10 +93,12 @@ std::string comparison_part(const std::vector<PageReport>& reports) {
   try {
     const evidence::Comparison comparison =
         evidence::compare_reports(*reports[0].report, *reports[1].report, {});
+    if (comparison.rows.empty()) {
+      return heading + not_compared("no configuration is in both reports");
+    }
     return heading + comparison_section(comparison) + "</section>\n";
   } catch (const std::invalid_argument& refused) {
-    return heading + "<p class=\"not-compared\">Not compared: " + xml_escape(refused.what()) +
-           "</p>\n</section>\n";
+    return heading + not_compared(refused.what());
   }
 }
 

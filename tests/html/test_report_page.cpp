@@ -205,6 +205,14 @@ TEST_CASE("two reports: a verdict per configuration; a refused comparison says w
   REQUIRE(reasons.size() == 1);
   CHECK(reasons[0]->text.find("Not compared: ") == 0);
   CHECK(by_id(refused, "comparison-table") == nullptr);
+
+  Report other_axes = measured_report();
+  for (ResultRow& row : other_axes.results) row.problem.heads *= 2;
+  const XmlElement disjoint =
+      parse_page(page_of({{"base.json", &base}, {"other.json", &other_axes}}));
+  const auto disjoint_reasons = with_class(disjoint, "not-compared");
+  REQUIRE(disjoint_reasons.size() == 1);
+  CHECK(disjoint_reasons[0]->text == "Not compared: no configuration is in both reports");
 }
 
 TEST_CASE("a default sweep's page is well under 2 MB: figures, not raw samples") {
