@@ -25,11 +25,6 @@ struct ReportOptions {
   std::string title;
 };
 
-std::string generator() {
-  const ToolInfo tool = current_tool_info();
-  return fmt::format("{} {} ({})", tool.name, tool.version, tool.git_commit);
-}
-
 void run(const ReportOptions& options) {
   const OutputFiles outputs = evidence_outputs(options.files, {{"--html", options.html}});
   const EvidenceFiles files = read_evidence_files(options.files);
@@ -43,7 +38,7 @@ void run(const ReportOptions& options) {
   for (std::size_t i = 0; i < files.reports.size(); ++i) {
     pages.push_back({files.report_paths[i], &files.reports[i]});
   }
-  const std::string page = html::report_page(pages, {options.title, generator()});
+  const std::string page = html::report_page(pages, {options.title, generator_name()});
   outputs.write({{"--html", page}});
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   screen << fmt::format("wrote {}: {} report{}, {} bytes\n", options.html, pages.size(),

@@ -60,3 +60,33 @@ TEST_CASE("report refuses a ceilings report and an unusable file, leaving the ta
   std::filesystem::remove(out);
   std::filesystem::remove(broken);
 }
+
+TEST_CASE("model and sweep write the page with --html, beside the JSON it names") {
+  const std::string json = temp_path("model.json");
+  const std::string page = html_path("model.html");
+  const CliResult model =
+      run_cli(std::vector<std::string>{"model", "--gpu", "h200", "--kernels", "fa1_wmma",
+                                       "--seq-lens", "1024,4096", "--json", json, "--html", page});
+  INFO(model.err);
+  REQUIRE(model.exit_code == 0);
+  const XmlElement parsed = parse_page(read_file(page));
+  // A model report's rows are projections: drawn gray at their roof, each linked to its row.
+  const auto projections =
+      find_all(parsed, [](const XmlElement& e) { return e.has_class("model-point"); });
+  CHECK(projections.size() == 2);
+  const auto sections = find_all(parsed, [](const XmlElement& e) { return e.has_class("report"); });
+  REQUIRE(sections.size() == 1);
+  CHECK(all_text(sections[0]->children.front()) == json);
+  // No GPU here: the sweep is the model of its rows, and says so on the page as in its JSON.
+  const CliResult sweep = run_cli(std::vector<std::string>{
+      "sweep", "--gpu", "h200", "--kernels", "fa1_wmma", "--seq-lens", "1024", "--html", page});
+  INFO(sweep.err);
+  REQUIRE(sweep.exit_code == 0);
+  const std::string swept = read_file(page);
+  CHECK(swept.find("<h2>this run</h2>") != std::string::npos);
+  CHECK(find_all(parse_page(swept), [](const XmlElement& e) {
+          return e.has_class("model-point");
+        }).size() == 1);
+  std::filesystem::remove(json);
+  std::filesystem::remove(page);
+}
