@@ -1,7 +1,7 @@
 // `cuflash-roofline report REPORT… --html OUT.html`: one self-contained HTML
 // page of the reports (roofline/html/report_page.hpp): the chart, the tables,
 // the provenance, the audit made with the page, and for two reports their
-// comparison. Written like every output, through a temporary file and a
+// comparison (--by as in compare). Written like every output, through a temporary file and a
 // rename. Exit 0; 2 for an unusable file or target.
 #include <iostream>
 #include <memory>
@@ -23,6 +23,7 @@ struct ReportOptions {
   std::vector<std::string> files;
   std::string html;
   std::string title;
+  std::string by = "kernel";
 };
 
 void run(const ReportOptions& options) {
@@ -38,7 +39,10 @@ void run(const ReportOptions& options) {
   for (std::size_t i = 0; i < files.reports.size(); ++i) {
     pages.push_back({files.report_paths[i], &files.reports[i]});
   }
-  const std::string page = html::report_page(pages, {options.title, generator_name()});
+  html::PageOptions page_options{options.title, generator_name(), {}};
+  page_options.compare.by_shape = options.by == "shape" || options.by == "fastest";
+  page_options.compare.fastest_base = options.by == "fastest";
+  const std::string page = html::report_page(pages, page_options);
   outputs.write({{"--html", page}});
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   screen << fmt::format("wrote {}: {} report{}, {} bytes\n", options.html, pages.size(),
@@ -57,6 +61,12 @@ void add_report_command(CLI::App& app, CommandStatus& status) {
   add_output_option(*command, "--html", options->html, "write the HTML page")->required();
   command->add_option("--title", options->title, "page title (default: the reports' names)")
       ->type_name("TEXT");
+  command
+      ->add_option("--by", options->by,
+                   "how two reports' rows pair, as in compare: kernel (default), shape (ours "
+                   "over a peer's, per shape) or fastest (over the fastest peer of each shape)")
+      ->type_name("KEY")
+      ->check(CLI::IsMember({"kernel", "shape", "fastest"}).description(""));
   add_version_flag(*command);
   command->callback([options, &status] {
     run(*options);

@@ -110,6 +110,18 @@ std::string comparison_section(const evidence::Comparison& comparison) {
          xml_escape(evidence::render_verdict_counts({comparison})) + "; " +
          xml_escape(evidence::render_geometric_mean(evidence::geometric_mean({comparison}))) +
          "</p>\n";
+  // Kernels set against others (--by shape): one mean per pairing, as `compare` prints them.
+  for (const evidence::PairingMean& pairing : evidence::geometric_means_by_pairing(comparison)) {
+    out += fmt::format("<p class=\"pairing-mean\">{} over {}: {}</p>\n", xml_escape(pairing.kernel),
+                       xml_escape(pairing.base_kernel),
+                       xml_escape(evidence::render_geometric_mean(pairing.mean)));
+  }
+  if (comparison.slower_base_rows > 0) {
+    out += fmt::format(
+        "<p class=\"slower-base-rows\">{} base rows left out: another base row of their shape "
+        "was faster.</p>\n",
+        comparison.slower_base_rows);
+  }
   HtmlTable table{.id = "comparison-table",
                   .caption =
                       "Each configuration in both reports: new / base median time, and "

@@ -85,14 +85,15 @@ std::string not_compared(std::string_view why) {
 // `compare` of the first report (base) against the second (new), or why not:
 // compare refused them, or no configuration is in both (a causal sweep and a
 // non-causal one).
-std::string comparison_part(const std::vector<PageReport>& reports) {
+std::string comparison_part(const std::vector<PageReport>& reports,
+                            const evidence::CompareOptions& options) {
   if (reports.size() != 2) return "";
   const std::string heading =
       fmt::format("<section id=\"comparison\">\n<h2>Comparison: {} (base) against {} (new)</h2>\n",
                   xml_escape(reports[0].name), xml_escape(reports[1].name));
   try {
     const evidence::Comparison comparison =
-        evidence::compare_reports(*reports[0].report, *reports[1].report, {});
+        evidence::compare_reports(*reports[0].report, *reports[1].report, options);
     if (comparison.rows.empty()) {
       return heading + not_compared("no configuration is in both reports");
     }
@@ -128,7 +129,7 @@ std::string report_page(const std::vector<PageReport>& reports, const PageOption
       "<figcaption>Each point is a row: hover or focus it (Tab) for its figures, click it or "
       "press Enter to select its table row.</figcaption>\n</figure>\n</section>\n";
   for (std::size_t i = 0; i < reports.size(); ++i) out += report_section(reports[i], i);
-  out += comparison_part(reports);
+  out += comparison_part(reports, options.compare);
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", page_script());
   return out;
 }

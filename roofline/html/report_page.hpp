@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "roofline/evidence/compare.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr::html {
@@ -34,10 +35,13 @@ struct PageReport {
 struct PageOptions {
   std::string title;      // empty: "cuflash-roofline report: " + the names
   std::string generator;  // the tool that made the page: "cuflash-roofline 0.1.0 (commit)"
+  // How two reports are compared: by kernel name (the default), or by shape
+  // (`compare --by shape`, `--by fastest`: ours over a peer's, per shape).
+  evidence::CompareOptions compare{};
 };
 
-// Pure: audits and compares the reports itself (audit_report,
-// compare_reports with default options).
+// Pure: audits and compares the reports itself (audit_report, and
+// compare_reports with options.compare).
 std::string report_page(const std::vector<PageReport>& reports, const PageOptions& options);
 
 }  // namespace cfr::html

@@ -61,6 +61,27 @@ TEST_CASE("report refuses a ceilings report and an unusable file, leaving the ta
   std::filesystem::remove(broken);
 }
 
+TEST_CASE("report --by shape sets ours against torch's backends on the committed peer run") {
+  const std::string out = html_path("peers.html");
+  const CliResult r = run_cli(std::vector<std::string>{
+      "report", source_path("results/h200/peers/torch-sdpa.json"),
+      source_path("results/h200/peers/sweep-peer-axes.json"), "--by", "shape", "--html", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const XmlElement page = parse_page(read_file(out));
+  const auto means =
+      find_all(page, [](const XmlElement& e) { return e.has_class("pairing-mean"); });
+  CHECK_FALSE(means.empty());
+  CHECK(std::any_of(means.begin(), means.end(), [](const XmlElement* e) {
+    return e->text.find("fa2_mma over torch_sdpa_flash: geomean") == 0;
+  }));
+  const CliResult wrong = run_cli(std::vector<std::string>{
+      "report", source_path("results/h200/sweep-causal.json"), "--by", "size", "--html", out});
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err.find("--by") != std::string::npos);
+  std::filesystem::remove(out);
+}
+
 TEST_CASE("model and sweep write the page with --html, beside the JSON it names") {
   const std::string json = temp_path("model.json");
   const std::string page = html_path("model.html");

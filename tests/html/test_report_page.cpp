@@ -215,6 +215,34 @@ TEST_CASE("two reports: a verdict per configuration; a refused comparison says w
   CHECK(disjoint_reasons[0]->text == "Not compared: no configuration is in both reports");
 }
 
+TEST_CASE("two reports by shape: every pairing of a shape, a mean per pairing, as compare") {
+  // Each shape of the sample has an fa1_scalar and an fa1_wmma row on either side.
+  const Report base = measured_report();
+  const Report next = measured_report();
+  for (const bool fastest : {false, true}) {
+    INFO((fastest ? "--by fastest" : "--by shape"));
+    PageOptions options{"", "test", {}};
+    options.compare.by_shape = true;
+    options.compare.fastest_base = fastest;
+    const evidence::Comparison expected = evidence::compare_reports(base, next, options.compare);
+    const XmlElement page =
+        parse_page(report_page({{"base.json", &base}, {"new.json", &next}}, options));
+    const XmlElement* table = by_id(page, "comparison-table");
+    REQUIRE(table != nullptr);
+    const auto rows = find_all(*table, [](const XmlElement& e) { return e.name == "tr"; });
+    CHECK(rows.size() == expected.rows.size() + 1);  // and the header row
+    CHECK(with_class(page, "pairing-mean").size() ==
+          evidence::geometric_means_by_pairing(expected).size());
+    CHECK(with_class(page, "slower-base-rows").size() == (fastest ? 1 : 0));
+  }
+  // By kernel name, each row meets its own kernel only.
+  const XmlElement by_kernel = parse_page(page_of({{"base.json", &base}, {"new.json", &next}}));
+  const auto kernel_rows = find_all(*by_id(by_kernel, "comparison-table"),
+                                    [](const XmlElement& e) { return e.name == "tr"; });
+  CHECK(kernel_rows.size() == evidence::compare_reports(base, next, {}).rows.size() + 1);
+  CHECK(with_class(by_kernel, "pairing-mean").empty());
+}
+
 TEST_CASE("a default sweep's page is well under 2 MB: figures, not raw samples") {
   // results/h200/sweep-causal.json: 50 rows, 3.7 MB of JSON, most of it samples.
   const Report report = committed_report("results/h200/sweep-causal.json");
