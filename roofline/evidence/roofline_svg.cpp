@@ -246,10 +246,13 @@ class Chart {
       Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
                 bandwidth_GBps,         *peak,       level};
       if (!plottable(roof.ridge())) continue;
+      // The same figures are one roof, whatever the ceiling calls its GPU: a
+      // report measured against results/h200/ceilings.json names it by the GPU
+      // table ("NVIDIA H200 SXM 141GB"), the file by the device ("NVIDIA H200"),
+      // and the legend listed each roof twice and the title both names (issue 24).
       const auto same = [&](const Roof& r) {
-        return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
-               std::tie(roof.ceiling, roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs,
-                        roof.level);
+        return std::tie(r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
+               std::tie(roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs, roof.level);
       };
       if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
     }

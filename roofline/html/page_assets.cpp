@@ -225,10 +225,27 @@ std::string_view page_script() {
     });
   }
 
-  // Every point selected by a click and by Enter on its row, its figures
-  // shown on focus; a table sorted both ways by N.
+  // The chart's labels as the browser draws them, with its fonts: no box over
+  // another (the plot places them from estimated boxes, label_placer.hpp).
+  function overlappingLabels() {
+    var boxes = Array.prototype.map.call(figure.querySelectorAll('.plot-area text'), function (t) {
+      return {text: t.textContent, box: t.getBoundingClientRect()};
+    });
+    var found = [];
+    boxes.forEach(function (a, i) {
+      boxes.slice(i + 1).forEach(function (b) {
+        var apart = a.box.right - 0.5 <= b.box.left || b.box.right - 0.5 <= a.box.left ||
+                    a.box.bottom - 0.5 <= b.box.top || b.box.bottom - 0.5 <= a.box.top;
+        if (!apart) found.push('labels "' + a.text + '" and "' + b.text + '" overlap');
+      });
+    });
+    return found;
+  }
+
+  // No label over another; every point selected by a click and by Enter on
+  // its row, its figures shown on focus; a table sorted both ways by N.
   function selfTest(points) {
-    var failures = [];
+    var failures = overlappingLabels();
     points.forEach(function (point) {
       var row = rowOf(point);
       if (!row) { failures.push(point.id + ' has no row'); return; }

@@ -143,6 +143,8 @@ bool drawn(const ResultRow& row) {
 
 }  // namespace
 
+// The self-test (page_assets.hpp) also checks that no chart label's box
+// overlaps another's as Chromium draws them, with its fonts.
 TEST_CASE("the page loads with no console message and no load, its script and self-test pass") {
   const BrowserRun& run = selftest_run();
   REQUIRE(run.exit_code == 0);
