@@ -243,6 +243,21 @@ TEST_CASE("two reports by shape: every pairing of a shape, a mean per pairing, a
   CHECK(with_class(by_kernel, "pairing-mean").empty());
 }
 
+TEST_CASE("a report with nothing to draw still makes a page: its rows, no chart, the reason") {
+  Report report = measured_report();
+  for (ResultRow& row : report.results) {
+    row.status = RowStatus::skipped;
+    row.reason = "not measured";
+  }
+  const XmlElement page = parse_page(page_of({{"skipped.json", &report}}));
+  CHECK(find_all(page, [](const XmlElement& e) { return e.name == "svg"; }).empty());
+  CHECK(all_text(*by_id(page, "chart")).find("No row to draw") != std::string::npos);
+  const auto rows = find_all(*by_id(page, "table-0"), [](const XmlElement& e) {
+    return e.attributes.count("data-status") != 0 && e.attribute("data-status") == "skipped";
+  });
+  CHECK(rows.size() == report.results.size());
+}
+
 TEST_CASE("a default sweep's page is well under 2 MB: figures, not raw samples") {
   // results/h200/sweep-causal.json: 50 rows, 3.7 MB of JSON, most of it samples.
   const Report report = committed_report("results/h200/sweep-causal.json");
