@@ -110,7 +110,7 @@ echo "results/h200/roofline.svg: redrawn from ${plotted[*]}"
 # The HTML page of the two sweeps (docs/html-report.md), and the screenshot of
 # its top the README shows, where Chromium is installed.
 "$tool" report results/h200/sweep-causal.json results/h200/sweep-noncausal.json \
-  --html results/h200/report.html
+  results/h200/ceilings.json --html results/h200/report.html
 if command -v chromium >/dev/null 2>&1; then
   profile=$(mktemp -d)
   chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --user-data-dir="$profile" \

@@ -30,6 +30,12 @@ struct EvidenceFiles {
 };
 EvidenceFiles read_evidence_files(const std::vector<std::string>& paths);
 
+// A `ceilings` file as a roof (plot --ceilings, report): its measured DRAM
+// bandwidth, read bandwidth where it has one, and the best measured peak per
+// compute unit. Throws std::runtime_error "PATH: figures: ..." for a file
+// without a positive dram_bandwidth or with a value out of range.
+CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path);
+
 // The *.json files directly inside `folder`, sorted by name. Throws when it
 // is not a readable folder.
 std::vector<std::string> json_files_in(const std::string& folder);

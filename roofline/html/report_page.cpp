@@ -26,11 +26,14 @@ std::string page_title(const std::vector<PageReport>& reports, const PageOptions
 
 // The SVG as an element of the page: without its XML declaration, which
 // HTML does not have. The style sheet scales it to the page's width.
-std::string chart_element(const std::vector<PageReport>& reports) {
+std::string chart_element(const std::vector<PageReport>& reports,
+                          const std::vector<CeilingRecord>& extra_ceilings) {
   std::vector<evidence::PlotReport> plotted;
   for (const PageReport& r : reports) plotted.push_back({r.name, r.report});
+  evidence::PlotOptions chart;
+  chart.extra_ceilings = extra_ceilings;
   evidence::PlotSummary summary;
-  std::string svg = evidence::roofline_svg(plotted, {}, &summary);
+  std::string svg = evidence::roofline_svg(plotted, chart, &summary);
   if (summary.points + summary.model_points == 0) {
     return "<p>No row to draw: no row with status ok and an arithmetic intensity.</p>\n";
   }
@@ -123,11 +126,16 @@ std::string report_page(const std::vector<PageReport>& reports, const PageOption
   out +=
       "<section id=\"chart-section\">\n<h2>Roofline</h2>\n<figure id=\"chart\" "
       "class=\"chart\">\n";
-  out += chart_element(reports);
+  out += chart_element(reports, options.extra_ceilings);
   out +=
       "<div id=\"tip\" role=\"status\" aria-live=\"polite\" hidden=\"hidden\"></div>\n"
       "<figcaption>Each point is a row: hover or focus it (Tab) for its figures, click it or "
-      "press Enter to select its table row.</figcaption>\n</figure>\n</section>\n";
+      "press Enter to select its table row.</figcaption>\n</figure>\n";
+  for (const CeilingRecord& ceiling : options.extra_ceilings) {
+    out += "<p class=\"measured-ceiling\">Measured roofs drawn from " +
+           xml_escape(ceiling.source_detail) + " (" + xml_escape(ceiling.gpu) + ").</p>\n";
+  }
+  out += "</section>\n";
   for (std::size_t i = 0; i < reports.size(); ++i) out += report_section(reports[i], i);
   out += comparison_part(reports, options.compare);
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", page_script());

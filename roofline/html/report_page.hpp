@@ -3,7 +3,8 @@
 // `report --html`: one self-contained HTML page of one or more reports (issue
 // 24). It holds, with no network resource (inline style, script and SVG; a
 // Content-Security-Policy that refuses any load):
-//   - the roofline chart (roofline_svg), each point focusable, its figures
+//   - the roofline chart (roofline_svg) with the reports' ceilings and any
+//     measured ones given, each point focusable, its figures
 //     shown on hover or focus, a click or Enter selecting its table row;
 //   - per report its provenance (tool commit, devices, driver, ceiling,
 //     command), `auditable` and its reasons, the result of `audit` run when
@@ -38,6 +39,9 @@ struct PageOptions {
   // How two reports are compared: by kernel name (the default), or by shape
   // (`compare --by shape`, `--by fastest`: ours over a peer's, per shape).
   evidence::CompareOptions compare{};
+  // Measured roofs drawn beside the reports' own (a `ceilings` file, as
+  // plot --ceilings draws it); named under the chart by source_detail.
+  std::vector<CeilingRecord> extra_ceilings{};
 };
 
 // Pure: audits and compares the reports itself (audit_report, and

@@ -34,15 +34,35 @@ TEST_CASE("report --html writes one page of the committed sweeps, both charted a
   std::filesystem::remove(out);
 }
 
-TEST_CASE("report refuses a ceilings report and an unusable file, leaving the target as it was") {
+TEST_CASE("report draws a ceilings report among its files as measured roofs, as plot does") {
+  const std::string out = html_path("ceilings.html");
+  const std::string ceilings = source_path("results/h200/ceilings.json");
+  const CliResult r = run_cli(std::vector<std::string>{
+      "report", source_path("results/h200/sweep-causal.json"), ceilings, "--html", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(ceilings + ": a ceilings report, drawn as measured roofs\n") == 0);
+  const XmlElement page = parse_page(read_file(out));
+  const auto measured = find_all(page, [](const XmlElement& e) {
+    return e.has_class("roof") && e.attribute("data-source") == "measured";
+  });
+  CHECK_FALSE(measured.empty());
+  const auto named =
+      find_all(page, [](const XmlElement& e) { return e.has_class("measured-ceiling"); });
+  REQUIRE(named.size() == 1);
+  CHECK(named[0]->text.find(ceilings) != std::string::npos);
+  // Alone, there is nothing to show.
+  const CliResult alone = run_cli(std::vector<std::string>{"report", ceilings, "--html", out});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("ceilings.json: a ceilings report; report needs at least one") !=
+        std::string::npos);
+  CHECK(std::count(alone.err.begin(), alone.err.end(), '\n') == 1);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("report refuses an unusable file, leaving the target as it was") {
   const std::string out = html_path("kept.html");
   std::ofstream(out) << "before";
-  const CliResult ceilings =
-      run_cli(std::vector<std::string>{"report", source_path("results/h200/sweep-causal.json"),
-                                       source_path("results/h200/ceilings.json"), "--html", out});
-  CHECK(ceilings.exit_code == 2);
-  CHECK(ceilings.err.find("ceilings.json: a ceilings report") != std::string::npos);
-  CHECK(std::count(ceilings.err.begin(), ceilings.err.end(), '\n') == 1);
   const std::string broken = temp_path("broken.json");
   std::ofstream(broken) << "{\"schema\": ";
   const CliResult unusable = run_cli(std::vector<std::string>{"report", broken, "--html", out});

@@ -160,6 +160,26 @@ TEST_CASE("the audit made with the page: consistent, or the failing findings lis
   CHECK(all_text(*findings.front()).find("TFLOPs") != std::string::npos);
 }
 
+TEST_CASE("measured ceilings given are drawn beside the report's own and named, escaped") {
+  const Report report = measured_report();
+  PageOptions options{"", "test", {}, {}};
+  CeilingRecord measured = report.ceiling;
+  measured.source = "measured";
+  measured.source_detail = "<ceilings>.json";
+  measured.bandwidth_GBps *= 0.85;
+  options.extra_ceilings = {measured};
+  const XmlElement page = parse_page(report_page({{"sweep.json", &report}}, options));
+  const auto roofs = with_class(page, "roof");
+  const auto measured_roofs = std::count_if(roofs.begin(), roofs.end(), [](const XmlElement* r) {
+    return r->attribute("data-source") == "measured";
+  });
+  CHECK(measured_roofs == 2);  // the report's two units, under the measured bandwidth
+  CHECK(static_cast<std::size_t>(measured_roofs) * 2 == roofs.size());
+  const auto named = with_class(page, "measured-ceiling");
+  REQUIRE(named.size() == 1);
+  CHECK(named[0]->text.find("<ceilings>.json") != std::string::npos);
+}
+
 TEST_CASE("provenance: tool commit, device and driver, auditable and its reasons") {
   Report report = measured_report();
   report.provenance.auditable = false;
@@ -221,7 +241,7 @@ TEST_CASE("two reports by shape: every pairing of a shape, a mean per pairing, a
   const Report next = measured_report();
   for (const bool fastest : {false, true}) {
     INFO((fastest ? "--by fastest" : "--by shape"));
-    PageOptions options{"", "test", {}};
+    PageOptions options{"", "test", {}, {}};
     options.compare.by_shape = true;
     options.compare.fastest_base = fastest;
     const evidence::Comparison expected = evidence::compare_reports(base, next, options.compare);
