@@ -87,4 +87,16 @@ CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& p
   return roof;
 }
 
+void name_like_reports(CeilingRecord& roof, const std::vector<Report>& reports) {
+  for (const Report& report : reports) {
+    if (!report.ceiling.matches_device.value_or(false)) continue;
+    for (const DeviceRecord& device : report.devices) {
+      if (device.name != roof.gpu) continue;
+      roof.gpu = report.ceiling.gpu;
+      roof.gpu_name = report.ceiling.gpu_name;
+      return;
+    }
+  }
+}
+
 }  // namespace cfr::app

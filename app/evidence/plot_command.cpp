@@ -128,6 +128,7 @@ void run(const PlotOptions& options) {
   chart.title = options.title;
   for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
     chart.extra_ceilings.push_back(measured_roof(files.ceilings[i], files.ceilings_paths[i]));
+    name_like_reports(chart.extra_ceilings.back(), files.reports);
   }
   std::vector<evidence::PlotReport> inputs_to_plot;
   for (std::size_t i = 0; i < files.reports.size(); ++i)

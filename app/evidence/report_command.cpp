@@ -47,6 +47,7 @@ void run(const ReportOptions& options) {
   for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
     page_options.extra_ceilings.push_back(
         measured_roof(files.ceilings[i], files.ceilings_paths[i]));
+    name_like_reports(page_options.extra_ceilings.back(), files.reports);
   }
   const std::string page = html::report_page(pages, page_options);
   outputs.write({{"--html", page}});

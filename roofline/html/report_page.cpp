@@ -133,7 +133,8 @@ std::string report_page(const std::vector<PageReport>& reports, const PageOption
       "press Enter to select its table row.</figcaption>\n</figure>\n";
   for (const CeilingRecord& ceiling : options.extra_ceilings) {
     out += "<p class=\"measured-ceiling\">Measured roofs drawn from " +
-           xml_escape(ceiling.source_detail) + " (" + xml_escape(ceiling.gpu) + ").</p>\n";
+           xml_escape(ceiling.source_detail) + " (" +
+           xml_escape(ceiling.gpu_name.empty() ? ceiling.gpu : ceiling.gpu_name) + ").</p>\n";
   }
   out += "</section>\n";
   for (std::size_t i = 0; i < reports.size(); ++i) out += report_section(reports[i], i);

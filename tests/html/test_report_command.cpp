@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "../app/cli_runner.hpp"
 #include "page_reading.hpp"
 
@@ -51,6 +53,28 @@ TEST_CASE("report draws a ceilings report among its files as measured roofs, as 
       find_all(page, [](const XmlElement& e) { return e.has_class("measured-ceiling"); });
   REQUIRE(named.size() == 1);
   CHECK(named[0]->text.find(ceilings) != std::string::npos);
+  // The file names the device ("NVIDIA H200"), the report's ceiling the GPU table's entry of
+  // that device ("NVIDIA H200 SXM 141GB"): one GPU, named once in the title.
+  const nlohmann::json sweep =
+      nlohmann::json::parse(read_file(source_path("results/h200/sweep-causal.json")));
+  REQUIRE(sweep["ceiling"]["matches_device"] == true);
+  const std::string table_name = sweep["ceiling"]["gpu_name"];
+  const auto title = find_all(page, [](const XmlElement& e) { return e.has_class("title"); });
+  REQUIRE(title.size() == 1);
+  CHECK(title[0]->text == "Roofline: " + table_name);
+  // A report whose ceiling is not the device's keeps the two apart.
+  nlohmann::json other = sweep;
+  other["ceiling"]["matches_device"] = false;
+  const std::string other_path = temp_path("other-ceiling.json");
+  std::ofstream(other_path) << other.dump();
+  REQUIRE(
+      run_cli(std::vector<std::string>{"report", other_path, ceilings, "--html", out}).exit_code ==
+      0);
+  const XmlElement apart = parse_page(read_file(out));
+  const auto titles = find_all(apart, [](const XmlElement& e) { return e.has_class("title"); });
+  REQUIRE(titles.size() == 1);
+  CHECK(titles[0]->text == "Roofline: " + table_name + ", NVIDIA H200");
+  std::filesystem::remove(other_path);
   // Alone, there is nothing to show.
   const CliResult alone = run_cli(std::vector<std::string>{"report", ceilings, "--html", out});
   CHECK(alone.exit_code == 2);
