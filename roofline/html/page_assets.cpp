@@ -226,7 +226,9 @@ std::string_view page_script() {
   }
 
   // The chart's labels as the browser draws them, with its fonts: no box over
-  // another (the plot places them from estimated boxes, label_placer.hpp).
+  // another (the plot places them from estimated boxes, label_placer.hpp) by
+  // more than a pixel, what rounding a scaled font's ascent and descent to
+  // whole pixels can add.
   function overlappingLabels() {
     var boxes = Array.prototype.map.call(figure.querySelectorAll('.plot-area text'), function (t) {
       return {text: t.textContent, box: t.getBoundingClientRect()};
@@ -234,18 +236,31 @@ std::string_view page_script() {
     var found = [];
     boxes.forEach(function (a, i) {
       boxes.slice(i + 1).forEach(function (b) {
-        var apart = a.box.right - 0.5 <= b.box.left || b.box.right - 0.5 <= a.box.left ||
-                    a.box.bottom - 0.5 <= b.box.top || b.box.bottom - 0.5 <= a.box.top;
+        var apart = a.box.right - 1 <= b.box.left || b.box.right - 1 <= a.box.left ||
+                    a.box.bottom - 1 <= b.box.top || b.box.bottom - 1 <= a.box.top;
         if (!apart) found.push('labels "' + a.text + '" and "' + b.text + '" overlap');
       });
     });
     return found;
   }
 
-  // No label over another; every point selected by a click and by Enter on
-  // its row, its figures shown on focus; a table sorted both ways by N.
+  // Every text of the chart (the legend too) inside the chart's canvas.
+  function textsOutside() {
+    var svg = figure.querySelector('svg');
+    if (!svg) return [];
+    var canvas = svg.getBoundingClientRect();
+    return Array.prototype.filter.call(svg.querySelectorAll('text'), function (t) {
+      var box = t.getBoundingClientRect();
+      return box.left < canvas.left - 0.5 || box.right > canvas.right + 0.5 ||
+             box.top < canvas.top - 0.5 || box.bottom > canvas.bottom + 0.5;
+    }).map(function (t) { return '"' + t.textContent + '" lies outside the chart'; });
+  }
+
+  // No label over another nor outside the chart; every point selected by a
+  // click and by Enter on its row, its figures shown on focus; a table sorted
+  // both ways by N.
   function selfTest(points) {
-    var failures = overlappingLabels();
+    var failures = overlappingLabels().concat(textsOutside());
     points.forEach(function (point) {
       var row = rowOf(point);
       if (!row) { failures.push(point.id + ' has no row'); return; }

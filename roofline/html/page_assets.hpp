@@ -18,7 +18,8 @@ std::string_view page_style();
 // shows a row's figures on hover and focus, selects a point and its row on a
 // click or Enter (from either side), sorts tables by their headers, writes
 // any error it meets into #script-status, and with #selftest in the address
-// checks that no chart label overlaps another as drawn, selects every point
+// checks that no chart label overlaps another as drawn and that every text
+// of the chart (its legend too) lies inside it, selects every point
 // in turn, sorts a table, and writes the outcome into #selftest.
 std::string_view page_script();
 
