@@ -43,6 +43,7 @@ void add_figure_table_command(CLI::App& app);
 void add_audit_command(CLI::App& app, CommandStatus& status);
 void add_compare_command(CLI::App& app, CommandStatus& status);
 void add_plot_command(CLI::App& app, CommandStatus& status);
+void add_report_command(CLI::App& app, CommandStatus& status);
 void add_import_historical_command(CLI::App& app, CommandStatus& status);
 void add_import_samples_command(CLI::App& app, CommandStatus& status);
 

@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   cfr::app::add_audit_command(app, status);
   cfr::app::add_compare_command(app, status);
   cfr::app::add_plot_command(app, status);
+  cfr::app::add_report_command(app, status);
   cfr::app::add_import_historical_command(app, status);
   cfr::app::add_import_samples_command(app, status);
   one_value_per_use(app);

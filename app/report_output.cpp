@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "report_file.hpp"
+#include "roofline/html/report_page.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/report_table.hpp"
+#include "tool_info.hpp"
 
 namespace cfr::app {
 
@@ -21,6 +23,7 @@ OutputFiles report_outputs(const SweepOptions& options, const std::vector<std::s
   outputs.add("--json", options.json_path);
   outputs.add("--csv", options.csv_path);
   outputs.add("--md", options.md_path);
+  outputs.add("--html", options.html_path);
   return outputs;
 }
 
@@ -31,6 +34,11 @@ void emit_report(const Report& report, const OutputFiles& outputs) {
   if (outputs.has("--md")) {
     contents.push_back(
         {"--md", render_table(report, TableFormat::markdown) + "\n" + render_legend(report)});
+  }
+  if (outputs.has("--html")) {
+    // The page names the report by the file it was written to, when there is one.
+    const std::string name = outputs.has("--json") ? outputs.path("--json") : "this run";
+    contents.push_back({"--html", html::report_page({{name, &report}}, {"", generator_name()})});
   }
   // The files first: when one cannot be written, nothing but the error is printed.
   outputs.write(contents);

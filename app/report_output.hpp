@@ -6,7 +6,7 @@
 
 namespace cfr::app {
 
-// The targets of --json, --csv and --md, checked before the command does any
+// The targets of --json, --csv, --md and --html, checked before the command does any
 // work (output_files.hpp); none may be --gpu-table or one of `inputs`.
 OutputFiles report_outputs(const SweepOptions& options,
                            const std::vector<std::string>& inputs = {});

@@ -404,6 +404,8 @@ void add_sweep_options(CLI::App& command, SweepOptions& o) {
   add_output_option(command, "--json", o.json_path, "write the report JSON");
   add_output_option(command, "--csv", o.csv_path, "write the table as CSV");
   add_output_option(command, "--md", o.md_path, "write the table as Markdown");
+  add_output_option(command, "--html", o.html_path,
+                    "write one self-contained HTML page of the report (as `report --html`)");
 }
 
 FlopConvention flop_convention_option(const std::string& text) {

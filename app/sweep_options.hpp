@@ -50,6 +50,7 @@ struct SweepOptions {
   std::string json_path;
   std::string csv_path;
   std::string md_path;
+  std::string html_path;  // the HTML page of the report (roofline/html/report_page.hpp)
 };
 
 void add_sweep_options(CLI::App& command, SweepOptions& options);

@@ -34,6 +34,11 @@ ToolInfo current_tool_info() {
   return info;
 }
 
+std::string generator_name() {
+  // The commit as git describes it: "-dirty" where the tree was.
+  return fmt::format("{} {} ({})", ToolInfo{}.name, CFR_VERSION, CFR_GIT_DESCRIBE);
+}
+
 std::string utc_now_iso8601() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};

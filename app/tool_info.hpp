@@ -9,6 +9,9 @@ namespace cfr::app {
 // Version, build type, CUDA archs, and the commit stamped at build time.
 ToolInfo current_tool_info();
 
+// "cuflash-roofline 0.1.0 (commit)": the tool that made a page or a file.
+std::string generator_name();
+
 std::string utc_now_iso8601();
 std::string host_name();
 

@@ -107,6 +107,21 @@ plotted=(results/h200/profile/*.json)
 "$tool" plot "${plotted[@]}" --ceilings results/h200/ceilings.json --out results/h200/roofline.svg
 echo "results/h200/roofline.svg: redrawn from ${plotted[*]}"
 
+# The HTML page of the two sweeps (docs/html-report.md), and the screenshot of
+# its top the README shows, where Chromium is installed.
+"$tool" report results/h200/sweep-causal.json results/h200/sweep-noncausal.json \
+  results/h200/ceilings.json --html results/h200/report.html
+if command -v chromium >/dev/null 2>&1; then
+  profile=$(mktemp -d)
+  chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --user-data-dir="$profile" \
+    --window-size=1280,1000 --screenshot="$PWD/results/h200/report.png" \
+    "file://$PWD/results/h200/report.html" >/dev/null 2>&1
+  rm -rf "$profile"
+  echo "results/h200/report.html and report.png: made from the two sweeps"
+else
+  echo "results/h200/report.html: made from the two sweeps (no chromium: report.png kept)"
+fi
+
 # The memory-bound half: the served rows, ours and the peers', under the
 # read-stream and copy slopes of the measured ceilings.
 served=(results/h200/served/*.json results/h200/peers/served/*.json)

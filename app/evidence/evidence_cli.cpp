@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report_file.hpp"
+#include "roofline/report/report_values.hpp"
 
 namespace cfr::app {
 
@@ -60,6 +61,42 @@ OutputFiles evidence_outputs(const std::vector<std::string>& inputs,
   for (const std::string& input : inputs) outputs.protect_input(input);
   for (const auto& [option, path] : targets) outputs.add(option, path);
   return outputs;
+}
+
+// A `ceilings` file as a roof: measured DRAM bandwidth (and read bandwidth,
+// where the file has it) and the best measured peak per compute unit.
+CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path) {
+  const CeilingFigure* dram = measured.find("dram_bandwidth");
+  if (dram == nullptr || dram->value <= 0) {
+    throw std::runtime_error(fmt::format("{}: figures: no positive dram_bandwidth figure", path));
+  }
+  CeilingRecord roof;
+  roof.gpu = measured.device.name.empty() ? path : measured.device.name;
+  roof.source = "measured";
+  roof.source_detail = path;
+  roof.bandwidth_GBps = dram->value;
+  roof.read_bandwidth_GBps = measured.read_bandwidth();
+  for (ComputeUnit unit : all_compute_units) {
+    roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
+  }
+  try {
+    check_ceiling_values(roof, "figures");
+  } catch (const InputError& error) {
+    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
+  }
+  return roof;
+}
+
+void name_like_reports(CeilingRecord& roof, const std::vector<Report>& reports) {
+  for (const Report& report : reports) {
+    if (!report.ceiling.matches_device.value_or(false)) continue;
+    for (const DeviceRecord& device : report.devices) {
+      if (device.name != roof.gpu) continue;
+      roof.gpu = report.ceiling.gpu;
+      roof.gpu_name = report.ceiling.gpu_name;
+      return;
+    }
+  }
 }
 
 }  // namespace cfr::app

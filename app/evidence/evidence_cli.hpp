@@ -30,6 +30,19 @@ struct EvidenceFiles {
 };
 EvidenceFiles read_evidence_files(const std::vector<std::string>& paths);
 
+// A `ceilings` file as a roof (plot --ceilings, report): its measured DRAM
+// bandwidth, read bandwidth where it has one, and the best measured peak per
+// compute unit. Throws std::runtime_error "PATH: figures: ..." for a file
+// without a positive dram_bandwidth or with a value out of range.
+CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path);
+
+// A measured roof of the device some report ran on, named as that report's
+// ceiling names the GPU: the file says "NVIDIA H200" (the device), the
+// report "NVIDIA H200 SXM 141GB" (the GPU table), and the chart's title read
+// both for one GPU (issue 24). Only where the report's ceiling is the
+// device's (matches_device); otherwise the roof keeps the device's name.
+void name_like_reports(CeilingRecord& roof, const std::vector<Report>& reports);
+
 // The *.json files directly inside `folder`, sorted by name. Throws when it
 // is not a readable folder.
 std::vector<std::string> json_files_in(const std::string& folder);

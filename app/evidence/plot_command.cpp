@@ -26,7 +26,6 @@
 #include "roofline/evidence/roofline_svg.hpp"
 #include "roofline/report/ceilings_report.hpp"
 #include "roofline/report/report_json.hpp"
-#include "roofline/report/report_values.hpp"
 
 extern char** environ;
 
@@ -41,30 +40,6 @@ struct PlotOptions {
   std::string title;
   std::string png;
 };
-
-// A `ceilings` file as a roof: measured DRAM bandwidth (and read bandwidth,
-// where the file has it) and the best measured peak per compute unit.
-CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& path) {
-  const CeilingFigure* dram = measured.find("dram_bandwidth");
-  if (dram == nullptr || dram->value <= 0) {
-    throw std::runtime_error(fmt::format("{}: figures: no positive dram_bandwidth figure", path));
-  }
-  CeilingRecord roof;
-  roof.gpu = measured.device.name.empty() ? path : measured.device.name;
-  roof.source = "measured";
-  roof.source_detail = path;
-  roof.bandwidth_GBps = dram->value;
-  roof.read_bandwidth_GBps = measured.read_bandwidth();
-  for (ComputeUnit unit : all_compute_units) {
-    roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
-  }
-  try {
-    check_ceiling_values(roof, "figures");
-  } catch (const InputError& error) {
-    throw std::runtime_error(fmt::format("{}: {}", path, error.what()));
-  }
-  return roof;
-}
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -153,6 +128,7 @@ void run(const PlotOptions& options) {
   chart.title = options.title;
   for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
     chart.extra_ceilings.push_back(measured_roof(files.ceilings[i], files.ceilings_paths[i]));
+    name_like_reports(chart.extra_ceilings.back(), files.reports);
   }
   std::vector<evidence::PlotReport> inputs_to_plot;
   for (std::size_t i = 0; i < files.reports.size(); ++i)

@@ -70,6 +70,8 @@ struct Marker {
   std::string report;
   std::string gpu;  // the report's ceiling id, to tell GPUs apart in the label
   const ResultRow* row = nullptr;
+  // "R-I": the report's index among the inputs, the row's in its results.
+  std::string row_id;
   bool auditable = false;
   bool model = false;  // a projection drawn at its roof
   double ai = 0;
@@ -190,6 +192,8 @@ class Chart {
         marker.report = input.name;
         marker.gpu = report.ceiling.gpu;
         marker.row = &row;
+        marker.row_id =
+            fmt::format("{}-{}", &input - reports_.data(), &row - report.results.data());
         marker.auditable = report.provenance.auditable;
         marker.ai = *x;
         const auto measured = figure_number(y_figure_, row);
@@ -242,10 +246,13 @@ class Chart {
       Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
                 bandwidth_GBps,         *peak,       level};
       if (!plottable(roof.ridge())) continue;
+      // The same figures are one roof, whatever the ceiling calls its GPU: a
+      // report measured against results/h200/ceilings.json names it by the GPU
+      // table ("NVIDIA H200 SXM 141GB"), the file by the device ("NVIDIA H200"),
+      // and the legend listed each roof twice and the title both names (issue 24).
       const auto same = [&](const Roof& r) {
-        return std::tie(r.ceiling, r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
-               std::tie(roof.ceiling, roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs,
-                        roof.level);
+        return std::tie(r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
+               std::tie(roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs, roof.level);
       };
       if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
     }
@@ -580,10 +587,10 @@ class Chart {
       const std::string colour = m.model ? std::string(model_gray) : colour_of(row.kernel);
       const bool hollow = m.model || !m.auditable;
       const std::string attributes = fmt::format(
-          "class=\"{}\" data-report=\"{}\" data-kernel=\"{}\" data-dtype=\"{}\" "
+          "class=\"{}\" data-row=\"{}\" data-report=\"{}\" data-kernel=\"{}\" data-dtype=\"{}\" "
           "data-seq-len=\"{}\" data-head-dim=\"{}\" data-causal=\"{}\" data-auditable=\"{}\" "
           "data-ai=\"{}\" data-tflops=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.6\"",
-          m.model ? "model-point" : "point", attr(m.report), attr(row.kernel),
+          m.model ? "model-point" : "point", m.row_id, attr(m.report), attr(row.kernel),
           to_string(row.problem.dtype), row.problem.seq_len, row.problem.head_dim,
           row.problem.causal ? "true" : "false", m.auditable ? "true" : "false", num(m.ai),
           num(m.tflops), hollow ? "white" : colour, colour);

@@ -18,9 +18,10 @@
 //      data-bandwidth-GBps data-peak-TFLOPs data-ridge points="slope start,
 //      ridge corner, right end">
 //   <circle class="ridge" data-unit data-ridge data-tflops>
-//   <circle|path class="point" data-report data-kernel data-seq-len
+//   <circle|path class="point" data-row data-report data-kernel data-seq-len
 //      data-causal data-auditable data-ai data-tflops>   one per ok row with
-//      achieved TFLOP/s > 0: x and y the figures PlotOptions names (ai, achieved TFLOPs)
+//      achieved TFLOP/s > 0: x and y the figures PlotOptions names (ai, achieved TFLOPs);
+//      data-row "R-I": the report's index among the inputs, the row's in its results
 //   <circle|path class="model-point" ...>  an ok row with no achieved figures
 //      (a model projection), drawn hollow gray at its roof
 //   <rect class="level-point" data-level data-kernel data-seq-len data-head-dim

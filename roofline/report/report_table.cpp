@@ -370,13 +370,12 @@ std::vector<std::string> table_column_names() {
   return names;
 }
 
-std::string render_table(const Report& report, TableFormat format,
-                         const std::vector<std::string>& column_names) {
+TableCells table_cells(const Report& report, TableFormat format,
+                       const std::vector<std::string>& column_names) {
   const std::vector<Column> shown = chosen_columns(report, column_names);
-  std::vector<std::string> headers;
-  for (const Column& column : shown) headers.emplace_back(column.label);
-  std::vector<std::vector<std::string>> cells;
-  cells.reserve(report.results.size());
+  TableCells table;
+  for (const Column& column : shown) table.headers.emplace_back(column.label);
+  table.rows.reserve(report.results.size());
   for (const ResultRow& row : report.results) {
     std::vector<std::string> line;
     for (const Column& column : shown) {
@@ -386,10 +385,16 @@ std::string render_table(const Report& report, TableFormat format,
         line.push_back(shown_cell(column.cell(row), format == TableFormat::markdown));
       }
     }
-    cells.push_back(std::move(line));
+    table.rows.push_back(std::move(line));
   }
-  if (format == TableFormat::csv) return render_csv(headers, cells);
-  return render_aligned(headers, cells, format == TableFormat::markdown);
+  return table;
+}
+
+std::string render_table(const Report& report, TableFormat format,
+                         const std::vector<std::string>& column_names) {
+  const TableCells table = table_cells(report, format, column_names);
+  if (format == TableFormat::csv) return render_csv(table.headers, table.rows);
+  return render_aligned(table.headers, table.rows, format == TableFormat::markdown);
 }
 
 std::string render_legend(const Report& report, const std::vector<std::string>& column_names) {

@@ -22,6 +22,16 @@ std::vector<std::string> table_column_names();
 std::string render_table(const Report& report, TableFormat format,
                          const std::vector<std::string>& columns = {});
 
+// The cells render_table lays out, for a printer of its own (the HTML page):
+// the headers and one line of cells per row of the report, in its order, as
+// `format` prints them (text: control characters as \xNN; CSV: raw numbers).
+struct TableCells {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+};
+TableCells table_cells(const Report& report, TableFormat format,
+                       const std::vector<std::string>& columns = {});
+
 // The lines under a table that say where each number came from: one per
 // figure among the columns (the same choice as render_table's), then the
 // FLOP convention, the ceiling and the provenance.

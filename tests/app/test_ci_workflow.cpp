@@ -123,8 +123,9 @@ TEST_CASE("ci workflow: the CPU job's commands run as written against the commit
     INFO(r.err);
     CHECK(r.exit_code == 0);
   }
-  // model, audit of it, audit of the baseline.
-  CHECK(tool_commands == 3);
+  // model, audit of it, audit of the baseline, the baseline's HTML page.
+  CHECK(tool_commands == 4);
+  CHECK(file_exists((checkout.dir / "out/h200-baseline.html").string()));
 }
 
 TEST_CASE("ci workflow: the GPU job sweeps the baseline's axes and its gate compares every row") {
@@ -178,4 +179,5 @@ TEST_CASE("ci workflow: the GPU job sweeps the baseline's axes and its gate comp
   }
   CHECK(gates == 1);
   CHECK(file_exists((checkout.dir / "out/roofline.svg").string()));
+  CHECK(file_exists((checkout.dir / "out/causal.html").string()));
 }

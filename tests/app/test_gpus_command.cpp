@@ -15,7 +15,7 @@ TEST_CASE("cli: --version and --help answer on every command") {
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("0.1.0") != std::string::npos);
   for (const char* command : {"gpus", "model", "sweep", "ceilings", "audit", "compare", "plot",
-                              "import-historical", "import-samples"}) {
+                              "report", "import-historical", "import-samples"}) {
     INFO(command);
     const CliResult help = run_cli(std::string(command) + " --help");
     CHECK(help.exit_code == 0);

@@ -37,7 +37,7 @@ TEST_CASE("cli: table fails with one line for an unknown column or an unusable f
 TEST_CASE("cli: --help of every command shows no CLI11 internals") {
   // Issue 12: `ENUM:value in {csv->2,md->1,text->0}` and `--no-legend{false}`.
   for (const char* command : {"gpus", "model", "sweep", "ceilings", "table", "audit", "compare",
-                              "plot", "import-historical", "import-samples"}) {
+                              "plot", "report", "import-historical", "import-samples"}) {
     INFO(command);
     const CliResult r = run_cli(std::string(command) + " --help");
     REQUIRE(r.exit_code == 0);

@@ -96,6 +96,28 @@ TEST_CASE("the chart parses as XML and has one point per ok row with achieved fi
                     [](const XmlElement* e) { return e->text == "1K" || e->text == "4K"; }));
 }
 
+TEST_CASE("a point's data-row names its report and row (the HTML page links them by it)") {
+  const Report first = measured_report();
+  const Report second = model_report();
+  const Chart chart = read_chart(roofline_svg({{"a.json", &first}, {"b.json", &second}}, {}));
+  const std::vector<const Report*> reports{&first, &second};
+  std::size_t linked = 0;
+  for (const char* kind : {"point", "model-point"}) {
+    for (const XmlElement* p : chart.with_class(kind)) {
+      const std::string id = p->attribute("data-row");
+      const auto dash = id.find('-');
+      const std::size_t report = std::stoul(id.substr(0, dash));
+      const std::size_t row = std::stoul(id.substr(dash + 1));
+      REQUIRE(report < reports.size());
+      REQUIRE(row < reports[report]->results.size());
+      CHECK(p->attribute("data-report") == (report == 0 ? "a.json" : "b.json"));
+      CHECK(p->number("data-ai") == Approx(reports[report]->results[row].model->ai));
+      ++linked;
+    }
+  }
+  CHECK(linked == ok_rows_with_achieved(first) + second.results.size());
+}
+
 TEST_CASE("each compute unit's roof meets the bandwidth slope at its ridge") {
   // fa1_scalar runs on fp32 SIMT, fa1_wmma on fp16 tensor cores: two roofs on the H200
   // datasheet, ridges 67 / 4.8 = 13.96 and 989.4 / 4.8 = 206.1 FLOP/byte.
@@ -208,6 +230,32 @@ TEST_CASE("a measured ceiling is drawn solid beside the datasheet's dashed roof"
   CHECK(solid == 2);
 }
 
+TEST_CASE("one roof per figures: a ceiling named twice is drawn, listed and titled once") {
+  // results/h200/roofline.svg: the profiled reports' measured ceiling is named by the GPU
+  // table, the same ceilings file passed to plot by the device; the legend listed each roof
+  // twice and the title read "NVIDIA H200 SXM 141GB, NVIDIA H200" (issue 24).
+  Report report = measured_report();
+  report.ceiling.source = "measured";
+  CeilingRecord same_file = report.ceiling;
+  same_file.gpu = "NVIDIA H200";
+  same_file.gpu_name.clear();
+  PlotOptions options;
+  options.extra_ceilings = {same_file};
+  const Chart chart = read_chart(roofline_svg({{"sweep.json", &report}}, options));
+  const std::size_t units = 2;  // fa1_scalar: fp32 SIMT, fa1_wmma: fp16 tensor
+  CHECK(chart.with_class("roof").size() == units);
+  CHECK(chart.with_class("roof-label").size() <= units);
+  CHECK(chart.with_class("legend-roof").size() == 1 + units);  // the DRAM slope, then each roof
+  const auto titles = chart.with_class("title");
+  REQUIRE(titles.size() == 1);
+  CHECK(titles[0]->text == "Roofline: " + report.ceiling.gpu_name);
+  // Other figures are another roof, drawn beside it.
+  same_file.bandwidth_GBps *= 0.9;
+  options.extra_ceilings = {same_file};
+  const Chart two = read_chart(roofline_svg({{"sweep.json", &report}}, options));
+  CHECK(two.with_class("roof").size() == 2 * units);
+}
+
 TEST_CASE("hostile strings in a report cannot break the document") {
   Report report = measured_report();
   report.results[0].kernel = "<script>&\"'\x01\xff";
@@ -250,6 +298,16 @@ TEST_CASE("a profiled row is drawn at each memory level, tied, under an L2 roof"
   }
   // One per compute unit of the ok rows: fp32 SIMT (fa1_scalar, fa1_bwd) and fp16 tensor.
   CHECK(l2_roofs == 2);
+}
+
+TEST_CASE("a label's box is the line box DejaVu Sans gives it in a browser") {
+  // "16K" at 10 px: 3 glyphs of 0.66 em, 9.3 px above the baseline, 2.4 below
+  // (label_placer.hpp; tests/html/test_browser.cpp checks the drawn boxes).
+  const LabelBox box = text_box("16K", 100, 50, Anchor::end, 10);
+  CHECK(box.left == Approx(100 - 19.8));
+  CHECK(box.right == Approx(100));
+  CHECK(box.top == Approx(50 - 9.3));
+  CHECK(box.bottom == Approx(50 + 2.4));
 }
 
 TEST_CASE("no two labels overlap, even where two roofs share a peak") {

@@ -13,7 +13,7 @@
 // (issue 21). The order is this list; the folders are what the tree holds.
 namespace {
 
-const std::array<std::string, 5> parts{"core", "model", "report", "profile", "evidence"};
+const std::array<std::string, 6> parts{"core", "model", "report", "profile", "evidence", "html"};
 
 int rank_of(const std::string& part) {
   const auto found = std::find(parts.begin(), parts.end(), part);

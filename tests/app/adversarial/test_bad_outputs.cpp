@@ -118,6 +118,10 @@ TEST_CASE("outputs: every target is checked before any is written", "[outputs]")
   check_refused(run({"import-historical", source_path("configs/historical/v0.4.0.json"),
                      "--out-dir", scratch.path("missing/parent/dir")}),
                 {"--out-dir"});
+  check_refused(run({"report", report, "--html", scratch.path("no/p.html")}), {"--html"});
+  check_refused(
+      run({"model", "--json", scratch.path("m.json"), "--html", scratch.path("no/m.html")}),
+      {"--html"});
   CHECK(scratch.entries() == std::vector<std::string>({"kept.json", "r.json"}));
 }
 

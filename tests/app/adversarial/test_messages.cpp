@@ -15,8 +15,8 @@ using nlohmann::json;
 namespace {
 
 const std::string commands =
-    "commands: gpus, model, sweep, ceilings, table, audit, compare, plot, import-historical, "
-    "import-samples";
+    "commands: gpus, model, sweep, ceilings, table, audit, compare, plot, report, "
+    "import-historical, import-samples";
 
 // A document with `number_text` spliced in as the value of the first `key`,
 // as raw JSON text: 1e999 cannot be written by a JSON library.

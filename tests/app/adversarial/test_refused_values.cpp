@@ -66,6 +66,7 @@ const std::vector<Option> text_options{
     {{"plot", "r.json", "--out", "x.svg"}, "--ceilings"},
     {{"plot", "r.json", "--out", "x.svg"}, "--png"},
     {{"plot", "r.json"}, "--out"},
+    {{"report", "r.json"}, "--html"},
     {{"import-historical", "t.json"}, "--out"},
     {{"import-historical", "t.json"}, "--out-dir"},
     {{"import-historical", "t.json", "--out", "x.json"}, "--gpu"},

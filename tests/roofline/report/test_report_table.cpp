@@ -46,6 +46,21 @@ TEST_CASE("text, Markdown and CSV print the same figures from one column list") 
   CHECK(csv.rfind("kernel,dir,dtype", 0) == 0);
 }
 
+TEST_CASE("table_cells holds the cells a format prints, one line per report row") {
+  Report r = model_only();
+  r.results.push_back(r.results[0]);
+  r.results[1].kernel = "a\x01|b";
+  const TableCells text = table_cells(r, TableFormat::text);
+  REQUIRE(text.rows.size() == 2);
+  CHECK(text.headers.front() == "kernel");
+  CHECK(text.headers.size() == text.rows[1].size());
+  CHECK(text.rows[1][0] == "a\\x01|b");  // a control character shown, not sent
+  CHECK(table_cells(r, TableFormat::markdown).rows[1][0] == "a\\x01\\|b");
+  const TableCells csv = table_cells(r, TableFormat::csv, {"kernel", "causal"});
+  CHECK(csv.headers == std::vector<std::string>{"kernel", "causal"});
+  CHECK(csv.rows[0] == std::vector<std::string>{r.results[0].kernel, "false"});
+}
+
 TEST_CASE("the legend says where every number came from and that a model is not evidence") {
   const std::string legend = render_legend(model_only());
   CHECK(legend.find("exact causal convention") != std::string::npos);
