@@ -124,7 +124,10 @@ fi
 
 # The memory-bound half: the served rows, ours and the peers', under the
 # read-stream and copy slopes of the measured ceilings.
-served=(results/h200/served/*.json results/h200/peers/served/*.json)
+served=()
+for report in results/h200/served/*.json results/h200/peers/served/*.json; do
+  [[ $report == *.samples.json ]] || served+=("$report")  # the peers' raw samples are no report
+done
 if [[ ${#served[@]} -gt 0 ]]; then
   "$tool" plot "${served[@]}" --ceilings results/h200/ceilings.json \
     --title "H200: decode, GQA, speculative and paged attention" --out results/h200/served.svg
