@@ -137,14 +137,28 @@ TEST_CASE("profile: without ncu, or without permission for the counters, rows sa
 
 TEST_CASE("profile rows: the child's input round-trips, and a bad line is named") {
   const std::vector<ProfileRow> rows{{3, "fa1_wmma", {1, 8, 4096, 64, true, DType::bf16}, 1}};
-  CHECK(format_profile_rows(rows) == "3 fa1_wmma bf16 1 8 4096 64 1 1\n");
+  CHECK(format_profile_rows(rows) == "3 fa1_wmma bf16 1 8 4096 64 1 1 4096 8 0\n");
   const std::vector<ProfileRow> back = parse_profile_rows(format_profile_rows(rows));
   REQUIRE(back.size() == 1);
   CHECK(back[0].index == 3);
   CHECK(back[0].problem == rows[0].problem);
   CHECK(back[0].device == 1);
-  CHECK_THROWS_WITH(parse_profile_rows("3 fa1_wmma fp8 1 8 4096 64 1 0\n"),
-                    "profile rows, line 1: not a row: '3 fa1_wmma fp8 1 8 4096 64 1 0'");
+  CHECK_THROWS_WITH(parse_profile_rows("3 fa1_wmma fp8 1 8 4096 64 1 0 4096 8 0\n"),
+                    "profile rows, line 1: not a row: '3 fa1_wmma fp8 1 8 4096 64 1 0 4096 8 0'");
+  // Without its keys, K/V heads and page size a row is not one (the child
+  // would launch a square shape in its place).
+  CHECK_THROWS(parse_profile_rows("3 fa1_wmma bf16 1 8 4096 64 1 0\n"));
+
+  // A served row: the child gets its keys, K/V heads and page size.
+  AttentionProblem decode{8, 32, 1, 128, false, DType::fp16};
+  decode.kv_len = 32768;
+  decode.kv_heads = 8;
+  decode.page_size = 16;
+  const std::vector<ProfileRow> served{{5, "fa2_decode", decode, 0}};
+  const std::vector<ProfileRow> served_back = parse_profile_rows(format_profile_rows(served));
+  REQUIRE(served_back.size() == 1);
+  CHECK(served_back[0].problem.key() == decode.key());
+  CHECK(served_back[0].problem.page_size == 16);
 }
 
 TEST_CASE("child processes: PATH lookup and shell quoting of the recorded command") {
