@@ -70,6 +70,13 @@ served_section() {
   "$tool" compare "${pairs[@]}" --by fastest | grep -v '^only in ' || true
   echo '```'
   echo
+  local profiled_served='kernel,dtype,B,H,Hkv,N,Nk,page,causal,median ms,DRAM model,L2-aware GB,ncu DRAM GB,DRAM model err,% roof (ncu DRAM),limiter,check'
+  for name in decode speculative prefill mha-b32; do
+    if [[ -f results/h200/profile/served-$name.json ]]; then
+      section "H200, served rows profiled by Nsight Compute: the DRAM model against the counters (results/h200/profile/served-$name.json)" \
+        "results/h200/profile/served-$name.json" "$profiled_served"
+    fi
+  done
   if [[ -f $peers/torch_sdpa_gqa_prefill.json && -f $served/gqa-prefill.json ]]; then
     echo "#### GQA prefill: fa2_mma ÷ torch SDPA flash (one device run)"
     echo
