@@ -27,50 +27,48 @@ constexpr Figure number(Figure figure) {
   return figure;
 }
 
-// A profile figure: an optional number or word of ProfileDerived, absent
-// where its counters or ceiling are.
-template <auto field>
+// A measured figure kept optional in a part of the row that `holder` reaches
+// (the profile's or the energy's derived figures): absent where what it is
+// derived from is.
+template <auto holder, auto field>
 FigureValue read_optional(const ResultRow& row) {
-  const auto& slot = field(row.profile->derived);
+  const auto& slot = field(holder(row));
   return slot ? FigureValue(*slot) : FigureValue();
 }
-template <auto field>
+template <auto holder, auto field>
 bool store_optional(ResultRow& row, const FigureValue& value) {
-  using Slot = std::remove_reference_t<decltype(field(row.profile->derived))>;
-  using Value = typename Slot::value_type;
-  field(row.profile->derived) = std::get<Value>(value);
+  auto& slot = field(holder(row));
+  slot = std::get<typename std::remove_reference_t<decltype(slot)>::value_type>(value);
   return true;
 }
+template <auto holder, auto field>
+constexpr Figure optional_measured(Figure figure, FigureGroup group) {
+  figure.read = read_optional<holder, field>;
+  figure.store = store_optional<holder, field>;
+  figure.source = FigureSource::measured;
+  figure.group = group;
+  figure.optional_on_read = true;
+  return figure;
+}
+
+// A profile figure: an optional number or word of ProfileDerived, absent
+// where a counter or the L2 bandwidth is.
 template <auto field>
 constexpr Figure derived(Figure figure) {
-  figure.read = read_optional<field>;
-  figure.store = store_optional<field>;
-  figure.source = FigureSource::measured;
-  figure.group = FigureGroup::profile;
-  figure.optional_on_read = true;  // absent where a counter or the L2 bandwidth is
-  return figure;
+  return optional_measured < [](auto& row) -> auto& {
+    return row.profile->derived;
+  }
+  , field > (figure, FigureGroup::profile);
 }
 
 // An energy figure: an optional number of EnergyDerived, absent where its
 // readings cannot give it.
 template <auto field>
-FigureValue read_energy(const ResultRow& row) {
-  const std::optional<double>& slot = field(row.energy->derived);
-  return slot ? FigureValue(*slot) : FigureValue();
-}
-template <auto field>
-bool store_energy(ResultRow& row, const FigureValue& value) {
-  field(row.energy->derived) = std::get<double>(value);
-  return true;
-}
-template <auto field>
 constexpr Figure energy(Figure figure) {
-  figure.read = read_energy<field>;
-  figure.store = store_energy<field>;
-  figure.source = FigureSource::measured;
-  figure.group = FigureGroup::energy;
-  figure.optional_on_read = true;  // absent where the readings cannot give it
-  return figure;
+  return optional_measured < [](auto& row) -> auto& {
+    return row.energy->derived;
+  }
+  , field > (figure, FigureGroup::energy);
 }
 
 template <TrafficModelKind kind>
