@@ -169,6 +169,38 @@ cudaError_t scatter_to_pages(const void* src, void* dst, const int* table, int b
   });
 }
 
+void PagedKv::point(ForwardBuffers& io) const {
+  io.k = k.data();
+  io.v = v.data();
+  io.page_table = table.as<int>();
+  io.pages_per_sequence = pages_per_sequence;
+}
+
+PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::uint64_t seed,
+                unsigned char unused_rows, cudaStream_t stream) {
+  PagedKv out;
+  out.pages_per_sequence = (shape.keys() + shape.page_size - 1) / shape.page_size;
+  const std::vector<int> table = shuffled_page_table(shape.batch, out.pages_per_sequence, seed);
+  out.table = measure::DeviceBuffer(table.size() * sizeof(int));
+  CFR_CUDA_CHECK(cudaMemcpyAsync(out.table.data(), table.data(), out.table.bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  const std::size_t page_bytes = table.size() * static_cast<std::size_t>(shape.key_heads()) *
+                                 static_cast<std::size_t>(shape.page_size) *
+                                 static_cast<std::size_t>(shape.head_dim) *
+                                 static_cast<std::size_t>(element_bytes(shape.dtype));
+  out.k = measure::DeviceBuffer(page_bytes);
+  out.v = measure::DeviceBuffer(page_bytes);
+  for (auto [from, to] : {std::pair{k, &out.k}, std::pair{v, &out.v}}) {
+    CFR_CUDA_CHECK(cudaMemsetAsync(to->data(), unused_rows, to->bytes(), stream));
+    CFR_CUDA_CHECK(scatter_to_pages(from, to->data(), out.table.as<int>(), shape.batch,
+                                    shape.key_heads(), shape.keys(), shape.head_dim,
+                                    shape.page_size, out.pages_per_sequence, shape.dtype, stream));
+  }
+  // The table's host copy must outlive the copy above.
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return out;
+}
+
 cudaError_t poison(void* data, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return cudaSuccess;
   return cudaMemsetAsync(data, 0xFF, bytes, stream);

@@ -11,6 +11,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/attention_api.hpp"
+#include "kernels/measure/cuda_error.hpp"
 #include "roofline/core/dtype.hpp"
 #include "roofline/core/output_check.hpp"
 
@@ -57,5 +59,24 @@ std::vector<int> shuffled_page_table(int batch, int pages_per_sequence, std::uin
 cudaError_t scatter_to_pages(const void* src, void* dst, const int* table, int batch, int kv_heads,
                              int kv_len, int head_dim, int page_size, int pages_per_sequence,
                              DType dtype, cudaStream_t stream);
+
+// A paged copy of a contiguous K/V cache, as a serving engine lays it out:
+// the pages of each sequence in the order shuffled_page_table(seed) gives,
+// K and V scattered into them. The rows of a last page past kv_len hold
+// `unused_rows` in every byte (0, or 0xFF: NaN, as `poison`), and are never
+// read by a kernel that passes its check.
+struct PagedKv {
+  measure::DeviceBuffer table, k, v;
+  int pages_per_sequence = 0;
+
+  // `io` with its K and V read through the pages.
+  void point(ForwardBuffers& io) const;
+};
+
+// The paged copy of `k` and `v` (contiguous [batch, kv_heads, kv_len,
+// head_dim] of `shape`, which must have a page size); throws
+// measure::CudaError. Synchronizes `stream`.
+PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::uint64_t seed,
+                unsigned char unused_rows, cudaStream_t stream);
 
 }  // namespace cfr::kernels

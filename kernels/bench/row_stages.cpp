@@ -126,35 +126,6 @@ bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std:
   return data.problem == problem && data.seed == seed && (data.backward || !backward);
 }
 
-namespace {
-
-// K and V copied into a pool of pages in shuffled order, as a serving
-// engine's allocator leaves them, and the table that finds them.
-void scatter_into_pages(ProblemData& data, const TensorSizes& n, cudaStream_t stream) {
-  const AttentionProblem& p = data.problem;
-  const int per_sequence = static_cast<int>(n.pages_per_sequence);
-  const std::vector<int> table =
-      kernels::shuffled_page_table(static_cast<int>(p.batch), per_sequence, data.seed ^ 0x5047);
-  data.page_table = DeviceBuffer(table.size() * sizeof(int));
-  CFR_CUDA_CHECK(cudaMemcpyAsync(data.page_table.data(), table.data(), data.page_table.bytes(),
-                                 cudaMemcpyHostToDevice, stream));
-  const auto e = static_cast<std::size_t>(element_bytes(p.dtype));
-  data.k_pages = DeviceBuffer(n.paged_kv * e);
-  data.v_pages = DeviceBuffer(n.paged_kv * e);
-  for (auto [from, to] : {std::pair{&data.k, &data.k_pages}, std::pair{&data.v, &data.v_pages}}) {
-    // The rows of a last page past kv_len are never read; zero, not garbage.
-    CFR_CUDA_CHECK(cudaMemsetAsync(to->data(), 0, to->bytes(), stream));
-    CFR_CUDA_CHECK(kernels::scatter_to_pages(
-        from->data(), to->data(), data.page_table.as<int>(), static_cast<int>(p.batch),
-        static_cast<int>(p.key_heads()), static_cast<int>(p.keys()), static_cast<int>(p.head_dim),
-        static_cast<int>(p.page_size), per_sequence, p.dtype, stream));
-  }
-  // The table must outlive the host vector's copy.
-  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-}  // namespace
-
 void fill_inputs(ProblemData& data, cudaStream_t stream) {
   const AttentionProblem& p = data.problem;
   const TensorSizes n = tensor_sizes(p);
@@ -168,7 +139,12 @@ void fill_inputs(ProblemData& data, cudaStream_t stream) {
                                       kernels::Distribution::normal, stream));
   CFR_CUDA_CHECK(kernels::fill_random(data.v.data(), n.kv, p.dtype, data.seed ^ 0x56,
                                       kernels::Distribution::normal, stream));
-  if (p.paged()) scatter_into_pages(data, n, stream);
+  // The pages' unused rows zero, never read; the contiguous K and V stay for
+  // the reference.
+  if (p.paged()) {
+    data.pages =
+        kernels::page_kv(shape_of(p), data.k.data(), data.v.data(), data.seed ^ 0x5047, 0, stream);
+  }
   if (data.backward) {
     data.d_o = DeviceBuffer(n.q * e);
     CFR_CUDA_CHECK(kernels::fill_random(data.d_o.data(), n.q, p.dtype, data.seed ^ 0x644F,
@@ -218,12 +194,7 @@ RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, 
     b.workspace = DeviceBuffer(launchers.backward->workspace_bytes(b.shape));
   }
   b.forward_io = {data.q.data(), data.k.data(), data.v.data(), b.o.data(), b.lse.as<float>()};
-  if (p.paged()) {
-    b.forward_io.k = data.k_pages.data();
-    b.forward_io.v = data.v_pages.data();
-    b.forward_io.page_table = data.page_table.as<int>();
-    b.forward_io.pages_per_sequence = static_cast<int>(n.pages_per_sequence);
-  }
+  if (p.paged()) data.pages.point(b.forward_io);
   b.forward_context = {stream, cublas, b.forward_workspace.data(), b.forward_workspace.bytes(),
                        launch_message};
   b.backward_io = {data.q.data(),     data.k.data(), data.v.data(), b.o.data(),  data.d_o.data(),

@@ -98,7 +98,7 @@ struct ProblemData {
   measure::DeviceBuffer q, k, v, d_o;
   // A paged problem's K/V: k and v scattered into shuffled pages (what the
   // kernels read); k and v stay, contiguous, for the reference.
-  measure::DeviceBuffer page_table, k_pages, v_pages;
+  kernels::PagedKv pages;
   measure::DeviceBuffer ref_o, ref_lse;          // forward reference, fp32
   measure::DeviceBuffer ref_dq, ref_dk, ref_dv;  // backward reference, fp32
 };

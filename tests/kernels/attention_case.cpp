@@ -84,36 +84,13 @@ Inputs::Inputs(const AttentionShape& shape, std::uint64_t seed, cudaStream_t str
       fill_random(v.data(), kv_count, shape.dtype, seed + 2, Distribution::uniform, stream));
   CFR_CUDA_CHECK(
       fill_random(d_o.data(), count, shape.dtype, seed + 3, Distribution::uniform, stream));
-  if (shape.page_size == 0) return;
-  pages_per_sequence = (shape.keys() + shape.page_size - 1) / shape.page_size;
-  const std::vector<int> table = shuffled_page_table(shape.batch, pages_per_sequence, seed);
-  page_table = DeviceBuffer(table.size() * sizeof(int));
-  CFR_CUDA_CHECK(cudaMemcpyAsync(page_table.data(), table.data(), page_table.bytes(),
-                                 cudaMemcpyHostToDevice, stream));
-  const std::size_t page_bytes = table.size() * static_cast<std::size_t>(shape.key_heads()) *
-                                 static_cast<std::size_t>(shape.page_size) *
-                                 static_cast<std::size_t>(shape.head_dim) *
-                                 element_bytes(shape.dtype);
-  k_pages = DeviceBuffer(page_bytes);
-  v_pages = DeviceBuffer(page_bytes);
-  for (auto [from, to] : {std::pair{&k, &k_pages}, std::pair{&v, &v_pages}}) {
-    CFR_CUDA_CHECK(poison(to->data(), to->bytes(), stream));
-    CFR_CUDA_CHECK(scatter_to_pages(from->data(), to->data(), page_table.as<int>(), shape.batch,
-                                    shape.key_heads(), shape.keys(), shape.head_dim,
-                                    shape.page_size, pages_per_sequence, shape.dtype, stream));
-  }
-  // The table must outlive the copy of `table` above.
-  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // The pages' unused rows NaN: a kernel that reads past kv_len fails.
+  if (shape.page_size > 0) paged = page_kv(shape, k.data(), v.data(), seed, 0xFF, stream);
 }
 
 ForwardBuffers Inputs::forward(void* o, float* lse) const {
   ForwardBuffers io{q.data(), k.data(), v.data(), o, lse};
-  if (page_table.data() != nullptr) {
-    io.k = k_pages.data();
-    io.v = v_pages.data();
-    io.page_table = page_table.as<int>();
-    io.pages_per_sequence = pages_per_sequence;
-  }
+  if (paged.table.data() != nullptr) paged.point(io);
   return io;
 }
 

@@ -55,8 +55,7 @@ bool takes(const KernelEntry& kernel, const AttentionShape& shape);
 struct Inputs {
   Inputs(const AttentionShape& shape, std::uint64_t seed, cudaStream_t stream);
   DeviceBuffer q, k, v, d_o;
-  DeviceBuffer k_pages, v_pages, page_table;
-  int pages_per_sequence = 0;
+  PagedKv paged;
 
   // The buffers a forward launch reads: the pages where the shape has them.
   ForwardBuffers forward(void* o, float* lse) const;
