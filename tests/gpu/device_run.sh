@@ -32,12 +32,20 @@ step_tests() {
 step_sanitizer() {
   local args=(sweep --gpu h200 --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16,fp32
               --backward --warmup 0 --min-samples 1 --max-seconds 0.01 --hot)
+  sanitize sanitizer "" "${args[@]}"
+}
+
+# Memcheck then racecheck over one sweep: logs $out/PREFIX-<tool>.log; a
+# finding or a failed row fails the run.
+sanitize() {
+  local prefix=$1 label=$2
+  shift 2
   for tool_name in memcheck racecheck; do
-    echo "== compute-sanitizer --tool $tool_name"
-    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${args[@]}" \
-      >"$out/sanitizer-$tool_name.log" 2>&1
+    echo "== compute-sanitizer --tool $tool_name$label"
+    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "$@" \
+      >"$out/$prefix-$tool_name.log" 2>&1
     local rc=$?
-    tail -n 5 "$out/sanitizer-$tool_name.log"
+    tail -n 5 "$out/$prefix-$tool_name.log"
     echo "exit $rc"
     [[ $rc -eq 0 ]] || status=1
   done
@@ -542,15 +550,7 @@ step_sanitizer_served() {
   local args=(sweep --gpu h200 --heads 8 --kv-heads 2 --q-lens 1,3,16 --kv-lens 17,300 --page-size 0,16
               --head-dims 64,128 --both --dtype fp16,bf16 --kernels fa2_decode,fa2_mma
               --warmup 0 --min-samples 1 --max-seconds 0.01 --hot)
-  for tool_name in memcheck racecheck; do
-    echo "== compute-sanitizer --tool $tool_name (served shapes)"
-    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${args[@]}" \
-      >"$out/sanitizer-served-$tool_name.log" 2>&1
-    local rc=$?
-    tail -n 5 "$out/sanitizer-served-$tool_name.log"
-    echo "exit $rc"
-    [[ $rc -eq 0 ]] || status=1
-  done
+  sanitize sanitizer-served " (served shapes)" "${args[@]}"
 }
 
 # The board's energy per row (sweep --energy, docs/energy.md): the GPU test
