@@ -560,7 +560,7 @@ step_sanitizer_served() {
 step_energy() {
   mkdir -p results/h200/energy
   "$build"/tests/measure/test_measure_gpu "[energy]" 2>&1 | grep -E "energy counter|skipped|passed|failed" |
-    tee "$out/energy-counter.log"
+    tee results/h200/energy/energy-counter.log
   "$tool" sweep --energy --kernels fa1_wmma,fa2_mma --seq-lens 4096,16384 --head-dims 128 --both \
     --json results/h200/energy/sweep-energy.json --md results/h200/energy/sweep-energy.md \
     2>"$out/sweep-energy.log" | tail -n 20
