@@ -207,6 +207,13 @@ std::vector<const CLI::Option*> add_measure_options(CLI::App& command, MeasureOp
       ->check(not_empty())
       ->capture_default_str();
   command.add_flag("--hot", o.hot, "do not flush L2 before each sample");
+  command
+      .add_option("--l2-flush", o.l2_flush,
+                  "how L2 is flushed before each sample: read (a kernel reads twice the L2, "
+                  "leaving clean lines, as ncu --cache-control all) or memset (nvbench's way, "
+                  "leaving dirty lines whose write-back the sample pays)")
+      ->check(CLI::IsMember({"read", "memset"}))
+      ->capture_default_str();
   command.add_flag("--energy", o.energy,
                    "the board's energy per row from NVML's energy counter, around a run of "
                    "back-to-back launches (docs/energy.md)");
@@ -268,6 +275,7 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   settings.timing.target_rel_stdev = measure.max_noise_percent / 100;
   settings.timing.max_seconds = measure.max_seconds;
   settings.timing.flush_l2 = !measure.hot;
+  settings.timing.l2_flush_mode = *cfr::measure::parse_l2_flush_mode(measure.l2_flush);
   settings.timing.throttle_threshold = measure.throttle_threshold_percent / 100;
   settings.energy = measure.energy;
 

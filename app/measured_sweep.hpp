@@ -18,6 +18,8 @@ struct MeasureOptions {
   std::string devices = "0";          // "0,1" or "all"
   std::string ceiling = "datasheet";  // datasheet | measured | FILE (a `ceilings` JSON)
   bool hot = false;
+  // --l2-flush: how the L2 is emptied before each sample (kernels/measure/l2_flush.hpp).
+  std::string l2_flush = "read";
   int warmup = 3;
   int min_samples = 10;
   double max_noise_percent = 0.5;  // --max-noise: relative stdev target, in percent (nvbench)

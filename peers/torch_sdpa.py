@@ -102,6 +102,8 @@ def parse_arguments(argv):
                         "the report (default: build/app/cuflash-roofline)")
     p.add_argument("--devices", default="0", help="the CUDA device to measure on (one index)")
     p.add_argument("--hot", action="store_true", help="do not flush L2 before each sample")
+    p.add_argument("--l2-flush", choices=("read", "memset"), default=t.l2_flush_mode,
+                   help="how L2 is flushed before each sample (the tool's --l2-flush)")
     p.add_argument("--warmup", type=ranged(int, 0, 1000), default=t.warmup_runs)
     p.add_argument("--min-samples", type=ranged(int, 1, 100000), default=t.min_samples)
     p.add_argument("--max-noise", type=ranged(float, 0.0, 100.0),
@@ -192,7 +194,7 @@ def main(argv):
 
     timing = TimingOptions(warmup_runs=args.warmup, min_samples=args.min_samples,
                            target_rel_stdev=args.max_noise / 100, max_seconds=args.max_seconds,
-                           flush_l2=not args.hot,
+                           flush_l2=not args.hot, l2_flush_mode=args.l2_flush,
                            throttle_threshold=args.throttle_threshold / 100)
     commit, dirty, how = tree_state(REPO_ROOT, args.tree_stamp or None)
     print(f"torch_sdpa.py: {how}", file=sys.stderr)

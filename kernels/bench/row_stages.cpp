@@ -279,6 +279,7 @@ Timing timing_record(const measure::TimingResult& timing, const measure::TimingO
   t.samples_ms = timing.samples_ms;
   t.warmup = timing.warmup_runs;
   t.l2_flush = timing.l2_flush;
+  t.l2_flush_mode = timing.l2_flush_mode;
   t.sm_clock_MHz = timing.sm_clock_MHz;
   t.sm_clock_min_MHz = timing.sm_clock_min_MHz;
   t.throttled = timing.throttled;

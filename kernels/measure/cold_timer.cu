@@ -50,8 +50,8 @@ struct SampleReading {
 
 class ColdSampler {
  public:
-  ColdSampler(int device, bool flush_l2) : probe_(device) {
-    if (flush_l2) flusher_.emplace(device);
+  ColdSampler(int device, bool flush_l2, L2FlushMode mode) : probe_(device) {
+    if (flush_l2) flusher_.emplace(device, mode);
   }
 
   cudaError_t warm_up(const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
@@ -117,6 +117,7 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
                       const TimingOptions& options, cudaStream_t stream, TimingResult& out) {
   out = TimingResult{};
   out.l2_flush = options.flush_l2;
+  if (options.flush_l2) out.l2_flush_mode = std::string(to_string(options.l2_flush_mode));
   CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
 
   const auto wall_start = std::chrono::steady_clock::now();
@@ -133,7 +134,7 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
     // No throttle test when the device reports no clock.
     const double throttle_MHz = options.throttle_threshold * out.max_sm_clock_MHz;
 
-    ColdSampler sampler(device, options.flush_l2);
+    ColdSampler sampler(device, options.flush_l2, options.l2_flush_mode);
 
     for (int run = 0; run < options.warmup_runs; ++run) {
       CFR_CUDA_CHECK_NOEXCEPT(sampler.warm_up(launch, stream));

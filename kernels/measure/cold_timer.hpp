@@ -15,6 +15,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/measure/l2_flush.hpp"
+
 namespace cfr::measure {
 
 struct TimingOptions {
@@ -24,6 +26,7 @@ struct TimingOptions {
   double target_rel_stdev = 0.005;
   double max_seconds = 2.0;  // wall-clock cap per configuration, warm-up included
   bool flush_l2 = true;
+  L2FlushMode l2_flush_mode = L2FlushMode::read;  // how, when flush_l2
   // Fraction of the device's max SM clock below which a sample is discarded as throttled.
   double throttle_threshold = 0.75;
 };
@@ -32,6 +35,7 @@ struct TimingResult {
   std::vector<double> samples_ms;  // every kept sample, in order
   int warmup_runs = 0;
   bool l2_flush = true;
+  std::string l2_flush_mode;                 // "read" or "memset" when l2_flush, else empty
   std::vector<double> sm_clock_MHz_samples;  // one per kept sample; 0 where the probe failed
   double sm_clock_MHz = 0;                   // median of the probe over kept samples
   double sm_clock_min_MHz = 0;  // lowest probe reading of any sample, discarded ones included

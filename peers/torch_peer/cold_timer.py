@@ -2,7 +2,7 @@
 kernels/measure/cold_timer.cu step for step; stop_rule.py keeps the samples and
 decides when to stop.
 
-Per sample: flush L2 (a memset over twice the L2, its byte alternating, on the
+Per sample: flush L2 (a read of twice the L2, or a memset over it, on the
 stream), synchronize, hold the stream, record the start event, launch, record
 the stop event, synchronize, read the SM clock.
 
@@ -28,19 +28,28 @@ MAX_HOLD_SECONDS = 0.1
 
 
 class L2Flusher:
-    """kernels/measure/l2_flush.cu: 2 x L2 bytes, memset with an alternating byte,
-    so no flush writes what the previous one did."""
+    """kernels/measure/l2_flush.cu over 2 x L2 bytes. "read": a reduction reads the
+    whole (zero) buffer on the stream, leaving the L2 clean; "memset": a memset with
+    an alternating byte, so no flush writes what the previous one did, leaving the
+    L2 dirty."""
 
-    def __init__(self, torch, driver, device, l2_bytes):
+    def __init__(self, torch, driver, device, l2_bytes, mode):
+        self._torch = torch
         self._driver = driver
+        self._mode = mode
         self._buffer = None
         self._fill = 0
         if l2_bytes > 0:
-            self._buffer = torch.empty(2 * int(l2_bytes), dtype=torch.uint8,
+            self._buffer = torch.zeros(2 * int(l2_bytes), dtype=torch.uint8,
                                        device=torch.device("cuda", device))
+            self._words = self._buffer.view(torch.int32)
 
     def flush(self, stream):
         if self._buffer is None:
+            return
+        if self._mode == "read":
+            with self._torch.cuda.stream(stream):
+                self._words.sum()
             return
         self._fill ^= 0x5A
         self._driver.memset_async(self._buffer.data_ptr(), self._fill, self._buffer.numel(),
@@ -56,7 +65,8 @@ class ColdTimer:
         self._device = device
         self._options = options
         self._max_MHz = max_sm_clock_MHz
-        self._flusher = L2Flusher(torch, driver, device, l2_bytes) if options.flush_l2 else None
+        self._flusher = (L2Flusher(torch, driver, device, l2_bytes, options.l2_flush_mode)
+                         if options.flush_l2 else None)
         self._hold_seconds = FIRST_HOLD_SECONDS
         # A private torch helper (its own tests' spin kernel); without it nothing holds.
         self._can_hold = hasattr(torch.cuda, "_sleep")

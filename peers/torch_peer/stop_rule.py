@@ -23,6 +23,7 @@ class TimingOptions:
     target_rel_stdev: float = 0.005
     max_seconds: float = 2.0  # wall-clock cap per configuration, warm-up included
     flush_l2: bool = True
+    l2_flush_mode: str = "read"  # "read" or "memset" (kernels/measure/l2_flush.hpp)
     # Fraction of the device's max SM clock below which a sample is discarded as throttled.
     throttle_threshold: float = 0.75
 
@@ -128,4 +129,6 @@ class SampleLog:
             "noise_target_met": self.noise_target_met,
             "stop_reason": self.stop_reason,
         }
+        if self.options.flush_l2:
+            timing["l2_flush_mode"] = self.options.l2_flush_mode
         return timing

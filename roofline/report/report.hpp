@@ -127,6 +127,10 @@ struct Timing {
   // only the printed time, as the median.
   SampleSummary summary;
   bool l2_flush = true;
+  // How the L2 was flushed: "read" (clean lines left behind) or "memset"
+  // (dirty lines, nvbench's way); empty without a flush and in reports older
+  // than the choice, which flushed by memset.
+  std::string l2_flush_mode;
   double sm_clock_MHz = 0;
   double sm_clock_min_MHz = 0;
   bool throttled = false;

@@ -32,17 +32,19 @@ json peaks_json(const std::array<std::optional<double>, all_compute_units.size()
 
 // The raw part of a timing; its summary is figures (figures.cpp).
 json timing_json(const Timing& t) {
-  return json{{"samples_ms", t.samples_ms},
-              {"warmup", t.warmup},
-              {"l2_flush", t.l2_flush},
-              {"sm_clock_MHz", t.sm_clock_MHz},
-              {"sm_clock_min_MHz", t.sm_clock_min_MHz},
-              {"throttled", t.throttled},
-              {"throttled_discarded", t.throttled_discarded},
-              {"throttle_threshold_percent", optional_number(t.throttle_threshold_percent)},
-              {"kept_throttled", t.kept_throttled},
-              {"noise_target_met", t.noise_target_met},
-              {"stop_reason", t.stop_reason}};
+  json out{{"samples_ms", t.samples_ms},
+           {"warmup", t.warmup},
+           {"l2_flush", t.l2_flush},
+           {"sm_clock_MHz", t.sm_clock_MHz},
+           {"sm_clock_min_MHz", t.sm_clock_min_MHz},
+           {"throttled", t.throttled},
+           {"throttled_discarded", t.throttled_discarded},
+           {"throttle_threshold_percent", optional_number(t.throttle_threshold_percent)},
+           {"kept_throttled", t.kept_throttled},
+           {"noise_target_met", t.noise_target_met},
+           {"stop_reason", t.stop_reason}};
+  if (!t.l2_flush_mode.empty()) out["l2_flush_mode"] = t.l2_flush_mode;
+  return out;
 }
 
 namespace {
@@ -226,6 +228,13 @@ Timing read_timing(const Node& n) {
   t.summary.count = static_cast<int>(t.samples_ms.size());
   t.warmup = n.int32("warmup");
   t.l2_flush = n.boolean("l2_flush");
+  if (n.has("l2_flush_mode")) {
+    t.l2_flush_mode = n.string("l2_flush_mode");
+    if (t.l2_flush_mode != "read" && t.l2_flush_mode != "memset") {
+      throw InputError(fmt::format("{}: expected \"read\" or \"memset\", got \"{}\"",
+                                   n.key_path("l2_flush_mode"), t.l2_flush_mode));
+    }
+  }
   t.sm_clock_MHz = n.number("sm_clock_MHz");
   if (n.has("sm_clock_min_MHz")) t.sm_clock_min_MHz = n.number("sm_clock_min_MHz");
   if (n.has("throttled")) t.throttled = n.boolean("throttled");

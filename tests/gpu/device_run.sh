@@ -4,7 +4,8 @@
 # arguments: tests, sanitizer, sanitizer_served, smoke, devices, cli, results,
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
-# profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy.
+# profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
+# flush_modes.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -544,6 +545,31 @@ step_served_profile() {
   profile_sweep served-speculative --preset llama3-8b --q-lens 4,16 --kv-lens 32768 --batch 8 \
     --causal --kernels fa2_decode --max-seconds 0.3
 }
+# The decode rows under each way of flushing L2 (docs/perf-notes.md, "A flush
+# that leaves no debt"), ours and torch's back to back, and ours hot.
+step_flush_modes() {
+  local dir=results/h200/served/flush-modes
+  mkdir -p "$dir"
+  local axes=(--preset llama3-8b --dtype fp16 --kv-lens 2048:131072:x4 --batch 1,8,32
+              --max-seconds 0.5)
+  local mode
+  for mode in memset read hot; do
+    local flush=(--l2-flush "$mode")
+    [[ $mode == hot ]] && flush=(--hot)
+    "$tool" sweep --ceiling results/h200/ceilings.json --kernels fa2_decode "${axes[@]}" \
+      "${flush[@]}" --json "$dir/decode-$mode.json" --md "$dir/decode-$mode.md" \
+      >"$out/flush-$mode.txt" 2>&1 || status=1
+    "$tool" audit "$dir/decode-$mode.json" | tail -n 1
+    [[ $mode == hot ]] && continue
+    peer_script "${axes[@]}" "${flush[@]}" --json "$dir/torch-decode-$mode.json" \
+      2>"$out/flush-peer-$mode.log"
+    [[ $? -le 1 ]] || status=1
+    "$tool" audit "$dir/torch-decode-$mode.json" | tail -n 1
+    "$tool" table "$dir/torch-decode-$mode.json" --format md >"$dir/torch-decode-$mode.md"
+  done
+  cp -r "$dir" "$out/"
+}
+
 # Memcheck and racecheck over the served shapes' launches: fa2_decode's
 # splits and their combine, pages, GQA and Nq != Nk in fa2_mma, ragged keys.
 step_sanitizer_served() {

@@ -193,12 +193,14 @@ TEST_CASE("record: the timer's result as the report's Timing") {
   timing.throttled = true;
   timing.noise_target_met = true;
   timing.stop_reason = "noise target met";
+  timing.l2_flush_mode = "memset";
   measure::TimingOptions options;
   options.throttle_threshold = 0.8;
   const Timing t = timing_record(timing, options);
   CHECK(t.samples_ms == timing.samples_ms);
   CHECK(t.warmup == 3);
   CHECK(t.l2_flush);
+  CHECK(t.l2_flush_mode == "memset");
   CHECK(t.sm_clock_MHz == 1980);
   CHECK(t.sm_clock_min_MHz == 1800);
   CHECK(t.throttled);

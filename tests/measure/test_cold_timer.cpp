@@ -37,6 +37,7 @@ TEST_CASE("time_cold takes at least min_samples positive samples", "[cold_timer]
   REQUIRE(time_cold(launch, options, stream, result) == cudaSuccess);
   CHECK(result.warmup_runs == options.warmup_runs);
   CHECK(result.l2_flush);
+  CHECK(result.l2_flush_mode == "read");
   REQUIRE(result.samples_ms.size() >= 10);
   CHECK(std::all_of(result.samples_ms.begin(), result.samples_ms.end(),
                     [](double ms) { return ms > 0 && ms < 100; }));
@@ -64,6 +65,7 @@ TEST_CASE("time_cold stops at the sample cap when the noise target cannot be met
   CHECK(result.stop_reason == "sample cap");
   CHECK_FALSE(result.noise_target_met);
   CHECK_FALSE(result.l2_flush);
+  CHECK(result.l2_flush_mode.empty());
 }
 
 TEST_CASE("time_cold stops at the time cap", "[cold_timer]") {

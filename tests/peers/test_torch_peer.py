@@ -34,6 +34,13 @@ class Noise(unittest.TestCase):
         timing = log_of([(1.0, 1900.0)] * 10, TimingOptions()).timing()
         self.assertFalse([key for key in timing if key.endswith("_ms") and key != "samples_ms"])
 
+    def test_the_flush_mode_is_recorded_only_with_a_flush(self):
+        readings = [(1.0, 1900.0)] * 10
+        self.assertEqual(log_of(readings, TimingOptions()).timing()["l2_flush_mode"], "read")
+        memset = TimingOptions(l2_flush_mode="memset")
+        self.assertEqual(log_of(readings, memset).timing()["l2_flush_mode"], "memset")
+        self.assertNotIn("l2_flush_mode", log_of(readings, TimingOptions(flush_l2=False)).timing())
+
 def log_of(readings, options, max_MHz=2000.0, seconds=None):
     """Feeds (ms, MHz) readings until the rule stops; `seconds` is the elapsed
     time seen after each (default 0)."""

@@ -130,6 +130,21 @@ TEST_CASE("figures no measurement can have, and integers past int, are refused b
   }
 }
 
+// docs/report-schema.md, timing.l2_flush_mode: written when recorded, read
+// back, absent (older reports) read as not recorded; another word is refused.
+TEST_CASE("timing.l2_flush_mode round-trips, may be absent, and takes read or memset only") {
+  Report report = sample_report();
+  report.results[0].timing->l2_flush_mode = "read";
+  const json written = to_json(report);
+  CHECK(written["results"][0]["timing"]["l2_flush_mode"] == "read");
+  CHECK(report_from_json(written).results[0].timing->l2_flush_mode == "read");
+  CHECK_FALSE(to_json(sample_report())["results"][0]["timing"].contains("l2_flush_mode"));
+  json bad = written;
+  bad["results"][0]["timing"]["l2_flush_mode"] = "evict";
+  CHECK(error_of(bad) ==
+        "results[0].timing.l2_flush_mode: expected \"read\" or \"memset\", got \"evict\"");
+}
+
 // docs/report-schema.md: provenance.plugins is written only when a plugin
 // brought kernels, and read back field by field.
 TEST_CASE("provenance.plugins round-trips and is absent without plugins") {
