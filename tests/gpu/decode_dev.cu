@@ -451,8 +451,52 @@ int run_fa2(measure::L2Flusher& flusher, cudaStream_t stream) {
   return failures;
 }
 
+// Every split count from 1 to 8 and a few beyond, on the shapes where the
+// plan's power of two may leave the last wave of CTAs part-empty
+// (docs/perf-notes.md, "Waves"). No check: run the variant's check first.
+int run_waves(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t stream) {
+  struct Timed {
+    int batch, kv_heads, kv_len;
+  };
+  for (const Timed& t : std::vector<Timed>{{1, 8, 32768},
+                                           {8, 8, 8192},
+                                           {32, 8, 2048},
+                                           {32, 8, 32768},
+                                           {128, 8, 2048},
+                                           {8, 32, 32768},
+                                           {8, 32, 131072},
+                                           {32, 32, 2048},
+                                           {128, 32, 2048}}) {
+    const Shape s{t.batch, 32, t.kv_heads, 1, t.kv_len, variant.head_dim, false, variant.dtype, 0};
+    Cache c = make_cache(s, 99, stream, false);
+    const int tiles = (s.kv_len + variant.bc - 1) / variant.bc;
+    const double bytes =
+        double(element_bytes(s.dtype)) * (2.0 * q_elements(s) + 2.0 * kv_elements(s));
+    std::printf("%s waves B%-3d H32/%-2d Nk%-6d plan %d |", variant.name.c_str(), s.batch,
+                s.kv_heads, s.kv_len, splits_for(variant, s));
+    for (int splits : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 33, 48, 64, 66}) {
+      if (splits * 4 > tiles && splits > 1) continue;
+      prepare_workspace(c, variant.workspace(s, splits), stream);
+      const double ms = median(
+          time_cold([&] { return run(variant, s, c, splits, stream); }, stream, flusher, 15));
+      std::printf(" s%d %.1f (%.1f%%)", splits, ms * 1e3, 100 * bytes / (ms * 1e-3) / 4.5267e12);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* filter = argc > 1 ? argv[1] : "";
+  if (std::string(filter) == "--waves") {
+    measure::CudaStream stream;
+    measure::L2Flusher flusher(0);
+    const char* name = argc > 2 ? argv[2] : "d128_w4r1_bc64_s3";
+    for (const Variant& variant : variants()) {
+      if (variant.name == name) return run_waves(variant, flusher, stream.get());
+    }
+    return 1;
+  }
   if (std::string(filter) == "--fa2") {
     measure::CudaStream stream;
     measure::L2Flusher flusher(0);
