@@ -112,21 +112,10 @@ struct DecodeParams {
   float scale_log2;
   int splits;
   int tiles_per_split;
-  // Each CTA starts its split at its own tile and wraps around, so the CTAs
-  // resident together do not stream addresses a power of two apart in step.
-  bool rotate_tiles;
   unsigned* arrivals;  // [batch, kv_heads, row_blocks]: splits done; zero between launches
   float* partial_o;    // [splits, batch * heads * q_len, d]: each split's O / l
   float* partial_lse;  // [splits, batch * heads * q_len]
 };
-
-// The tile of its split a CTA starts at: a hash of its place, so that
-// neighbouring CTAs start far apart.
-__device__ __forceinline__ int tile_rotation(int tiles) {
-  const unsigned hash =
-      (blockIdx.x * 0x9e3779b1u) ^ (blockIdx.y * 0x85ebca77u) ^ (blockIdx.z * 0xc2b2ae3du);
-  return static_cast<int>((hash >> 8) % static_cast<unsigned>(tiles));
-}
 
 // A CTA's place: batch entry, kv head, first of its group rows.
 struct GroupPosition {
@@ -289,26 +278,20 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int total_tiles = (p.kv_len + Cfg::bc - 1) / Cfg::bc;
   const int first_tile = split * p.tiles_per_split;
   const int tiles = min(total_tiles, first_tile + p.tiles_per_split) - first_tile;
-  const int rotation = p.rotate_tiles && tiles > 1 ? tile_rotation(tiles) : 0;
-  // The first key of the split's local tile t (0 <= t < tiles).
-  const auto first_key = [&](int t) {
-    const int r = t + rotation;
-    return (first_tile + (r < tiles ? r : r - tiles)) * Cfg::bc;
-  };
 
   KvCursor<T, Cfg, paged> cursor;
   load_q_rows<T, Cfg>(q_tile, p, at);
 #pragma unroll
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < tiles) {
-      const int first = first_key(stage);
+      const int first = (first_tile + stage) * Cfg::bc;
       cursor.fetch(p, at.batch, first);
       load_kv_tile(k_tiles + stage * Cfg::kv_tile_bytes, p.k, cursor, p, at, first);
       load_kv_tile(v_tiles + stage * Cfg::kv_tile_bytes, p.v, cursor, p, at, first);
     }
     commit_async_copies();
   }
-  cursor.fetch(p, at.batch, first_key(min(Cfg::stages - 1, tiles - 1)));
+  cursor.fetch(p, at.batch, min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
 
   // The last key each of this lane's two accumulator rows sees.
   const int warp_row0 = at.first_row + 16 * row_warp;
@@ -336,10 +319,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       const int next = tile + Cfg::stages - 1;
       if (next < tiles) {
         const std::uint32_t offset = (next % Cfg::stages) * Cfg::kv_tile_bytes;
-        const int first = first_key(next);
+        const int first = (first_tile + next) * Cfg::bc;
         load_kv_tile(k_tiles + offset, p.k, cursor, p, at, first);
         load_kv_tile(v_tiles + offset, p.v, cursor, p, at, first);
-        if (next + 1 < tiles) cursor.fetch(p, at.batch, first_key(next + 1));
+        if (next + 1 < tiles) cursor.fetch(p, at.batch, first + Cfg::bc);
       }
       commit_async_copies();
     }
@@ -350,7 +333,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
     if (!warp_has_rows) continue;
-    const int c0 = first_key(tile) + Cfg::keys_per_warp * key_warp;
+    const int c0 = (first_tile + tile) * Cfg::bc + Cfg::keys_per_warp * key_warp;
     const std::uint32_t k_tile = k_tiles + (tile % Cfg::stages) * Cfg::kv_tile_bytes;
     const std::uint32_t v_tile = v_tiles + (tile % Cfg::stages) * Cfg::kv_tile_bytes;
 

@@ -8,7 +8,7 @@
 // of a report: it picks what kernels/fa2_decode.cu registers
 // (docs/perf-notes.md records the runs).
 //
-// usage: decode_dev [filter [--check-only]] | --waves VARIANT | --fa2
+// usage: decode_dev [filter]
 
 #include <algorithm>
 #include <array>
@@ -152,7 +152,7 @@ struct Variant {
   std::size_t (*workspace)(const Shape&, int);
 };
 
-template <typename T, typename Cfg, bool rotate = false>
+template <typename T, typename Cfg>
 cudaError_t launch_variant(const Shape& s, const void* q, const void* k, const void* v,
                            const int* table, int per_seq, void* o, float* lse, void* workspace,
                            int splits, cudaStream_t stream) {
@@ -173,7 +173,6 @@ cudaError_t launch_variant(const Shape& s, const void* q, const void* k, const v
   p.group_rows = p.group * s.q_len;
   p.causal = s.causal;
   p.scale_log2 = log2_e / std::sqrt(float(s.head_dim));
-  p.rotate_tiles = rotate;
   return decode::launch_decode<T, Cfg>(p, s.batch, splits, workspace, stream);
 }
 
@@ -182,7 +181,7 @@ std::size_t workspace_of(const Shape& s, int splits) {
   return decode::workspace_bytes<Cfg>(s.batch, s.heads, s.kv_heads, s.q_len, splits);
 }
 
-template <typename T, typename Cfg, bool rotate = false>
+template <typename T, typename Cfg>
 Variant make(const char* name) {
   return {name,
           Cfg::head_dim,
@@ -193,7 +192,7 @@ Variant make(const char* name) {
           Cfg::stages,
           Cfg::smem_bytes,
           Cfg::min_ctas_per_sm,
-          launch_variant<T, Cfg, rotate>,
+          launch_variant<T, Cfg>,
           workspace_of<Cfg>};
 }
 
@@ -202,7 +201,6 @@ std::vector<Variant> variants() {
   // DecodeConfig<d, warps, row warps, Bc, stages, CTAs per SM>
   return {
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2>>("d128_w4r1_bc64_s3"),
-      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2>, true>("d128_w4r1_bc64_s3_rot"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
       make<__half, DecodeConfig<128, 4, 2, 64, 3, 2>>("d128_w4r2_bc64_s3"),
       make<__half, DecodeConfig<128, 4, 4, 64, 2, 2>>("d128_w4r4_bc64_s2"),
@@ -504,7 +502,6 @@ int main(int argc, char** argv) {
     measure::L2Flusher flusher(0);
     return run_fa2(flusher, stream.get()) == 0 ? 0 : 1;
   }
-  const bool check_only = argc > 2 && std::string(argv[2]) == "--check-only";
   measure::CudaStream stream;
   measure::L2Flusher flusher(0);
   std::printf("read stream (4 GiB, cold): %.3f TB/s\n", read_stream_tbps(stream.get(), flusher));
@@ -542,7 +539,6 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
-    if (check_only) continue;
     struct Timed {
       int batch, heads, kv_heads, q_len, kv_len, page;
     };

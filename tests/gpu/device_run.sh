@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, profile_misses.
+# flush_modes.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -471,24 +471,6 @@ profile_sweep() {
   echo "audit $name: exit $audit_rc; $(tail -n 1 "$out/profile-$name.audit.txt")"
   [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
   cp "results/h200/profile/$name.json" "$out/"
-}
-# Issue 23's classes of shapes nobody tuned the DRAM model to (its table),
-# profiled with the L2 flushed: causal with K/V far past the L2, long full
-# masks on the FA1 kernels, bf16 beside fp16, many heads at once, and shapes
-# of no class (batch 4, d 32).
-step_profile_misses() {
-  mkdir -p results/h200/profile
-  local time=(--max-seconds 0.3 --min-samples 5)
-  profile_sweep untuned-causal-long --heads 4 --seq-lens 131072 --head-dims 64,128 --causal \
-    --kernels fa2_mma,fa1_wmma "${time[@]}"
-  profile_sweep untuned-full-long --heads 4 --seq-lens 98304 --head-dims 64 \
-    --kernels fa1_wmma,fa1_scalar "${time[@]}"
-  profile_sweep untuned-bf16 --heads 4 --seq-lens 131072 --head-dims 64 --dtype fp16,bf16 \
-    --kernels fa1_wmma "${time[@]}"
-  profile_sweep untuned-many-heads --heads 16,32,64 --seq-lens 16384 --head-dims 64,128 \
-    --kernels fa2_mma "${time[@]}"
-  profile_sweep untuned-other --batch 4 --heads 8 --seq-lens 32768 --head-dims 32,64 --both \
-    --kernels fa2_mma,fa1_wmma "${time[@]}"
 }
 step_profile() {
   mkdir -p results/h200/profile
