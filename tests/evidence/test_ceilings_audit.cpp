@@ -88,3 +88,37 @@ TEST_CASE("ceilings audit: the auditable flag is re-derived, in both directions"
   modest.provenance.reasons = {"built from a dirty tree"};
   CHECK(audit_ceilings(modest).consistent());
 }
+
+// The energy of every figure (`ceilings --energy`) on sample_reports'
+// energy_ceilings(): its figures re-derived from the kept readings, so an
+// edited figure, reading, launch count or work per launch is caught by name.
+TEST_CASE("ceilings audit: each figure's energy agrees with its readings") {
+  const AuditResult result = audit_ceilings(energy_ceilings());
+  CHECK(result.consistent());
+  // 18 values and fractions, and each of the nine figures' 11 energy figures.
+  CHECK(result.figures_checked == 17 + 9 * 11);
+}
+
+TEST_CASE("ceilings audit: a tampered energy figure or reading is a mismatch naming its key") {
+  nlohmann::json document = to_json(energy_ceilings());
+  document["figures"][0]["energy"]["bytes_per_J"] = 9e9;
+  document["figures"][3]["energy"]["launches"] = 3000;
+  document["figures"][7]["energy"]["work_per_launch"] = 1e9;
+  const AuditResult result = audit_ceilings(ceilings_from_json(document));
+  CHECK_FALSE(result.consistent());
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[0] (dram_bandwidth)",
+                    "energy.bytes_per_J: report 9000000000, recomputed 6559"));
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[3] (fp16_tensor_cublas)",
+                    "energy.joules_per_launch: report 1.38, recomputed 0.69"));
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[3] (fp16_tensor_cublas)",
+                    "energy.flop_per_J: report"));
+  CHECK(has_finding(result, FindingKind::mismatch, "figures[7] (fp32_simt_fma)",
+                    "energy.pJ_per_flop: report"));
+
+  document = to_json(energy_ceilings());
+  nlohmann::json& readings = document["figures"][5]["energy"]["readings"];
+  readings = nlohmann::json::array({readings.front(), readings.back()});  // stalled
+  CHECK(has_finding(audit_ceilings(ceilings_from_json(document)), FindingKind::mismatch,
+                    "figures[5] (fp16_tensor_mma)",
+                    "energy: figures reported, but energy counter stalled"));
+}
