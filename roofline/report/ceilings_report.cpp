@@ -95,17 +95,17 @@ std::string render_ceiling_energy(const CeilingsReport& report) {
       out =
           "\nEnergy of each figure's run of launches (the whole board, idle included; "
           "docs/energy.md)\n";
-      out += fmt::format("{:<20} {:>10} {:>7} {:>16} {:>12} {:>7} {:>6} {:>7}\n", "figure",
+      out += fmt::format("{:<21} {:>10} {:>7} {:>16} {:>14} {:>7} {:>6} {:>7}\n", "figure",
                          "J/launch", "W", "work/J", "pJ/work", "SM MHz", "max C", "idle W");
     }
     if (!f.energy->collected()) {
-      out += fmt::format("{:<20} unavailable: {}\n", f.figure, f.energy->run.unavailable);
+      out += fmt::format("{:<21} unavailable: {}\n", f.figure, f.energy->run.unavailable);
       continue;
     }
     const CeilingEnergyDerived& d = f.energy->derived;
     const bool flop = energy_work(f.unit) == EnergyWork::flop;
     out +=
-        fmt::format("{:<20} {:>10} {:>7} {:>16} {:>12} {:>7} {:>6} {:>7}\n", f.figure,
+        fmt::format("{:<21} {:>10} {:>7} {:>16} {:>14} {:>7} {:>6} {:>7}\n", f.figure,
                     figure_text(d.joules_per_launch, "{:.4g}"), figure_text(d.average_W, "{:.1f}"),
                     figure_text(d.work_per_J, flop ? "{:.4g} FLOP/J" : "{:.4g} B/J"),
                     figure_text(d.pJ_per_work, flop ? "{:.4g} pJ/FLOP" : "{:.4g} pJ/B"),
