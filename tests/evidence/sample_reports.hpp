@@ -34,8 +34,7 @@ cfr::Report every_kernel_report();
 // results/h200/ceilings.json with every figure's energy measured as
 // tests/roofline/energy_readings.hpp's measured_ceiling_energy records it:
 // 3 s over 1500 launches of 2 ms at the figure's median rate, at 600 W for
-// the bandwidths, 690 W for the tensor peaks and 400 W for the SIMT ones (so
-// dram_bandwidth is 6.56e9 B/J, fp16_tensor_cublas 1.11e12 FLOP/J).
+// the bandwidths, 690 W for the tensor peaks and 400 W for the SIMT ones.
 cfr::CeilingsReport energy_ceilings();
 
 // The same grid as `model` writes it: no device, timing or achieved figures.
