@@ -22,6 +22,7 @@ struct CeilingsOptions {
   std::string gpu = "auto";
   std::string gpu_table;
   std::string json_path;
+  bool energy = false;
 };
 
 }  // namespace
@@ -40,6 +41,9 @@ void add_ceilings_command(CLI::App& app) {
       ->capture_default_str();
   add_gpu_table_option(*command, options->gpu_table);
   add_output_option(*command, "--json", options->json_path, "write the ceilings JSON");
+  command->add_flag("--energy", options->energy,
+                    "also the board's energy per FLOP or byte of each figure, from NVML's energy "
+                    "counter around a run of its launches (docs/energy.md)");
   command->callback([options] {
     OutputFiles outputs;
     outputs.protect_input(options->gpu_table);
@@ -62,7 +66,8 @@ void add_ceilings_command(CLI::App& app) {
       if (options->gpu != "auto") throw;
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
-    const CeilingsReport report = measure_ceilings_report(options->device, datasheet, {});
+    const CeilingsReport report =
+        measure_ceilings_report(options->device, datasheet, {}, options->energy);
     (outputs.takes_stdout() ? std::cerr : std::cout) << render_ceilings_table(report);
     if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });

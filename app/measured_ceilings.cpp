@@ -1,6 +1,7 @@
 #include "measured_ceilings.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,7 @@ std::optional<double> datasheet_value(const GpuSpec* gpu, const ceilings::Ceilin
 }  // namespace
 
 CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
-                                       const measure::TimingOptions& timing) {
+                                       const measure::TimingOptions& timing, bool energy) {
   CeilingsReport report;
   report.tool = current_tool_info();
   report.provenance.source = ProvenanceSource::measured;
@@ -38,7 +39,7 @@ CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
   const measure::DeviceInfo info = measure::query_device(device);
   report.device = device_record(info);
   report.datasheet_gpu = datasheet ? datasheet->id : "";
-  for (const ceilings::CeilingMeasurement& m : ceilings::measure_ceilings(device, timing)) {
+  for (ceilings::CeilingMeasurement& m : ceilings::measure_ceilings(device, timing, {}, energy)) {
     CeilingFigure figure;
     figure.figure = m.figure;
     figure.unit = m.unit;
@@ -48,6 +49,8 @@ CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
     figure.compute_unit = m.compute_unit;
     figure.datasheet_value = datasheet_value(datasheet, m);
     figure.sm_clock_MHz = m.timing.sm_clock_MHz;
+    figure.energy = std::move(m.energy);
+    if (figure.energy) record_ceiling_energy(*figure.energy);
     report.figures.push_back(std::move(figure));
   }
   report.provenance.reasons = auditability_failures(report);

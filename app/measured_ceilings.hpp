@@ -10,9 +10,10 @@
 namespace cfr::app {
 
 // Runs every ceiling micro-benchmark on `device` and records it, with each
-// figure's datasheet counterpart from `datasheet` (may be null).
+// figure's datasheet counterpart from `datasheet` (may be null); with
+// `energy`, each figure's energy and its figures (docs/energy.md).
 CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
-                                       const measure::TimingOptions& timing);
+                                       const measure::TimingOptions& timing, bool energy = false);
 
 // mode "measured": measure now on `device`; otherwise mode is the path of a
 // `ceilings` JSON file.

@@ -1,5 +1,7 @@
 // `cuflash-roofline plot REPORT… --out roofline.svg`: the roofline chart of
-// the reports, written by roofline/evidence/roofline_svg; --png converts it
+// the reports, written by roofline/evidence/roofline_svg; with --energy, the
+// energy roofline of their --energy rows against the energy ceilings of a
+// `ceilings --energy` file (roofline/evidence/energy_roofline_svg); --png converts it
 // with rsvg-convert when that is installed. Both are written together, after
 // everything else succeeded. Exit 0; 2 for an unusable file, nothing to plot,
 // or a PNG that could not be made (then nothing is written).
@@ -7,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +26,7 @@
 #include "commands.hpp"
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
+#include "roofline/evidence/energy_roofline_svg.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
 #include "roofline/report/ceilings_report.hpp"
 #include "roofline/report/report_json.hpp"
@@ -39,6 +43,7 @@ struct PlotOptions {
   std::string ceilings;
   std::string title;
   std::string png;
+  bool energy = false;
 };
 
 bool on_path(const std::string& program) {
@@ -101,6 +106,77 @@ std::string convert_to_png(const std::string& svg, const std::string& png) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The roofline chart of the reports, under the ceilings' measured roofs; a
+// line for the screen says what it drew.
+std::string roofline_chart(const PlotOptions& options, const EvidenceFiles& files,
+                           std::string& drawn) {
+  evidence::PlotOptions chart;
+  chart.title = options.title;
+  for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
+    chart.extra_ceilings.push_back(measured_roof(files.ceilings[i], files.ceilings_paths[i]));
+    name_like_reports(chart.extra_ceilings.back(), files.reports);
+  }
+  std::vector<evidence::PlotReport> inputs_to_plot;
+  for (std::size_t i = 0; i < files.reports.size(); ++i)
+    inputs_to_plot.push_back({files.report_paths[i], &files.reports[i]});
+
+  evidence::PlotSummary summary;
+  std::string svg = evidence::roofline_svg(inputs_to_plot, chart, &summary);
+  if (summary.points + summary.model_points == 0) {
+    throw std::runtime_error(
+        fmt::format("{}: nothing to plot: no row with status ok and an arithmetic intensity",
+                    files.report_paths.front()));
+  }
+  drawn = fmt::format("{} measured points, {} model points, {} roofs", summary.points,
+                      summary.model_points, summary.roofs);
+  return svg;
+}
+
+bool has_energy(const ResultRow& row) {
+  return row.status == RowStatus::ok && row.energy && row.energy->collected() &&
+         row.energy->derived.flop_per_J.has_value();
+}
+
+// The energy roofline of the reports' --energy rows against the first
+// ceilings file that has energy figures; every report must have such rows.
+std::string energy_chart(const PlotOptions& options, const EvidenceFiles& files,
+                         std::string& drawn) {
+  for (std::size_t i = 0; i < files.reports.size(); ++i) {
+    const std::vector<ResultRow>& rows = files.reports[i].results;
+    if (std::none_of(rows.begin(), rows.end(), has_energy)) {
+      throw std::runtime_error(fmt::format(
+          "{}: no ok row with energy figures (plot --energy needs a `sweep --energy` report)",
+          files.report_paths[i]));
+    }
+  }
+  if (files.ceilings.empty()) {
+    throw std::runtime_error(
+        "plot --energy needs a `ceilings --energy` report (--ceilings FILE) for its lines");
+  }
+  evidence::EnergyPlotOptions chart;
+  chart.title = options.title;
+  for (std::size_t i = 0; i < files.ceilings.size() && !chart.ceilings; ++i) {
+    if (files.ceilings[i].dram_bytes_per_J()) {
+      chart.ceilings = &files.ceilings[i];
+      chart.ceilings_name = files.ceilings_paths[i];
+    }
+  }
+  if (!chart.ceilings) {
+    throw std::runtime_error(fmt::format(
+        "{}: no energy figures of dram_bandwidth (plot --energy needs a `ceilings --energy` "
+        "report)",
+        files.ceilings_paths.front()));
+  }
+  std::vector<evidence::PlotReport> inputs_to_plot;
+  for (std::size_t i = 0; i < files.reports.size(); ++i)
+    inputs_to_plot.push_back({files.report_paths[i], &files.reports[i]});
+  evidence::EnergyPlotSummary summary;
+  std::string svg = evidence::energy_roofline_svg(inputs_to_plot, chart, &summary);
+  drawn = fmt::format("{} energy points, {} energy roofs from {}", summary.points, summary.roofs,
+                      chart.ceilings_name);
+  return svg;
+}
+
 void run(const PlotOptions& options) {
   std::vector<std::string> inputs = options.files;
   if (!options.ceilings.empty()) inputs.push_back(options.ceilings);
@@ -124,33 +200,18 @@ void run(const PlotOptions& options) {
         "{}: a ceilings report; plot needs at least one sweep or model report beside it",
         options.files.front()));
   }
-  evidence::PlotOptions chart;
-  chart.title = options.title;
-  for (std::size_t i = 0; i < files.ceilings.size(); ++i) {
-    chart.extra_ceilings.push_back(measured_roof(files.ceilings[i], files.ceilings_paths[i]));
-    name_like_reports(chart.extra_ceilings.back(), files.reports);
-  }
-  std::vector<evidence::PlotReport> inputs_to_plot;
-  for (std::size_t i = 0; i < files.reports.size(); ++i)
-    inputs_to_plot.push_back({files.report_paths[i], &files.reports[i]});
-
-  evidence::PlotSummary summary;
-  const std::string svg = evidence::roofline_svg(inputs_to_plot, chart, &summary);
-  if (summary.points + summary.model_points == 0) {
-    throw std::runtime_error(
-        fmt::format("{}: nothing to plot: no row with status ok and an arithmetic intensity",
-                    files.report_paths.front()));
-  }
+  std::string drawn;
+  const std::string svg =
+      options.energy ? energy_chart(options, files, drawn) : roofline_chart(options, files, drawn);
   std::vector<OutputFiles::Content> contents{{"--out", svg}};
   if (outputs.has("--png")) contents.push_back({"--png", convert_to_png(svg, options.png)});
   outputs.write(contents);
   std::ostream& screen = outputs.takes_stdout() ? std::cerr : std::cout;
   for (const std::string& path : files.ceilings_paths) {
-    if (path != options.ceilings)
+    if (path != options.ceilings && !options.energy)
       screen << path << ": a ceilings report, drawn as measured roofs\n";
   }
-  screen << fmt::format("wrote {}: {} measured points, {} model points, {} roofs\n", options.out,
-                        summary.points, summary.model_points, summary.roofs);
+  screen << fmt::format("wrote {}: {}\n", options.out, drawn);
   if (outputs.has("--png")) screen << fmt::format("wrote {}\n", options.png);
 }
 
@@ -164,6 +225,10 @@ void add_plot_command(CLI::App& app, CommandStatus& status) {
   add_output_option(*command, "--out", options->out, "write the SVG")->required();
   add_input_option(*command, "--ceilings", options->ceilings,
                    "a `ceilings` JSON whose measured roofs are drawn solid");
+  command->add_flag("--energy", options->energy,
+                    "the energy roofline instead: FLOP per joule of the reports' `sweep --energy` "
+                    "rows against the energy ceilings of a `ceilings --energy` file "
+                    "(docs/energy.md)");
   command->add_option("--title", options->title, "chart title (default: the GPUs' names)")
       ->type_name("TEXT");
   add_output_option(*command, "--png", options->png,

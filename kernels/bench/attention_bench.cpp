@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kernels/bench/row_stages.hpp"
+#include "kernels/measure/board_energy.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/device_info.hpp"
 #include "roofline/core/statistics.hpp"
@@ -24,7 +25,7 @@ struct DeviceSession::State {
   std::optional<ProblemData> data;
   // Opened at the first row that measures energy (sweep --energy): a sweep
   // without it never loads NVML.
-  std::optional<BoardEnergy> board;
+  std::optional<measure::BoardEnergy> board;
 
   explicit State(int index) : device(index), cc(measure::compute_capability_of(index)) {}
 
@@ -105,7 +106,7 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   // The board's quiet interval, before the first row that measures energy
   // has run anything.
   if (settings.energy && !s.board) {
-    s.board = open_board_energy(measure::query_device(s.device).pci_bus_id, {});
+    s.board = measure::open_board_energy(measure::query_device(s.device).pci_bus_id, {});
   }
 
   // What a launch said about its own failure (a plugin's message), which
@@ -136,8 +137,8 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
     if (settings.energy) {
       const double launch_ms =
           timing.samples_ms.empty() ? 1.0 : summarize(timing.samples_ms).median;
-      result.energy =
-          measure_row_energy(timed_launch(launchers, *buffers), launch_ms, *s.board, {}, s.stream);
+      result.energy = measure::measure_board_energy(timed_launch(launchers, *buffers), launch_ms,
+                                                    *s.board, {}, s.stream);
     }
     return result;
   } catch (const measure::CudaError& error) {

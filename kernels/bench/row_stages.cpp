@@ -291,43 +291,6 @@ Timing timing_record(const measure::TimingResult& timing, const measure::TimingO
   return t;
 }
 
-// 6. Measure energy ------------------------------------------------------------
-
-BoardEnergy open_board_energy(const std::string& pci_bus_id,
-                              const measure::EnergyMeterOptions& options) {
-  BoardEnergy board;
-  try {
-    board.sensors = std::make_unique<measure::BoardSensors>(measure::nvml(), pci_bus_id);
-  } catch (const std::exception& error) {
-    board.unavailable = error.what();
-    return board;
-  }
-  const measure::BoardSensors& sensors = *board.sensors;
-  board.idle = measure::measure_idle([&sensors] { return sensors.energy_mJ(); }, options);
-  board.unavailable = board.idle.unavailable;
-  return board;
-}
-
-Energy measure_row_energy(const LaunchFunction& launch, double launch_ms, const BoardEnergy& board,
-                          const measure::EnergyMeterOptions& options, cudaStream_t stream) {
-  Energy energy;
-  energy.counter = "nvmlDeviceGetTotalEnergyConsumption";
-  energy.idle_readings = board.idle.readings;
-  if (!board.unavailable.empty()) {
-    energy.unavailable = board.unavailable;
-    return energy;
-  }
-  const measure::BoardSensors& sensors = *board.sensors;
-  const cudaError_t error = measure::measure_energy_run(
-      launch, launch_ms, board.idle.run_seconds, [&sensors] { return sensors.energy_mJ(); },
-      [&sensors](double t_s) { return sensors.probe(t_s); }, options, stream, energy);
-  if (error != cudaSuccess) {
-    throw measure::CudaError(error, "measure_energy_run",
-                             "measure_energy_run: " + measure::cuda_error_text(error));
-  }
-  return energy;
-}
-
 BenchResult cuda_failure(const measure::CudaError& error, std::string_view kernel,
                          const std::string& launch_message) {
   BenchResult result;

@@ -12,7 +12,7 @@
 //   4. time: the cold timer over the launch;
 //   5. record: the timer's result as the report's Timing;
 //   6. measure_energy (sweep --energy only): the board's energy counter around
-//      a run of the timed launch, back to back (kernels/measure/energy_meter.hpp).
+//      a run of the timed launch, back to back (kernels/measure/board_energy.hpp).
 // A kernel of another problem shape (Nq != Nk, kv heads, a paged cache and its
 // page table, a workspace that must start zeroed) changes what allocate
 // allocates, fills and points the launches at, and which outputs check
@@ -25,7 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,10 +33,8 @@
 #include "kernels/attention_check.hpp"
 #include "kernels/bench/attention_bench.hpp"
 #include "kernels/kernel_registry.hpp"
-#include "kernels/measure/board_sensors.hpp"
 #include "kernels/measure/cold_timer.hpp"
 #include "kernels/measure/cuda_error.hpp"
-#include "kernels/measure/energy_meter.hpp"
 #include "roofline/core/errors.hpp"
 
 namespace cfr::bench {
@@ -162,30 +159,8 @@ measure::TimingResult time_row(const LaunchFunction& launch, const measure::Timi
 // The report's record of a timing under `options`.
 Timing timing_record(const measure::TimingResult& timing, const measure::TimingOptions& options);
 
-// 6. Measure energy ------------------------------------------------------------
-
-// One board's energy counter for the rows of a sweep: its sensors, and the
-// quiet interval measured once, before its first row, which sets every run's
-// length. `unavailable` says why its rows have no energy (no NVML, no
-// counter, a counter too coarse); empty when they can.
-struct BoardEnergy {
-  std::unique_ptr<measure::BoardSensors> sensors;
-  measure::IdleInterval idle;
-  std::string unavailable;
-};
-
-// Opens `pci_bus_id`'s sensors through NVML (loaded here, at the first row
-// that measures energy) and measures the quiet interval; throws nothing: a
-// failure is the board's `unavailable`.
-BoardEnergy open_board_energy(const std::string& pci_bus_id,
-                              const measure::EnergyMeterOptions& options);
-
-// The board's energy over a run of `launch`, `launch_ms` each (the timed
-// median), for the board's run length, with the board's idle readings beside;
-// a board without energy gives its reason. Throws measure::CudaError naming
-// measure_energy_run.
-Energy measure_row_energy(const LaunchFunction& launch, double launch_ms, const BoardEnergy& board,
-                          const measure::EnergyMeterOptions& options, cudaStream_t stream);
+// 6. Measure energy: measure::measure_board_energy over the timed launch
+// (kernels/measure/board_energy.hpp, shared with `ceilings --energy`).
 
 // The row a CUDA error stops: failed, named by the call and the runtime's
 // words, or by the launch's own words when it gave some (a plugin's

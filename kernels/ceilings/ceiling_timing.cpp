@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/measure/board_energy.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "roofline/core/statistics.hpp"
 
@@ -9,7 +10,8 @@ namespace cfr::ceilings::detail {
 
 CeilingMeasurement time_figure(const FigureSpec& spec,
                                const std::function<cudaError_t(cudaStream_t)>& launch,
-                               const measure::TimingOptions& options, cudaStream_t stream) {
+                               const measure::TimingOptions& options, cudaStream_t stream,
+                               const measure::BoardEnergy* energy) {
   CeilingMeasurement measurement;
   measurement.figure = spec.figure;
   measurement.unit = spec.unit;
@@ -24,6 +26,14 @@ CeilingMeasurement time_figure(const FigureSpec& spec,
     if (ms > 0) measurement.samples.push_back(spec.work_per_launch / (ms * 1e-3) / spec.unit_scale);
   }
   measurement.value = summarize(measurement.samples).median;
+  if (energy != nullptr) {
+    CeilingEnergy e;
+    e.work_per_launch = spec.work_per_launch;
+    const std::vector<double>& ms = measurement.timing.samples_ms;
+    const double launch_ms = ms.empty() ? 1.0 : summarize(ms).median;
+    e.run = measure::measure_board_energy(launch, launch_ms, *energy, {}, stream);
+    measurement.energy = std::move(e);
+  }
   return measurement;
 }
 

@@ -23,11 +23,14 @@ struct FigureSpec {
   std::optional<ComputeUnit> compute_unit;
 };
 
-// Times `launch` with `options`; throws measure::CudaError naming the figure
-// when the timer returns an error.
+// Times `launch` with `options`; with an `energy` board, then measures the
+// board's energy over a run of it, back to back (work_per_launch the spec's).
+// Throws measure::CudaError naming the figure when the timer returns an
+// error, or measure_energy_run when the run does.
 CeilingMeasurement time_figure(const FigureSpec& spec,
                                const std::function<cudaError_t(cudaStream_t)>& launch,
-                               const measure::TimingOptions& options, cudaStream_t stream);
+                               const measure::TimingOptions& options, cudaStream_t stream,
+                               const measure::BoardEnergy* energy);
 
 // options with the L2 flush off: compute and L2 figures are measured hot.
 measure::TimingOptions hot(measure::TimingOptions options);

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
+#include "kernels/measure/board_energy.hpp"
 #include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/device_info.hpp"
 
 namespace cfr::ceilings {
 namespace {
@@ -26,7 +29,7 @@ int default_l2_passes(std::size_t buffer_bytes) {
 }  // namespace
 
 std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::TimingOptions& options,
-                                                 const CeilingSizes& sizes) {
+                                                 const CeilingSizes& sizes, bool energy) {
   measure::ScopedDevice scoped(device);
   measure::CudaStream stream;
   int l2 = 0;
@@ -39,17 +42,24 @@ std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::Timi
       sizes.l2_buffer_bytes > 0 ? sizes.l2_buffer_bytes : std::max<std::size_t>(l2_bytes / 8, 16);
   const int l2_passes = sizes.l2_passes > 0 ? sizes.l2_passes : default_l2_passes(l2_buffer_bytes);
 
+  // The board's quiet interval, before any figure has run.
+  std::optional<measure::BoardEnergy> board;
+  if (energy) board = measure::open_board_energy(measure::query_device(device).pci_bus_id, {});
+  const measure::BoardEnergy* b = board ? &*board : nullptr;
+
   std::vector<CeilingMeasurement> ceilings;
-  ceilings.push_back(measure_dram_bandwidth(options, dram_bytes, stream));
-  ceilings.push_back(measure_dram_memcpy_bandwidth(options, dram_bytes, stream));
-  ceilings.push_back(measure_dram_read_bandwidth(options, 2 * dram_bytes, stream));
-  ceilings.push_back(measure_l2_bandwidth(options, l2_buffer_bytes, l2_passes, stream));
-  ceilings.push_back(measure_cublas_tensor_peak(DType::fp16, options, sizes.gemm_size, stream));
-  ceilings.push_back(measure_cublas_tensor_peak(DType::bf16, options, sizes.gemm_size, stream));
-  ceilings.push_back(measure_mma_tensor_peak(DType::fp16, options, sizes.mma_iterations, stream));
-  ceilings.push_back(measure_mma_tensor_peak(DType::bf16, options, sizes.mma_iterations, stream));
-  ceilings.push_back(measure_fp32_fma_peak(options, sizes.fma_iterations, stream));
-  ceilings.push_back(measure_fp16_hfma2_peak(options, sizes.fma_iterations, stream));
+  ceilings.push_back(measure_dram_bandwidth(options, dram_bytes, stream, b));
+  ceilings.push_back(measure_dram_memcpy_bandwidth(options, dram_bytes, stream, b));
+  ceilings.push_back(measure_dram_read_bandwidth(options, 2 * dram_bytes, stream, b));
+  ceilings.push_back(measure_l2_bandwidth(options, l2_buffer_bytes, l2_passes, stream, b));
+  ceilings.push_back(measure_cublas_tensor_peak(DType::fp16, options, sizes.gemm_size, stream, b));
+  ceilings.push_back(measure_cublas_tensor_peak(DType::bf16, options, sizes.gemm_size, stream, b));
+  ceilings.push_back(
+      measure_mma_tensor_peak(DType::fp16, options, sizes.mma_iterations, stream, b));
+  ceilings.push_back(
+      measure_mma_tensor_peak(DType::bf16, options, sizes.mma_iterations, stream, b));
+  ceilings.push_back(measure_fp32_fma_peak(options, sizes.fma_iterations, stream, b));
+  ceilings.push_back(measure_fp16_hfma2_peak(options, sizes.fma_iterations, stream, b));
   return ceilings;
 }
 

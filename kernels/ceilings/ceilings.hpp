@@ -15,6 +15,11 @@
 #include "kernels/measure/cold_timer.hpp"
 #include "roofline/core/compute_unit.hpp"
 #include "roofline/core/dtype.hpp"
+#include "roofline/report/ceiling_energy.hpp"
+
+namespace cfr::measure {
+struct BoardEnergy;  // kernels/measure/board_energy.hpp
+}
 
 namespace cfr::ceilings {
 
@@ -30,6 +35,10 @@ struct CeilingMeasurement {
   // The roof this figure bounds; empty for the bandwidths.
   std::optional<ComputeUnit> compute_unit;
   measure::TimingResult timing;  // the raw samples, clocks and stop reason
+  // With a board (`ceilings --energy`): the board's energy around a run of
+  // the timed launch, back to back, and the work of one launch
+  // (ceiling_energy.hpp); its figures are derived by the caller.
+  std::optional<CeilingEnergy> energy;
 };
 
 // Problem sizes. The defaults are the full measurement; tests pass small ones.
@@ -49,34 +58,47 @@ struct CeilingSizes {
 
 // Every figure of `device`, in the order of CeilingMeasurement::figure's list.
 // L2 and compute figures are timed hot (no L2 flush) whatever
-// options.flush_l2 says; DRAM follows options. Throws measure::CudaError.
+// options.flush_l2 says; DRAM follows options. With `energy`, the board's
+// sensors are opened through NVML (loaded only then) and its quiet interval
+// measured before the first figure, and every figure gets its energy (or the
+// board's reason it has none). Throws measure::CudaError.
 std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::TimingOptions& options,
-                                                 const CeilingSizes& sizes = {});
+                                                 const CeilingSizes& sizes = {},
+                                                 bool energy = false);
 
 // One figure each, on the current device and `stream`. Throw
 // measure::CudaError on a CUDA or cuBLAS failure, std::invalid_argument on a
-// bad size or dtype.
+// bad size or dtype. With an `energy` board, the figure also gets its energy
+// (after its timing, the same launch back to back for the board's run length).
 CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
-                                          std::size_t buffer_bytes, cudaStream_t stream);
+                                          std::size_t buffer_bytes, cudaStream_t stream,
+                                          const measure::BoardEnergy* energy = nullptr);
 // The driver's device-to-device copy over the same kind of buffers: what the
 // copy kernel is compared with (the roof stays the copy kernel's figure).
 CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& options,
-                                                 std::size_t buffer_bytes, cudaStream_t stream);
+                                                 std::size_t buffer_bytes, cudaStream_t stream,
+                                                 const measure::BoardEnergy* energy = nullptr);
 // Bytes read by a read-only stream (read_bandwidth.cu): the slope a kernel
 // that only streams its inputs is judged on. buffer_bytes: at least 16 KiB.
 CeilingMeasurement measure_dram_read_bandwidth(const measure::TimingOptions& options,
-                                               std::size_t buffer_bytes, cudaStream_t stream);
+                                               std::size_t buffer_bytes, cudaStream_t stream,
+                                               const measure::BoardEnergy* energy = nullptr);
 CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
-                                        std::size_t buffer_bytes, int passes, cudaStream_t stream);
+                                        std::size_t buffer_bytes, int passes, cudaStream_t stream,
+                                        const measure::BoardEnergy* energy = nullptr);
 // dtype: fp16 or bf16.
 CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::TimingOptions& options,
-                                              int size, cudaStream_t stream);
+                                              int size, cudaStream_t stream,
+                                              const measure::BoardEnergy* energy = nullptr);
 CeilingMeasurement measure_mma_tensor_peak(DType dtype, const measure::TimingOptions& options,
-                                           int iterations, cudaStream_t stream);
+                                           int iterations, cudaStream_t stream,
+                                           const measure::BoardEnergy* energy = nullptr);
 CeilingMeasurement measure_fp32_fma_peak(const measure::TimingOptions& options, int iterations,
-                                         cudaStream_t stream);
+                                         cudaStream_t stream,
+                                         const measure::BoardEnergy* energy = nullptr);
 CeilingMeasurement measure_fp16_hfma2_peak(const measure::TimingOptions& options, int iterations,
-                                           cudaStream_t stream);
+                                           cudaStream_t stream,
+                                           const measure::BoardEnergy* energy = nullptr);
 
 // The highest measured peak of `unit` over its methods (cuBLAS, mma, ...).
 std::optional<double> best_peak_TFLOPs(const std::vector<CeilingMeasurement>& ceilings,

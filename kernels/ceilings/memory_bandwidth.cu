@@ -68,7 +68,8 @@ CopyBuffers make_copy_buffers(std::size_t buffer_bytes, cudaStream_t stream) {
 }  // namespace
 
 CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
-                                          std::size_t buffer_bytes, cudaStream_t stream) {
+                                          std::size_t buffer_bytes, cudaStream_t stream,
+                                          const measure::BoardEnergy* energy) {
   CopyBuffers buffers = make_copy_buffers(buffer_bytes, stream);
   const int blocks =
       detail::resident_blocks(reinterpret_cast<const void*>(copy_passes), copy_threads);
@@ -90,11 +91,12 @@ CeilingMeasurement measure_dram_bandwidth(const measure::TimingOptions& options,
                                                     buffers.count, 1);
         return cudaGetLastError();
       },
-      options, stream);
+      options, stream, energy);
 }
 
 CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& options,
-                                                 std::size_t buffer_bytes, cudaStream_t stream) {
+                                                 std::size_t buffer_bytes, cudaStream_t stream,
+                                                 const measure::BoardEnergy* energy) {
   CopyBuffers buffers = make_copy_buffers(buffer_bytes, stream);
   const std::size_t bytes = buffers.count * sizeof(uint4);
 
@@ -112,11 +114,12 @@ CeilingMeasurement measure_dram_memcpy_bandwidth(const measure::TimingOptions& o
         return cudaMemcpyAsync(buffers.b.data(), buffers.a.data(), bytes, cudaMemcpyDeviceToDevice,
                                s);
       },
-      options, stream);
+      options, stream, energy);
 }
 
 CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
-                                        std::size_t buffer_bytes, int passes, cudaStream_t stream) {
+                                        std::size_t buffer_bytes, int passes, cudaStream_t stream,
+                                        const measure::BoardEnergy* energy) {
   if (passes < 1) throw std::invalid_argument("the L2 benchmark needs at least one pass");
   CopyBuffers buffers = make_copy_buffers(buffer_bytes, stream);
   const int blocks =
@@ -139,7 +142,7 @@ CeilingMeasurement measure_l2_bandwidth(const measure::TimingOptions& options,
                                                     buffers.count, passes);
         return cudaGetLastError();
       },
-      detail::hot(options), stream);
+      detail::hot(options), stream, energy);
 }
 
 }  // namespace cfr::ceilings

@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(read_threads)
 }  // namespace
 
 CeilingMeasurement measure_dram_read_bandwidth(const measure::TimingOptions& options,
-                                               std::size_t buffer_bytes, cudaStream_t stream) {
+                                               std::size_t buffer_bytes, cudaStream_t stream,
+                                               const measure::BoardEnergy* energy) {
   const std::size_t tiles = buffer_bytes / tile_bytes;
   if (tiles == 0) {
     throw std::invalid_argument("the read stream needs a buffer of at least one 16 KiB tile");
@@ -139,7 +140,7 @@ CeilingMeasurement measure_dram_read_bandwidth(const measure::TimingOptions& opt
                                                             sums.as<std::uint32_t>());
         return cudaGetLastError();
       },
-      options, stream);
+      options, stream, energy);
 }
 
 }  // namespace cfr::ceilings

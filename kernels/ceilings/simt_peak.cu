@@ -62,7 +62,8 @@ __global__ void __launch_bounds__(fma_threads)
 template <typename T>
 CeilingMeasurement measure_fma_peak(const measure::TimingOptions& options, int iterations,
                                     cudaStream_t stream, T a, T b, detail::FigureSpec spec,
-                                    double flop_per_fma, const char* instruction) {
+                                    double flop_per_fma, const char* instruction,
+                                    const measure::BoardEnergy* energy) {
   iterations = std::max(fma_unroll, iterations / fma_unroll * fma_unroll);
   const int blocks =
       detail::resident_blocks(reinterpret_cast<const void*>(fma_chains_kernel<T>), fma_threads);
@@ -82,26 +83,28 @@ CeilingMeasurement measure_fma_peak(const measure::TimingOptions& options, int i
         fma_chains_kernel<T><<<blocks, fma_threads, 0, s>>>(iterations, a, b, sink.as<float>(), 0);
         return cudaGetLastError();
       },
-      detail::hot(options), stream);
+      detail::hot(options), stream, energy);
 }
 
 }  // namespace
 
 CeilingMeasurement measure_fp32_fma_peak(const measure::TimingOptions& options, int iterations,
-                                         cudaStream_t stream) {
+                                         cudaStream_t stream, const measure::BoardEnergy* energy) {
   detail::FigureSpec spec;
   spec.figure = "fp32_simt_fma";
   spec.compute_unit = ComputeUnit::fp32_simt;
-  return measure_fma_peak<float>(options, iterations, stream, 0.999f, 0.001f, spec, 2.0, "FFMA");
+  return measure_fma_peak<float>(options, iterations, stream, 0.999f, 0.001f, spec, 2.0, "FFMA",
+                                 energy);
 }
 
 CeilingMeasurement measure_fp16_hfma2_peak(const measure::TimingOptions& options, int iterations,
-                                           cudaStream_t stream) {
+                                           cudaStream_t stream,
+                                           const measure::BoardEnergy* energy) {
   detail::FigureSpec spec;
   spec.figure = "fp16_simt_hfma2";
   spec.compute_unit = ComputeUnit::fp16_simt;
   return measure_fma_peak<__half2>(options, iterations, stream, __floats2half2_rn(0.999f, 0.999f),
-                                   __floats2half2_rn(0.001f, 0.001f), spec, 4.0, "HFMA2");
+                                   __floats2half2_rn(0.001f, 0.001f), spec, 4.0, "HFMA2", energy);
 }
 
 }  // namespace cfr::ceilings

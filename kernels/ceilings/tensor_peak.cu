@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(mma_threads)
 }  // namespace
 
 CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::TimingOptions& options,
-                                              int size, cudaStream_t stream) {
+                                              int size, cudaStream_t stream,
+                                              const measure::BoardEnergy* energy) {
   require_half_precision(dtype, "the cuBLAS tensor peak");
   if (size < 16) throw std::invalid_argument("the cuBLAS GEMM needs m = n = k >= 16");
   const auto n = static_cast<std::size_t>(size);
@@ -143,13 +144,14 @@ CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::Timing
         failure = status;
         return cudaErrorUnknown;
       },
-      detail::hot(options), stream);
+      detail::hot(options), stream, energy);
   CFR_CUBLAS_CHECK(failure);
   return measurement;
 }
 
 CeilingMeasurement measure_mma_tensor_peak(DType dtype, const measure::TimingOptions& options,
-                                           int iterations, cudaStream_t stream) {
+                                           int iterations, cudaStream_t stream,
+                                           const measure::BoardEnergy* energy) {
   require_half_precision(dtype, "the mma tensor peak");
   if (iterations < 1) throw std::invalid_argument("the mma benchmark needs at least one iteration");
   const bool bf16 = dtype == DType::bf16;
@@ -180,7 +182,7 @@ CeilingMeasurement measure_mma_tensor_peak(DType dtype, const measure::TimingOpt
         }
         return cudaGetLastError();
       },
-      detail::hot(options), stream);
+      detail::hot(options), stream, energy);
 }
 
 }  // namespace cfr::ceilings

@@ -1,36 +1,22 @@
 #include "roofline_svg.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
-#include "label_placer.hpp"
-#include "log_axis.hpp"
+#include "chart_frame.hpp"
 #include "roofline/report/figures.hpp"
 #include "roofline/report/row_model.hpp"
-#include "xml_text.hpp"
 
 namespace cfr::evidence {
 
 namespace {
 
-// Canvas: the plot on the left, the legend on the right.
-constexpr double canvas_width = 1000;
-constexpr double default_canvas_height = 640;
-constexpr double plot_left = 80;
-constexpr double plot_right = 700;
-constexpr double plot_top = 80;
-constexpr double plot_bottom = 570;
-constexpr double legend_left = 725;
+using namespace chart;
 
-// Tableau 10, minus gray: gray is for model projections.
-constexpr std::array<std::string_view, 9> kernel_colours{"#1f77b4", "#d62728", "#2ca02c",
-                                                         "#ff7f0e", "#9467bd", "#8c564b",
-                                                         "#e377c2", "#bcbd22", "#17becf"};
 constexpr std::string_view model_gray = "#8a8a8a";
 // The L2 bandwidth roofs of a hierarchical chart.
 constexpr std::string_view l2_blue = "#2b6fb0";
@@ -82,27 +68,9 @@ struct Marker {
   std::optional<double> ai_l2;
 };
 
-// A figure at sensible precision: three significant digits, no exponent.
-std::string readable(double x) {
-  if (x >= 100) return fmt::format("{:.0f}", x);
-  if (x >= 10) return fmt::format("{:.1f}", x);
-  if (x >= 1) return fmt::format("{:.2f}", x);
-  return fmt::format("{:.3g}", x);
-}
-
 // Marker size encodes the head dim.
 double marker_radius(std::int64_t head_dim) {
   return head_dim <= 32 ? 3.5 : head_dim <= 64 ? 5 : 7;
-}
-
-std::string attr(std::string_view text) {
-  return xml_escape(text);
-}
-std::string num(double x) {
-  return fmt::format("{:.10g}", x);
-}
-std::string px(double x) {
-  return fmt::format("{:.3f}", x);
 }
 
 std::string ceiling_label(const CeilingRecord& c) {
@@ -142,29 +110,9 @@ class Chart {
     const std::string legend = render_legend(legend_bottom);
     // Tall enough for the legend: it lists every roof.
     const double canvas_height = std::max(default_canvas_height, legend_bottom + 20);
-    std::string out;
-    out += fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-        "viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-        "font-size=\"12\">\n",
-        canvas_width, canvas_height);
-    out += fmt::format("<title>{}</title>\n", attr(title()));
-    out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n",
-                       canvas_width, canvas_height);
-    out += fmt::format(
-        "<text class=\"title\" x=\"{}\" y=\"30\" font-size=\"17\" "
-        "font-weight=\"bold\">{}</text>\n",
-        plot_left, attr(title()));
-    out += fmt::format("<text class=\"subtitle\" x=\"{}\" y=\"52\" fill=\"#444\">{}</text>\n",
-                       plot_left, attr(subtitle()));
-    out += fmt::format(
-        "<g class=\"plot-area\" data-x-min=\"{}\" data-x-max=\"{}\" data-y-min=\"{}\" "
-        "data-y-max=\"{}\" data-left=\"{}\" data-right=\"{}\" data-top=\"{}\" "
-        "data-bottom=\"{}\">\n",
-        num(x_.min()), num(x_.max()), num(y_.min()), num(y_.max()), plot_left, plot_right, plot_top,
-        plot_bottom);
-    out += render_grid();
+    std::string out = svg_head(canvas_height, title(), subtitle());
+    out += plot_area_open(x_, y_);
+    out += render_grid(x_, y_, axis_label(x_figure_), axis_label(y_figure_));
     out += render_roofs();
     out += render_markers();
     out += "</g>\n";
@@ -420,10 +368,6 @@ class Chart {
     }
   }
 
-  static std::string_view anchor_name(Anchor anchor) {
-    return anchor == Anchor::start ? "start" : anchor == Anchor::middle ? "middle" : "end";
-  }
-
   std::string title() const {
     if (!options_.title.empty()) return options_.title;
     std::vector<std::string> gpus;
@@ -441,49 +385,6 @@ class Chart {
                     [](const PlotReport& r) { return !r.report->provenance.auditable; });
     return any_unauditable ? "Hollow markers are NOT evidence (unauditable or historical reports)."
                            : "Every marker comes from an auditable measured report.";
-  }
-
-  std::string render_grid() const {
-    std::string out = "<g class=\"grid\" stroke=\"#e4e4e4\" stroke-width=\"1\">\n";
-    for (double v : x_.minor_ticks()) {
-      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#f2f2f2\"/>\n",
-                         px(x_.to_pixel(v)), px(plot_top), px(plot_bottom));
-    }
-    for (double v : y_.minor_ticks()) {
-      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#f2f2f2\"/>\n",
-                         px(plot_left), px(y_.to_pixel(v)), px(plot_right));
-    }
-    for (double v : x_.decades()) {
-      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
-                         px(x_.to_pixel(v)), px(plot_top), px(plot_bottom));
-    }
-    for (double v : y_.decades()) {
-      out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", px(plot_left),
-                         px(y_.to_pixel(v)), px(plot_right));
-    }
-    out += "</g>\n";
-    out += fmt::format(
-        "<rect class=\"frame\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-        "stroke=\"#333\"/>\n",
-        plot_left, plot_top, plot_right - plot_left, plot_bottom - plot_top);
-    for (double v : x_.decades()) {
-      out += fmt::format(
-          "<text class=\"tick-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-          px(x_.to_pixel(v)), px(plot_bottom + 18), decade_label(v));
-    }
-    for (double v : y_.decades()) {
-      out += fmt::format(
-          "<text class=\"tick-label y\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-          px(plot_left - 8), px(y_.to_pixel(v) + 4), decade_label(v));
-    }
-    out += fmt::format(
-        "<text class=\"axis-label x\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-        px((plot_left + plot_right) / 2), px(plot_bottom + 45), attr(axis_label(x_figure_)));
-    out += fmt::format(
-        "<text class=\"axis-label y\" x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
-        "transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
-        px(plot_left - 55), px((plot_top + plot_bottom) / 2), attr(axis_label(y_figure_)));
-    return out;
   }
 
   std::string render_roofs() const {
@@ -511,18 +412,10 @@ class Chart {
           px(y_.to_pixel(r.peak_TFLOPs)), colour, r.name(), attr(r.ceiling), to_string(r.unit),
           attr(r.source), readable(ridge));
       if (const auto& spot = roof_label_spots_[i]) {
-        out += fmt::format(
-            "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" fill=\"{}\" "
-            "stroke=\"none\" font-size=\"{}\">{}</text>\n",
-            px(spot->x), px(spot->y), anchor_name(spot->anchor), colour, roof_font,
-            attr(roof_label(r)));
+        out += placed_label("roof-label", *spot, colour, roof_font, roof_label(r));
       }
       if (const auto& spot = slope_label_spots_[i]) {
-        out += fmt::format(
-            "<text class=\"bandwidth-label\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" fill=\"{}\" "
-            "stroke=\"none\" font-size=\"{}\">{}</text>\n",
-            px(spot->x), px(spot->y), anchor_name(spot->anchor), colour, roof_font,
-            attr(slope_label(r)));
+        out += placed_label("bandwidth-label", *spot, colour, roof_font, slope_label(r));
       }
     }
     out += "</g>\n";

@@ -31,10 +31,91 @@ std::optional<double> CeilingsReport::read_bandwidth() const {
   return read ? std::optional(read->value) : std::nullopt;
 }
 
+namespace {
+
+std::optional<double> work_per_J(const CeilingFigure& f) {
+  return f.energy ? f.energy->derived.work_per_J : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> CeilingsReport::best_flop_per_J(ComputeUnit unit) const {
+  std::optional<double> best;
+  for (const CeilingFigure& f : figures) {
+    const std::optional<double> per_J = work_per_J(f);
+    if (f.compute_unit == unit && per_J && (!best || *per_J > *best)) best = per_J;
+  }
+  return best;
+}
+
+std::optional<double> CeilingsReport::dram_bytes_per_J() const {
+  const CeilingFigure* dram = find("dram_bandwidth");
+  return dram ? work_per_J(*dram) : std::nullopt;
+}
+
 std::optional<double> fraction_of_datasheet(const CeilingFigure& figure) {
   if (!figure.datasheet_value) return std::nullopt;
   return figure.value / *figure.datasheet_value;
 }
+
+namespace {
+
+// The raw part (energy_json), the work per launch, and every derived figure
+// under its key for the figure's work (null where absent).
+nlohmann::json ceiling_energy_json(const CeilingEnergy& e, EnergyWork work) {
+  nlohmann::json out = energy_json(e.run);
+  out["work_per_launch"] = e.work_per_launch;
+  for (const CeilingEnergyField& field : ceiling_energy_fields()) {
+    const std::optional<double>& value = e.derived.*field.member;
+    out[std::string(field.key(work))] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  }
+  return out;
+}
+
+CeilingEnergy read_ceiling_energy(const Node& n, EnergyWork work) {
+  CeilingEnergy e;
+  e.run = read_energy(n);
+  e.work_per_launch = n.number("work_per_launch");
+  for (const CeilingEnergyField& field : ceiling_energy_fields()) {
+    e.derived.*field.member = n.optional_number(field.key(work));
+  }
+  return e;
+}
+
+std::string figure_text(const std::optional<double>& x, std::string_view format) {
+  return x ? fmt::format(fmt::runtime(format), *x) : "-";
+}
+
+// The energy lines of the figures that have energy; empty when none has.
+std::string render_ceiling_energy(const CeilingsReport& report) {
+  std::string out;
+  for (const CeilingFigure& f : report.figures) {
+    if (!f.energy) continue;
+    if (out.empty()) {
+      out =
+          "\nEnergy of each figure's run of launches (the whole board, idle included; "
+          "docs/energy.md)\n";
+      out += fmt::format("{:<21} {:>10} {:>7} {:>16} {:>14} {:>7} {:>6} {:>7}\n", "figure",
+                         "J/launch", "W", "work/J", "pJ/work", "SM MHz", "max C", "idle W");
+    }
+    if (!f.energy->collected()) {
+      out += fmt::format("{:<21} unavailable: {}\n", f.figure, f.energy->run.unavailable);
+      continue;
+    }
+    const CeilingEnergyDerived& d = f.energy->derived;
+    const bool flop = energy_work(f.unit) == EnergyWork::flop;
+    out +=
+        fmt::format("{:<21} {:>10} {:>7} {:>16} {:>14} {:>7} {:>6} {:>7}\n", f.figure,
+                    figure_text(d.joules_per_launch, "{:.4g}"), figure_text(d.average_W, "{:.1f}"),
+                    figure_text(d.work_per_J, flop ? "{:.4g} FLOP/J" : "{:.4g} B/J"),
+                    figure_text(d.pJ_per_work, flop ? "{:.4g} pJ/FLOP" : "{:.4g} pJ/B"),
+                    figure_text(d.sm_clock_MHz, "{:.0f}"), figure_text(d.temperature_C, "{:.0f}"),
+                    figure_text(d.idle_W, "{:.1f}"));
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const CeilingsReport& r) {
   nlohmann::json figures = nlohmann::json::array();
@@ -52,6 +133,7 @@ nlohmann::json to_json(const CeilingsReport& r) {
                                                      ? nlohmann::json(*fraction_of_datasheet(f))
                                                      : nlohmann::json(nullptr)},
                        {"sm_clock_MHz", f.sm_clock_MHz}});
+    if (f.energy) figures.back()["energy"] = ceiling_energy_json(*f.energy, energy_work(f.unit));
   }
   return {{"schema", r.schema},
           {"tool", to_json(r.tool)},
@@ -94,6 +176,9 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document) {
             fmt::format("{}[{}]: must be a positive number", f.key_path("samples"), k));
       }
       figure.samples.push_back(sample.get<double>());
+    }
+    if (f.has("energy")) {
+      figure.energy = read_ceiling_energy(f.object("energy"), energy_work(figure.unit));
     }
     r.figures.push_back(std::move(figure));
   }
@@ -142,7 +227,7 @@ std::string render_ceilings_table(const CeilingsReport& report) {
   out +=
       "median over samples (each a rate from one CUDA-event-timed run); raw samples in the "
       "JSON.\n";
-  return out;
+  return out + render_ceiling_energy(report);
 }
 
 }  // namespace cfr

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "roofline/core/errors.hpp"
+#include "roofline/report/ceiling_energy.hpp"
 #include "roofline/report/report.hpp"
 
 namespace cfr {
@@ -31,6 +32,9 @@ struct CeilingFigure {
   // As read from a file (for `audit`); to_json writes fraction_of_datasheet().
   std::optional<double> reported_fraction_of_datasheet;
   double sm_clock_MHz = 0;
+  // `ceilings --energy`: the board's energy around a run of the figure's
+  // launch (ceiling_energy.hpp); absent without the flag.
+  std::optional<CeilingEnergy> energy;
 };
 
 // value / datasheet_value; empty without a datasheet figure (L2 bandwidth).
@@ -49,6 +53,11 @@ struct CeilingsReport {
   std::optional<double> best_peak(ComputeUnit unit) const;
   // The dram_read_bandwidth figure's value; empty without one.
   std::optional<double> read_bandwidth() const;
+  // `ceilings --energy`: the highest FLOP/J over a compute unit's figures,
+  // and the B/J of the DRAM copy (dram_bandwidth, the figure the roofline's
+  // DRAM slope is); empty where no such figure has energy figures.
+  std::optional<double> best_flop_per_J(ComputeUnit unit) const;
+  std::optional<double> dram_bytes_per_J() const;
 };
 
 nlohmann::json to_json(const CeilingsReport& report);
@@ -56,7 +65,9 @@ nlohmann::json to_json(const CeilingsReport& report);
 CeilingsReport ceilings_from_json(const nlohmann::json& document);
 
 // The text table `ceilings` prints and `table` prints of a ceilings file:
-// one line per figure with its median, datasheet figure, ratio and samples.
+// one line per figure with its median, datasheet figure, ratio and samples;
+// where figures have energy, a second table of their energy figures (or the
+// reason they have none).
 std::string render_ceilings_table(const CeilingsReport& report);
 
 // The roof a sweep uses with --ceiling measured|FILE: measured DRAM bandwidth

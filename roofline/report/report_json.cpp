@@ -84,7 +84,8 @@ json readings_json(const std::vector<CounterReading>& readings) {
   return out;
 }
 
-// The readings and what measured them; energy_figures' results are figures.
+}  // namespace
+
 json energy_json(const Energy& e) {
   json probes = json::array();
   for (const EnergyProbe& p : e.probes) {
@@ -97,6 +98,8 @@ json energy_json(const Energy& e) {
           {"launches", e.launches}, {"readings", readings_json(e.readings)},
           {"probes", probes},       {"idle_readings", readings_json(e.idle_readings)}};
 }
+
+namespace {
 
 // A figure's key path, "timing.median_ms", split at the dots.
 std::vector<std::string> keys_of(std::string_view path) {
@@ -195,6 +198,8 @@ std::vector<CounterReading> read_readings(const Node& n, std::string_view key) {
   return out;
 }
 
+}  // namespace
+
 Energy read_energy(const Node& n) {
   Energy e;
   e.counter = n.string("counter");
@@ -210,8 +215,6 @@ Energy read_energy(const Node& n) {
   }
   return e;
 }
-
-}  // namespace
 
 // The raw part of a timing; read_figures reads its summary.
 Timing read_timing(const Node& n) {

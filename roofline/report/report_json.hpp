@@ -32,6 +32,11 @@ nlohmann::json timing_json(const Timing& timing);
 Timing read_timing(const Node& timing);
 
 // The parts a ceilings report shares with a sweep report.
+// An energy's raw part: what measured it, its reason, the counter's readings
+// as [seconds, millijoules] pairs, the probes, the idle readings; its derived
+// figures are the row's (figures.hpp) or the ceiling's (ceiling_energy.hpp).
+nlohmann::json energy_json(const Energy& energy);
+Energy read_energy(const Node& energy);
 nlohmann::json to_json(const ToolInfo& tool);
 nlohmann::json to_json(const Provenance& provenance);
 nlohmann::json to_json(const DeviceRecord& device);

@@ -164,6 +164,18 @@ Report every_kernel_report() {
   return r;
 }
 
+CeilingsReport energy_ceilings() {
+  CeilingsReport r = ceilings_from_json(
+      nlohmann::json::parse(read_text(source_path("results/h200/ceilings.json"))));
+  for (CeilingFigure& f : r.figures) {
+    const bool bytes = f.unit == "GB/s";
+    const double watts = bytes ? 600 : f.figure.find("tensor") != std::string::npos ? 690 : 400;
+    const double work = f.value * (bytes ? 1e9 : 1e12) * 0.002;
+    f.energy = cfr::test::measured_ceiling_energy(watts, work);
+  }
+  return r;
+}
+
 nlohmann::json raw_problem(const char* dtype, std::int64_t seq_len) {
   return {{"dtype", dtype},     {"batch", 1},     {"heads", 8},
           {"seq_len", seq_len}, {"head_dim", 64}, {"causal", false}};

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "roofline/evidence/ceilings_audit.hpp"
@@ -87,4 +88,59 @@ TEST_CASE("ceilings audit: the auditable flag is re-derived, in both directions"
   // False with its reason is honest: a note.
   modest.provenance.reasons = {"built from a dirty tree"};
   CHECK(audit_ceilings(modest).consistent());
+}
+
+// The energy of every figure (`ceilings --energy`) on sample_reports'
+// energy_ceilings(): its figures re-derived from the kept readings, so an
+// edited figure, reading, launch count or work per launch is caught by name.
+// Figures are found by name: the committed file they start from is re-measured.
+namespace {
+
+std::size_t index_of(const CeilingsReport& report, std::string_view figure) {
+  const CeilingFigure* found = report.find(figure);
+  REQUIRE(found != nullptr);
+  return static_cast<std::size_t>(found - report.figures.data());
+}
+
+std::string where(const CeilingsReport& report, std::string_view figure) {
+  return fmt::format("figures[{}] ({})", index_of(report, figure), figure);
+}
+
+}  // namespace
+
+TEST_CASE("ceilings audit: each figure's energy agrees with its readings") {
+  const CeilingsReport report = energy_ceilings();
+  const AuditResult result = audit_ceilings(report);
+  CHECK(result.consistent());
+  // The values and fractions, and each figure's 11 energy figures.
+  CHECK(result.figures_checked == audit_ceilings(committed_ceilings()).figures_checked +
+                                      report.figures.size() * ceiling_energy_fields().size());
+}
+
+TEST_CASE("ceilings audit: a tampered energy figure or reading is a mismatch naming its key") {
+  const CeilingsReport report = energy_ceilings();
+  nlohmann::json document = to_json(report);
+  document["figures"][index_of(report, "dram_bandwidth")]["energy"]["bytes_per_J"] = 9e9;
+  // 1500 launches at 690 W for 3 s: 1.38 J each; twice the launches, half the joules.
+  document["figures"][index_of(report, "fp16_tensor_cublas")]["energy"]["launches"] = 3000;
+  document["figures"][index_of(report, "fp32_simt_fma")]["energy"]["work_per_launch"] = 1e9;
+  const AuditResult result = audit_ceilings(ceilings_from_json(document));
+  CHECK_FALSE(result.consistent());
+  CHECK(has_finding(result, FindingKind::mismatch, where(report, "dram_bandwidth"),
+                    fmt::format("energy.bytes_per_J: report 9000000000, recomputed {:.10g}",
+                                *report.find("dram_bandwidth")->energy->derived.work_per_J)));
+  CHECK(has_finding(result, FindingKind::mismatch, where(report, "fp16_tensor_cublas"),
+                    "energy.joules_per_launch: report 1.38, recomputed 0.69"));
+  CHECK(has_finding(result, FindingKind::mismatch, where(report, "fp16_tensor_cublas"),
+                    "energy.flop_per_J: report"));
+  CHECK(has_finding(result, FindingKind::mismatch, where(report, "fp32_simt_fma"),
+                    "energy.pJ_per_flop: report"));
+
+  document = to_json(report);
+  nlohmann::json& readings =
+      document["figures"][index_of(report, "fp16_tensor_mma")]["energy"]["readings"];
+  readings = nlohmann::json::array({readings.front(), readings.back()});  // stalled
+  CHECK(has_finding(audit_ceilings(ceilings_from_json(document)), FindingKind::mismatch,
+                    where(report, "fp16_tensor_mma"),
+                    "energy: figures reported, but energy counter stalled"));
 }

@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <variant>
+
 #include <nlohmann/json.hpp>
 
 #include "roofline/evidence/compare.hpp"
@@ -452,4 +455,21 @@ TEST_CASE(
   CompareOptions every;
   every.by_shape = true;
   CHECK(compare_reports(peers, ours, every).slower_base_rows == 0);
+}
+
+// Issue 20: compare carries a row's energy figures like any figure-table one
+// (--figures energy/flop_per_J); a row without energy shows none.
+TEST_CASE("compare --figures carries the energy figures of sweep --energy rows") {
+  const Report report = every_kernel_report();
+  CompareOptions options;
+  options.figures = {&figure("energy/flop_per_J"), &figure("energy/joules_per_launch")};
+  const Comparison c = compare_reports(report, report, options);
+  const RowComparison& with = row_for(c, 1024, true, "fa2_mma");
+  const ResultRow& row = *std::find_if(report.results.begin(), report.results.end(),
+                                       [](const ResultRow& r) { return r.kernel == "fa2_mma"; });
+  REQUIRE(with.figures.size() == 2);
+  CHECK(std::get<double>(with.figures[0].base) == *row.energy->derived.flop_per_J);
+  CHECK(std::get<double>(with.figures[1].next) == *row.energy->derived.joules_per_launch);
+  const RowComparison& without = row_for(c, 1024, true, "fa1_wmma");
+  CHECK(std::holds_alternative<std::monostate>(without.figures[0].base));
 }

@@ -308,6 +308,41 @@ TEST_CASE("plot writes a well-formed SVG; --png needs rsvg-convert and says so")
   }
 }
 
+TEST_CASE("plot --energy draws the energy rows under a ceilings --energy file's lines") {
+  const std::string report = write_report("energy-sweep.json", every_kernel_report());
+  const std::string ceilings =
+      write_temp("energy-ceilings.json", to_json(energy_ceilings()).dump());
+  const std::string svg = temp_path("energy-roofline.svg");
+  const CliResult drawn =
+      run_cli("plot --energy '" + report + "' --ceilings '" + ceilings + "' --out '" + svg + "'");
+  CHECK(drawn.exit_code == 0);
+  CHECK(drawn.out == "wrote " + svg + ": 1 energy points, 2 energy roofs from " + ceilings + "\n");
+  const XmlElement root = parse_xml(read_file(svg));
+  CHECK(find_all(root, [](const XmlElement& e) { return e.has_class("energy-point"); }).size() ==
+        1);
+  CHECK(find_all(root, [](const XmlElement& e) { return e.has_class("choi-curve"); }).size() == 2);
+}
+
+TEST_CASE("plot --energy refuses, in one line naming the file, what has no energy") {
+  const std::string energy = write_report("energy-sweep.json", every_kernel_report());
+  const std::string plain = write_report("plain-sweep.json", measured_report());
+  const std::string ceilings =
+      write_temp("energy-ceilings.json", to_json(energy_ceilings()).dump());
+  const std::string plain_ceilings = source_path("results/h200/ceilings.json");
+  const std::string svg = temp_path("refused.svg");
+  check_one_line_error(
+      run_cli("plot --energy '" + plain + "' --ceilings '" + ceilings + "' --out '" + svg + "'"),
+      {plain, "no ok row with energy figures"});
+  check_one_line_error(run_cli("plot --energy '" + energy + "' --ceilings '" + plain_ceilings +
+                               "' --out '" + svg + "'"),
+                       {plain_ceilings, "no energy figures of dram_bandwidth"});
+  const CliResult no_ceilings = run_cli("plot --energy '" + energy + "' --out '" + svg + "'");
+  CHECK(no_ceilings.exit_code == 2);
+  CHECK(lines(no_ceilings.err) == 1);
+  CHECK(no_ceilings.err.find("needs a `ceilings --energy` report") != std::string::npos);
+  CHECK_FALSE(file_exists(svg));
+}
+
 TEST_CASE(
     "import-historical writes one unauditable report per GPU, and audit lists the seed's "
     "inconsistencies") {

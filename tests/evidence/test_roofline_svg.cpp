@@ -3,51 +3,18 @@
 #include <algorithm>
 #include <sstream>
 
+#include "chart_reading.hpp"
 #include "roofline/evidence/label_placer.hpp"
 #include "roofline/evidence/log_axis.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
 #include "sample_reports.hpp"
-#include "xml_check.hpp"
 
 using namespace cfr;
 using namespace cfr::evidence;
 
 namespace {
 
-struct Chart {
-  XmlElement root;
-  LogAxis x;
-  LogAxis y;
-
-  std::vector<const XmlElement*> with_class(std::string_view name) const {
-    return find_all(root, [&](const XmlElement& e) { return e.has_class(name); });
-  }
-};
-
-// Parses the SVG (which proves it well-formed) and rebuilds the axes from the
-// plot area's data attributes, to map pixels back to data.
-Chart read_chart(const std::string& svg) {
-  Chart chart{parse_xml(svg), {}, {}};
-  const auto areas = chart.with_class("plot-area");
-  REQUIRE(areas.size() == 1);
-  const XmlElement& area = *areas[0];
-  chart.x = {std::log10(area.number("data-x-min")), std::log10(area.number("data-x-max")),
-             area.number("data-left"), area.number("data-right")};
-  chart.y = {std::log10(area.number("data-y-min")), std::log10(area.number("data-y-max")),
-             area.number("data-bottom"), area.number("data-top")};
-  return chart;
-}
-
-std::vector<std::pair<double, double>> vertices(const XmlElement& polyline) {
-  std::vector<std::pair<double, double>> out;
-  std::istringstream in(polyline.attribute("points"));
-  std::string pair;
-  while (in >> pair) {
-    const auto comma = pair.find(',');
-    out.emplace_back(std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1)));
-  }
-  return out;
-}
+using Chart = ChartReading;
 
 std::size_t ok_rows_with_achieved(const Report& report) {
   return static_cast<std::size_t>(

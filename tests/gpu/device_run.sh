@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes.
+# flush_modes, ceilings_energy.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -604,6 +604,23 @@ step_energy() {
   cp results/h200/energy/* "$out/"
   echo "energy: sweep exit $rc, audit exit $audit_rc"
   [[ $audit_rc -eq 0 ]] || status=1
+}
+
+# The energy roofline's ceilings (ceilings --energy, docs/energy.md): each
+# figure's board energy around a run of its own launch, back to back, for the
+# run length the quiet interval sets (about 12.5 s a figure on the H200, ten
+# figures), and its audit. results/update-readme.sh draws the energy roofline
+# from it and the energy sweep (step energy).
+step_ceilings_energy() {
+  mkdir -p results/h200/energy
+  "$tool" ceilings --energy --json results/h200/energy/ceilings-energy.json 2>&1 |
+    tee results/h200/energy/ceilings-energy.log | tail -n 30
+  local rc=${PIPESTATUS[0]}
+  "$tool" audit results/h200/energy/ceilings-energy.json 2>&1 | tail -n 5
+  local audit_rc=${PIPESTATUS[0]}
+  cp results/h200/energy/ceilings-energy.json results/h200/energy/ceilings-energy.log "$out/"
+  echo "ceilings_energy: ceilings exit $rc, audit exit $audit_rc"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
 }
 
 for step in "$@"; do

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/ceilings/ceilings.hpp"
+#include "kernels/measure/board_energy.hpp"
 #include "kernels/measure/cuda_error.hpp"
 
 using namespace cfr;
@@ -129,4 +130,25 @@ TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
   for (ComputeUnit unit : all_compute_units) CHECK(best_peak_TFLOPs(ceilings, unit).has_value());
   CHECK(*best_peak_TFLOPs(ceilings, ComputeUnit::fp16_tensor) >=
         named("fp16_tensor_mma").value);  // the max over cuBLAS and mma
+  // Without `energy`, no figure measures it (and NVML is never opened).
+  for (const auto& m : ceilings) CHECK_FALSE(m.energy.has_value());
+}
+
+// ceilings --energy's path through a figure, with a board whose energy is
+// unavailable (no NVML needed): the figure keeps its timing and carries the
+// board's reason and its work per launch, which the rate counts.
+TEST_CASE("a figure measured with a board without energy carries the board's reason",
+          "[ceilings]") {
+  measure::CudaStream stream;
+  measure::BoardEnergy board;
+  board.unavailable = "NVML: no counter on this board";
+  const auto m = measure_fp32_fma_peak(quick(), 256, stream, &board);
+  check_figure(m, "fp32_simt_fma", "TFLOP/s");
+  REQUIRE(m.energy.has_value());
+  CHECK(m.energy->run.unavailable == "NVML: no counter on this board");
+  CHECK(m.energy->run.readings.empty());
+  // Each sample's rate is the work over its time: the same work per launch.
+  CHECK(m.energy->work_per_launch > 0);
+  CHECK(m.energy->work_per_launch / (m.timing.samples_ms[0] * 1e-3) / 1e12 == Approx(m.samples[0]));
+  CHECK_FALSE(measure_fp32_fma_peak(quick(), 256, stream).energy.has_value());
 }

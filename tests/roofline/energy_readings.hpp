@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "roofline/core/energy_counter.hpp"
+#include "roofline/report/ceiling_energy.hpp"
 #include "roofline/report/row_energy.hpp"
 
 namespace cfr::test {
@@ -40,6 +41,19 @@ inline Energy measured_energy() {
   e.readings = polled(500, 0.020, 0.001, 3.0);
   e.idle_readings = polled(70, 0.020, 0.001, 2.5, 123400000000ull);
   e.probes = {{0, 1980, 40, 110}, {1, 1980, 55, 490}, {2, 1965, 61, 505}, {3, 1950, 63, 500}};
+  return e;
+}
+
+// A ceiling's energy: 3 s at `watts` over 1500 launches of `work_per_launch`
+// FLOPs or bytes (the counter's 20 ms steps land on the 3 s exactly, so
+// joules per launch is watts x 3 / 1500), the row's idle readings and probes
+// beside; figures derived.
+inline CeilingEnergy measured_ceiling_energy(double watts, double work_per_launch) {
+  CeilingEnergy e;
+  e.work_per_launch = work_per_launch;
+  e.run = measured_energy();
+  e.run.readings = polled(watts, 0.020, 0.001, 3.0);
+  record_ceiling_energy(e);
   return e;
 }
 

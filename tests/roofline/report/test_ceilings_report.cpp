@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/report/ceilings_report.hpp"
+#include "tests/roofline/energy_readings.hpp"
 
 using namespace cfr;
 
@@ -77,4 +78,66 @@ TEST_CASE("the ceilings table and file carry the read stream like any other figu
         std::string::npos);
   const CeilingsReport back = ceilings_from_json(nlohmann::json::parse(to_json(report).dump()));
   CHECK(back.read_bandwidth() == 4600);
+}
+
+TEST_CASE("a figure's energy is written per byte or per FLOP and read back as written") {
+  CeilingsReport report = measured(false);
+  report.figures[0].energy = test::measured_ceiling_energy(600, 6e9);     // dram_bandwidth
+  report.figures[2].energy = test::measured_ceiling_energy(600, 1.2e12);  // fp16_tensor_mma
+  report.figures[1].energy = CeilingEnergy{};
+  report.figures[1].energy->run.unavailable = "NVML: libnvidia-ml.so.1 not found";
+  const nlohmann::json document = to_json(report);
+  const nlohmann::json& dram = document["figures"][0]["energy"];
+  CHECK(dram["bytes_per_J"] == 5e9);
+  CHECK(dram["pJ_per_byte"] == 200);
+  CHECK_FALSE(dram.contains("flop_per_J"));
+  CHECK(dram["work_per_launch"] == 6e9);
+  CHECK(dram["readings"].size() == report.figures[0].energy->run.readings.size());
+  const nlohmann::json& mma = document["figures"][2]["energy"];
+  CHECK(mma["flop_per_J"] == 1e12);
+  CHECK(mma["pJ_per_flop"] == 1);
+  CHECK_FALSE(mma.contains("bytes_per_J"));
+  CHECK(document["figures"][1]["energy"]["bytes_per_J"].is_null());
+
+  const CeilingsReport back = ceilings_from_json(nlohmann::json::parse(document.dump()));
+  REQUIRE(back.figures[0].energy);
+  CHECK(back.figures[0].energy->derived.work_per_J == 5e9);
+  CHECK(back.figures[0].energy->run.readings == report.figures[0].energy->run.readings);
+  CHECK(back.figures[2].energy->derived.pJ_per_work == 1);
+  CHECK(back.figures[1].energy->run.unavailable == "NVML: libnvidia-ml.so.1 not found");
+  CHECK_FALSE(measured(false).figures[0].energy);
+  CHECK(to_json(measured(false))["figures"][0].contains("energy") == false);
+}
+
+TEST_CASE("the ceilings table lists each figure's energy, or its reason, only where measured") {
+  CHECK(render_ceilings_table(measured(true)).find("Energy") == std::string::npos);
+  CeilingsReport report = measured(false);
+  report.figures[0].energy = test::measured_ceiling_energy(600, 6e9);
+  report.figures[2].energy = test::measured_ceiling_energy(600, 1.2e12);
+  report.figures[1].energy = CeilingEnergy{};
+  report.figures[1].energy->run.unavailable = "no counter";
+  const std::string table = render_ceilings_table(report);
+  CHECK(table.find("dram_bandwidth               1.2   600.0        5e+09 B/J       200 pJ/B") !=
+        std::string::npos);
+  CHECK(table.find("fp16_tensor_mma              1.2   600.0     1e+12 FLOP/J      1 pJ/FLOP") !=
+        std::string::npos);
+  CHECK(table.find("dram_bandwidth_memcpy unavailable: no counter") != std::string::npos);
+}
+
+TEST_CASE("the energy roofline's ceilings: the best FLOP/J of a unit, the DRAM copy's B/J") {
+  CeilingsReport report = measured(true);
+  CHECK_FALSE(report.dram_bytes_per_J());
+  CHECK_FALSE(report.best_flop_per_J(ComputeUnit::fp16_tensor));
+  report.figures[0].energy = test::measured_ceiling_energy(600, 6e9);     // dram_bandwidth
+  report.figures[2].energy = test::measured_ceiling_energy(600, 9e9);     // dram_read_bandwidth
+  report.figures[3].energy = test::measured_ceiling_energy(600, 1.2e12);  // fp16_tensor_mma
+  CeilingFigure cublas = report.figures[3];
+  cublas.figure = "fp16_tensor_cublas";
+  cublas.energy = test::measured_ceiling_energy(600, 0.6e12);
+  report.figures.push_back(cublas);
+  REQUIRE(report.dram_bytes_per_J());
+  CHECK(*report.dram_bytes_per_J() == Approx(5e9));  // the copy's, not the read stream's
+  REQUIRE(report.best_flop_per_J(ComputeUnit::fp16_tensor));
+  CHECK(*report.best_flop_per_J(ComputeUnit::fp16_tensor) == Approx(1e12));
+  CHECK_FALSE(report.best_flop_per_J(ComputeUnit::fp32_simt));
 }
