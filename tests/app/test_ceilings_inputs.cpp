@@ -144,7 +144,7 @@ TEST_CASE("ceilings inputs: audit audits a ceilings report among the folder's re
   CHECK(caught.exit_code == 1);
   const json& first = committed()["figures"][0];
   CHECK(caught.out.find(fmt::format("{}: mismatch: figures[0] ({}): value: report 4000, recomputed "
-                                    "{:.6f} (the median of {} samples)",
+                                    "{:.10g} (the median of {} samples)",
                                     tampered, first["figure"].get<std::string>(),
                                     first["value"].get<double>(), first["samples"].size())) !=
         std::string::npos);

@@ -35,29 +35,48 @@ bool has_finding(const AuditResult& result, FindingKind kind, std::string_view w
 }  // namespace
 
 TEST_CASE("ceilings audit: the committed H200 ceilings are consistent") {
-  const AuditResult result = audit_ceilings(committed_ceilings());
+  const CeilingsReport committed = committed_ceilings();
+  const AuditResult result = audit_ceilings(committed);
   CHECK(result.consistent());
   CHECK(result.findings.empty());
-  CHECK(result.rows == 9);
+  CHECK(result.rows == committed.figures.size());
   CHECK(result.rows_are == "measurements");
-  // Nine medians, and eight fractions of the datasheet (l2_bandwidth has no datasheet figure).
-  CHECK(result.figures_checked == 17);
+  // A median per figure, and a fraction of the datasheet per figure that has
+  // a datasheet value (l2_bandwidth has none).
+  const auto with_sheet =
+      std::count_if(committed.figures.begin(), committed.figures.end(),
+                    [](const auto& f) { return f.datasheet_value.has_value(); });
+  CHECK(result.figures_checked == committed.figures.size() + static_cast<std::size_t>(with_sheet));
 }
 
 TEST_CASE("ceilings audit: an edited value or fraction is a mismatch naming the figure") {
-  CeilingsReport edited = committed_ceilings();
-  edited.figures[0].value *= 1.01;  // dram_bandwidth no longer the median of its samples
-  edited.figures[3].reported_fraction_of_datasheet = 0.9;  // fp16_tensor_cublas: 0.7769
-  edited.figures[2].reported_fraction_of_datasheet = 0.5;  // l2_bandwidth has no datasheet value
+  const CeilingsReport committed = committed_ceilings();
+  const auto at = [&](std::string_view name) {
+    const auto found = std::find_if(committed.figures.begin(), committed.figures.end(),
+                                    [&](const auto& f) { return f.figure == name; });
+    REQUIRE(found != committed.figures.end());
+    return static_cast<std::size_t>(found - committed.figures.begin());
+  };
+  const std::size_t dram = at("dram_bandwidth");
+  const std::size_t cublas = at("fp16_tensor_cublas");
+  const std::size_t l2 = at("l2_bandwidth");
+  CeilingsReport edited = committed;
+  edited.figures[dram].value *= 1.01;  // no longer the median of its samples
+  edited.figures[cublas].reported_fraction_of_datasheet = 0.9;
+  edited.figures[l2].reported_fraction_of_datasheet = 0.5;  // l2_bandwidth has no datasheet value
   const AuditResult result = audit_ceilings(edited);
   CHECK_FALSE(result.consistent());
-  CHECK(has_finding(result, FindingKind::mismatch, "figures[0] (dram_bandwidth)",
-                    "value: report 3974.839503, recomputed 3935.484657 (the median of 10 "
-                    "samples)"));
-  // The recomputed fraction follows the edited value: 768.648 / 989.4 = 0.77688.
-  CHECK(has_finding(result, FindingKind::mismatch, "figures[3] (fp16_tensor_cublas)",
-                    "fraction_of_datasheet: report 0.9, recomputed 0.776883"));
-  CHECK(has_finding(result, FindingKind::mismatch, "figures[2] (l2_bandwidth)",
+  const auto& d = committed.figures[dram];
+  CHECK(has_finding(
+      result, FindingKind::mismatch, fmt::format("figures[{}] (dram_bandwidth)", dram),
+      fmt::format("value: report {:.10g}, recomputed {:.10g} (the median of {} samples)",
+                  d.value * 1.01, d.value, d.samples.size())));
+  const auto& c = committed.figures[cublas];
+  CHECK(has_finding(result, FindingKind::mismatch,
+                    fmt::format("figures[{}] (fp16_tensor_cublas)", cublas),
+                    fmt::format("fraction_of_datasheet: report 0.9, recomputed {:.10g}",
+                                c.value / *c.datasheet_value)));
+  CHECK(has_finding(result, FindingKind::mismatch, fmt::format("figures[{}] (l2_bandwidth)", l2),
                     "fraction_of_datasheet: report 0.5, recomputed absent"));
 }
 
