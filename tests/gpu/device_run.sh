@@ -583,6 +583,17 @@ step_sanitizer_served() {
 # that prints the counter's resolution and update period, a small sweep with
 # its audit, and nvidia-smi's power reading logged every 100 ms during a run
 # of one row, for the comparison docs/energy.md asks.
+# The default sweep (every forward kernel, B 1 H 8 d 64, N 1K-16K) with
+# --energy: the naive kernel's FLOP/J beside the fused ones (issue 20).
+step_energy_default() {
+  mkdir -p results/h200/energy
+  "$tool" sweep --energy --max-seconds 0.5 --json results/h200/energy/sweep-default-energy.json \
+    --md results/h200/energy/sweep-default-energy.md 2>"$out/sweep-default-energy.log" | tail -n 24
+  local rc=${PIPESTATUS[0]}
+  "$tool" audit results/h200/energy/sweep-default-energy.json 2>&1 | tail -n 2
+  [[ $rc -eq 0 ]] || status=1
+  cp results/h200/energy/sweep-default-energy.* "$out/"
+}
 step_energy() {
   mkdir -p results/h200/energy
   "$build"/tests/measure/test_measure_gpu "[energy]" 2>&1 | grep -E "energy counter|skipped|passed|failed" |
