@@ -95,11 +95,14 @@ served_section() {
 energy_columns='kernel,N,d,causal,median ms,TFLOPS,J/launch,W,GFLOP/J,idle W,energy SM MHz,max temp C,check'
 energy_section() {
   local sweep=results/h200/energy/sweep-energy.json ceilings=results/h200/energy/ceilings-energy.json
+  local default=results/h200/energy/sweep-default-energy.json
+  local sweeps=("$sweep")
+  [[ -f $default ]] && sweeps+=("$default")
   if [[ -f $sweep && -f $ceilings ]]; then
-    "$tool" plot --energy "$sweep" --ceilings "$ceilings" --title "H200: energy roofline" \
+    "$tool" plot --energy "${sweeps[@]}" --ceilings "$ceilings" --title "H200: energy roofline" \
       --out results/h200/energy-roofline.svg >&2
     echo "The energy roofline (\`plot --energy\`, docs/energy.md): the counted FLOPs per joule of the"
-    echo "board of each row of \`$sweep\` against its AI, under the energy ceilings of"
+    echo "board of each row of \`${sweeps[*]}\` against its AI, under the energy ceilings of"
     echo "\`$ceilings\` (\`ceilings --energy\`): solid, min(FLOP/J, AI × the DRAM copy's B/J) per"
     echo "compute unit; dashed, Choi et al.'s combined curve 1/(1/FLOP_per_J + 1/(AI × B_per_J)). Board"
     echo "energy, idle power included: reference lines, not bounds (a kernel at a lower clock can beat them)."
@@ -120,6 +123,9 @@ energy_section() {
   fi
   if [[ -f $sweep ]]; then
     section "H200, the board's energy per row ($sweep)" "$sweep" "$energy_columns"
+  fi
+  if [[ -f $default ]]; then
+    section "H200, the default sweep's energy per row ($default)" "$default" "$energy_columns"
   fi
 }
 
