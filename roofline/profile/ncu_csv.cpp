@@ -311,7 +311,8 @@ std::vector<Launch> parse_raw_csv(std::string_view text) {
 
 Combine combine_rule(std::string_view metric) {
   const auto ends_with = [&](std::string_view suffix) { return metric.ends_with(suffix); };
-  if (ends_with(".per_second") || ends_with(".pct") || ends_with(".ratio")) {
+  if (ends_with(".per_second") || ends_with(".pct") || ends_with(".ratio") ||
+      metric.find(".pct_of_peak_") != std::string_view::npos) {
     return Combine::duration_weighted_mean;
   }
   if (ends_with(".sum") || ends_with(".avg")) return Combine::sum;

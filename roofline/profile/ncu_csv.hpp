@@ -66,8 +66,10 @@ std::vector<Launch> parse_raw_csv(std::string_view text);
 //                          like the counter: same instances every launch)
 //   .max / .min            the largest / smallest launch value
 //   .per_second, .pct,
-//   .ratio                 the mean weighted by gpu__time_duration.sum (exact
-//                          for rates: a rate times its duration is a count)
+//   .ratio, .pct_of_peak_* the mean weighted by gpu__time_duration.sum (exact
+//                          for rates: a rate times its duration is a count; a
+//                          share of peak cycles is one where the launches run
+//                          at one clock)
 //   anything else          the launches' common value; unavailable when they
 //                          differ (launch__*, device__attribute_*)
 // gpu__time_duration.sum is a .sum: the launches' durations add up.

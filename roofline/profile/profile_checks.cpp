@@ -102,4 +102,19 @@ double timing_ratio(double our_median_ns, double ncu_duration_ns) {
   return our_median_ns / ncu_duration_ns;
 }
 
+CycleCheck cycle_check(double our_median_ms, double our_sm_clock_MHz, double ncu_sm_cycles) {
+  require_positive(our_median_ms, "our median");
+  require_positive(our_sm_clock_MHz, "our SM clock");
+  require_positive(ncu_sm_cycles, "ncu's SM cycles");
+  const double ours = our_median_ms * our_sm_clock_MHz * 1e3;  // ms x MHz = 1e3 cycles
+  return {ours, ncu_sm_cycles, ours / ncu_sm_cycles};
+}
+
+std::optional<TimingCheck> timing_check(std::optional<double> cycle_ratio,
+                                        std::optional<double> seconds_ratio) {
+  if (cycle_ratio) return TimingCheck{*cycle_ratio, "cycles"};
+  if (seconds_ratio) return TimingCheck{*seconds_ratio, "seconds"};
+  return std::nullopt;
+}
+
 }  // namespace cfr

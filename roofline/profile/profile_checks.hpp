@@ -5,6 +5,7 @@
 // error per level, and the FLOP and timing checks. Pure arithmetic; the
 // caller picks the counters (ncu_csv.hpp) and the ceilings.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,5 +93,27 @@ inline constexpr double flops_per_ffma = 2.0;
 // Our median time over Nsight Compute's gpu__time_duration for the same
 // configuration; both in nanoseconds. Throws for non-positive times.
 double timing_ratio(double our_median_ns, double ncu_duration_ns);
+
+// The same comparison in SM cycles, so that a clock that differs between the
+// timed sweep and the profiled launch does not count as the timer's error:
+// our median times the SM clock the probe read over our samples, against
+// ncu's sm__cycles_elapsed.avg (cycles each SM saw elapse in the launch).
+struct CycleCheck {
+  double our_cycles = 0;  // median_ms x 1e-3 s x sm_clock_MHz x 1e6 /s
+  double ncu_cycles = 0;
+  double ratio = 0;  // our_cycles / ncu_cycles
+};
+// Throws std::invalid_argument for a non-positive input.
+CycleCheck cycle_check(double our_median_ms, double our_sm_clock_MHz, double ncu_sm_cycles);
+
+// The timing check the docs hold to ±3 %: the cycle ratio where the row has
+// it, else the seconds ratio (reports profiled before the cycle counters),
+// saying which; empty when the row has neither.
+struct TimingCheck {
+  double ratio = 0;
+  std::string basis;  // "cycles" or "seconds"
+};
+std::optional<TimingCheck> timing_check(std::optional<double> cycle_ratio,
+                                        std::optional<double> seconds_ratio);
 
 }  // namespace cfr

@@ -1,7 +1,10 @@
 #include "roofline/profile/profile_figures.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
+#include "roofline/profile/counter_limiter.hpp"
 #include "roofline/profile/profile_checks.hpp"
 
 namespace cfr {
@@ -12,6 +15,90 @@ constexpr std::string_view dram_read = "dram__bytes_read.sum";
 constexpr std::string_view dram_write = "dram__bytes_write.sum";
 constexpr std::string_view l2_bytes = "lts__t_bytes.sum";
 constexpr std::string_view duration = "gpu__time_duration.sum";
+constexpr std::string_view sm_cycles = "sm__cycles_elapsed.avg";
+// The "why" counters (docs/model.md, "The limiter from counters"): percentages
+// of each unit's peak, averaged over the SMs (and launches, by duration).
+constexpr std::string_view hmma_pipe =
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
+constexpr std::string_view gmma_pipe =
+    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active";
+constexpr std::string_view fma_pipe = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active";
+constexpr std::string_view lsu_pipe = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active";
+constexpr std::string_view shared_pipe =
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed";
+constexpr std::string_view issued = "sm__inst_issued.avg.pct_of_peak_sustained_active";
+constexpr std::string_view no_eligible = "smsp__issue_inst0.avg.pct_of_peak_sustained_active";
+// Every stall reason of ncu's warp-state table but `selected` (the warp that
+// issued): smsp__warps_issue_stalled_<reason>.sum, warp-cycles.
+constexpr std::array<std::string_view, 17> stall_reasons{"barrier",
+                                                         "branch_resolving",
+                                                         "dispatch_stall",
+                                                         "drain",
+                                                         "imc_miss",
+                                                         "lg_throttle",
+                                                         "long_scoreboard",
+                                                         "math_pipe_throttle",
+                                                         "membar",
+                                                         "mio_throttle",
+                                                         "misc",
+                                                         "no_instruction",
+                                                         "not_selected",
+                                                         "short_scoreboard",
+                                                         "sleeping",
+                                                         "tex_throttle",
+                                                         "wait"};
+constexpr std::size_t stalls_shown = 3;
+
+std::string stall_metric(std::string_view reason) {
+  return fmt::format("smsp__warps_issue_stalled_{}.sum", reason);
+}
+
+// A pct_of_peak counter as a fraction.
+std::optional<double> fraction(const Profile& profile, std::string_view metric) {
+  const auto percent = profile.value(metric);
+  return percent ? std::optional<double>(*percent / 100) : std::nullopt;
+}
+
+std::optional<double> busier(std::optional<double> a, std::optional<double> b) {
+  if (a && b) return std::max(*a, *b);
+  return a ? a : b;
+}
+
+// The top stall reasons of the counters the row has.
+std::vector<Stall> recorded_stalls(const Profile& profile) {
+  std::vector<Stall> stalls;
+  for (std::string_view reason : stall_reasons) {
+    if (const auto cycles = profile.value(stall_metric(reason))) {
+      stalls.push_back({std::string(reason), *cycles});
+    }
+  }
+  return top_stalls(stalls, stalls_shown);
+}
+
+void why_figures(const Profile& profile, ProfileDerived& out) {
+  out.tensor_pipe = busier(fraction(profile, hmma_pipe), fraction(profile, gmma_pipe));
+  out.fma_pipe = fraction(profile, fma_pipe);
+  out.lsu_pipe = fraction(profile, lsu_pipe);
+  out.shared_pipe = fraction(profile, shared_pipe);
+  out.issue_slots = fraction(profile, issued);
+  out.no_eligible = fraction(profile, no_eligible);
+  const std::vector<Stall> top = recorded_stalls(profile);
+  if (!top.empty()) out.top_stalls = stall_text(top);
+}
+
+// The pipes' fractions, named as the limiter names them; only those measured.
+std::vector<Utilization> pipe_uses(const ProfileDerived& out) {
+  std::vector<Utilization> pipes;
+  const std::array<std::pair<std::string_view, std::optional<double>>, 4> named{
+      {{"tensor_pipe", out.tensor_pipe},
+       {"fma_pipe", out.fma_pipe},
+       {"lsu_pipe", out.lsu_pipe},
+       {"shared_pipe", out.shared_pipe}}};
+  for (const auto& [name, value] : named) {
+    if (value) pipes.push_back({std::string(name), *value});
+  }
+  return pipes;
+}
 
 ProfileLevel level_figures(std::string name, double flops, std::optional<double> bytes,
                            std::optional<double> bandwidth_GBps, std::optional<double> peak,
@@ -48,11 +135,20 @@ void limiter_figures(const ResultRow& row, const CeilingRecord& ceiling, Profile
   const Limiter limiter = find_limiter(resources, *seconds * 1e-9);
   out.limiter = limiter.name;
   out.limiter_fraction = limiter.fraction;
+  std::vector<Utilization> uses = limiter.utilizations;
+  for (const Utilization& pipe : pipe_uses(out)) uses.push_back(pipe);
   std::string text;
-  for (const Utilization& u : limiter.utilizations) {
+  for (const Utilization& u : uses) {
     text += fmt::format("{}{} {:.3f}", text.empty() ? "" : "; ", u.name, u.fraction);
   }
   out.utilizations = text;
+  // With the issue and scheduler counters, the binding rule decides; a report
+  // profiled before them keeps the largest fraction.
+  if (!out.issue_slots || !out.no_eligible) return;
+  const Binding binding =
+      binding_limiter({uses, *out.issue_slots, *out.no_eligible, recorded_stalls(*row.profile)});
+  out.limiter = binding.name;
+  out.limiter_fraction = binding.fraction;
 }
 
 void flop_figures(const ResultRow& row, std::optional<ComputeCapability> cc, ProfileDerived& out) {
@@ -89,16 +185,22 @@ void flop_figures(const ResultRow& row, std::optional<ComputeCapability> cc, Pro
 }  // namespace
 
 std::vector<std::string> profile_metrics() {
-  return {std::string(dram_read),
-          std::string(dram_write),
-          std::string(l2_bytes),
-          "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-          "sm__ops_path_tensor_src_fp16.sum",
-          "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-          "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-          std::string(duration),
-          "sm__cycles_elapsed.avg.per_second"};
+  std::vector<std::string> metrics{std::string(dram_read),
+                                   std::string(dram_write),
+                                   std::string(l2_bytes),
+                                   "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+                                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+                                   "sm__ops_path_tensor_src_fp16.sum",
+                                   "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                                   "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                                   std::string(duration),
+                                   "sm__cycles_elapsed.avg.per_second"};
+  for (std::string_view metric :
+       {sm_cycles, hmma_pipe, gmma_pipe, fma_pipe, lsu_pipe, shared_pipe, issued, no_eligible}) {
+    metrics.emplace_back(metric);
+  }
+  for (std::string_view reason : stall_reasons) metrics.push_back(stall_metric(reason));
+  return metrics;
 }
 
 std::vector<ProfileCounter> profile_counters(const ncu::RowCounters& row,
@@ -161,6 +263,7 @@ ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceilin
   out.l2 = level_figures("l2", flops, profile.value(l2_bytes), ceiling.l2_bandwidth_GBps, peak,
                          row.achieved);
   flop_figures(row, cc, out);
+  why_figures(profile, out);
   limiter_figures(row, ceiling, out);
   if (dram && *dram > 0) out.dram_model_error = model_error(model.dram_bytes(), *dram);
   // A plugin's own count is of HBM bytes, not of what the SMs load from L2.
@@ -170,6 +273,15 @@ ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceilin
   const auto ncu_ns = profile.value(duration);
   if (ncu_ns && *ncu_ns > 0 && row.timing && row.timing->summary.median > 0) {
     out.timing_ratio = timing_ratio(row.timing->summary.median * 1e6, *ncu_ns);
+  }
+  const auto cycles = profile.value(sm_cycles);
+  if (cycles && *cycles > 0 && row.timing && row.timing->summary.median > 0 &&
+      row.timing->sm_clock_MHz > 0) {
+    const CycleCheck check =
+        cycle_check(row.timing->summary.median, row.timing->sm_clock_MHz, *cycles);
+    out.our_cycles = check.our_cycles;
+    out.ncu_cycles = check.ncu_cycles;
+    out.cycle_ratio = check.ratio;
   }
   return out;
 }

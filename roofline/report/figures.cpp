@@ -367,13 +367,50 @@ constexpr auto figures = std::to_array<Figure>({
      .display = FigureDisplay::percent, .precision = 1}),
     derived<[](auto& d) -> auto& { return d.limiter; }>(
     {.tag = "profile/limiter", .json = "profile.limiter", .label = "limiter",
-     .description = "the resource nearest its own ceiling over ncu's duration: dram, l2 or the "
-                    "compute unit",
-     .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::bytes}),
+     .description = "what binds the launch: a pipe, dram or l2 at 80% of its peak or more, "
+                    "else issue slots at 80% or more, else latency (its top stall); without "
+                    "the pipe and issue counters, the resource nearest its own ceiling",
+     .column_sets = ColumnSet::wide | ColumnSet::compact | ColumnSet::why,
+     .compact_part = CompactPart::bytes}),
     derived<[](auto& d) -> auto& { return d.limiter_fraction; }>(
     {.tag = "profile/limiter_fraction", .json = "profile.limiter_fraction", .unit = "fraction",
-     .label = "% limiter", .description = "the limiter's use of its ceiling",
-     .display = FigureDisplay::percent, .precision = 1}),
+     .label = "% limiter",
+     .description = "the limiter's use of its peak; for latency, the cycles with no eligible "
+                    "warp",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.tensor_pipe; }>(
+    {.tag = "profile/tensor_pipe", .json = "profile.pipes.tensor", .unit = "fraction",
+     .label = "tensor pipe",
+     .description = "tensor pipe cycles active of peak (the busier of HMMA, mma.sync's, and "
+                    "GMMA, wgmma's)",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.fma_pipe; }>(
+    {.tag = "profile/fma_pipe", .json = "profile.pipes.fma", .unit = "fraction",
+     .label = "FMA pipe", .description = "FMA pipe instructions of its peak issue rate",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.lsu_pipe; }>(
+    {.tag = "profile/lsu_pipe", .json = "profile.pipes.lsu", .unit = "fraction",
+     .label = "LSU pipe", .description = "LSU pipe instructions of its peak issue rate",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.shared_pipe; }>(
+    {.tag = "profile/shared_pipe", .json = "profile.pipes.shared", .unit = "fraction",
+     .label = "shared pipe",
+     .description = "shared-memory wavefronts of their peak over the launch",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.issue_slots; }>(
+    {.tag = "profile/issue_slots", .json = "profile.issue.slots_used", .unit = "fraction",
+     .label = "issue slots", .description = "instructions issued of the SMs' peak issue rate",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.no_eligible; }>(
+    {.tag = "profile/no_eligible", .json = "profile.issue.no_eligible", .unit = "fraction",
+     .label = "no eligible",
+     .description = "a scheduler's active cycles in which no warp was eligible to issue",
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
+    derived<[](auto& d) -> auto& { return d.top_stalls; }>(
+    {.tag = "profile/top_stalls", .json = "profile.issue.top_stalls", .label = "top stalls",
+     .description = "the three stall reasons with the most warp-cycles, each with its share of "
+                    "the stalled warp-cycles",
+     .column_sets = ColumnSet::why}),
     derived<[](auto& d) -> auto& { return d.utilizations; }>(
     {.tag = "profile/utilizations", .json = "profile.utilizations", .label = "utilizations",
      .description = "every resource's use of its ceiling over ncu's duration"}),
@@ -411,6 +448,19 @@ constexpr auto figures = std::to_array<Figure>({
     derived<[](auto& d) -> auto& { return d.timing_ratio; }>(
     {.tag = "profile/timing_ratio", .json = "profile.checks.timing_ratio", .unit = "ratio",
      .label = "timing ratio", .description = "our median / ncu's gpu__time_duration.sum",
+     .precision = 3, .column_sets = ColumnSet::wide}),
+    derived<[](auto& d) -> auto& { return d.our_cycles; }>(
+    {.tag = "profile/our_cycles", .json = "profile.checks.our_cycles", .unit = "cycles",
+     .label = "our cycles", .description = "our median x the SM clock the probe read over our samples",
+     .precision = 0}),
+    derived<[](auto& d) -> auto& { return d.ncu_cycles; }>(
+    {.tag = "profile/ncu_cycles", .json = "profile.checks.ncu_cycles", .unit = "cycles",
+     .label = "ncu cycles", .description = "ncu's sm__cycles_elapsed.avg: SM cycles of the launch",
+     .precision = 0}),
+    derived<[](auto& d) -> auto& { return d.cycle_ratio; }>(
+    {.tag = "profile/cycle_ratio", .json = "profile.checks.cycle_ratio", .unit = "ratio",
+     .label = "cycle ratio", .description = "our cycles / ncu's cycles: the timing check without "
+                                             "the clock",
      .precision = 3, .column_sets = ColumnSet::wide}),
 
     // ---- energy: the board's energy counter around the row's launches (energy_figures)

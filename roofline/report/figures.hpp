@@ -41,6 +41,9 @@ struct ColumnSet {
   static constexpr unsigned compact_model = 2;
   static constexpr unsigned compact_measured = 4;
   static constexpr unsigned compact = compact_model | compact_measured;
+  // `--columns why`: what binds a profiled row (the limiter, the pipes, issue
+  // slots, eligible warps, stalls) and its instruction's roof.
+  static constexpr unsigned why = 8;
 };
 
 // Where a column sits in a compact table, which reads left to right: what the

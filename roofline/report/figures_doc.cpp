@@ -27,6 +27,7 @@ std::string default_sets(const Figure& f) {
                     : measured        ? "compact (measured)"
                                       : "";
   if ((sets & ColumnSet::wide) != 0) out += out.empty() ? "wide" : ", wide";
+  if ((sets & ColumnSet::why) != 0) out += out.empty() ? "why" : ", why";
   if (out.empty()) return "no";
   return f.shown_where != nullptr ? out + " (only beside a row that needs it)" : out;
 }

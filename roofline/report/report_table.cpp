@@ -30,7 +30,7 @@ struct RowField {
 
 // A field every compact table opens with: what the row is.
 constexpr RowField opening(RowField field) {
-  field.column_sets = ColumnSet::wide | ColumnSet::compact;
+  field.column_sets = ColumnSet::wide | ColumnSet::compact | ColumnSet::why;
   field.compact_part = CompactPart::configuration;
   return field;
 }
@@ -232,13 +232,18 @@ std::vector<Column> columns() {
   return out;
 }
 
+// A set `--columns` names: the compact one (no names), "wide" or "why".
+enum class NamedSet { compact, wide, why };
+
 // Without names, the columns of a set, by their flags. The compact set of a
 // report with a timed row or of one without, in its parts' order; a profile
-// column only when some row has counters. "wide": in the full list's order,
-// the measured columns only when some row was timed, the profile ones only
-// when some row has counters. Either: the served-shape ones only beside a
-// served shape, a figure with shown_where only beside a row it names.
-std::vector<Column> columns_of_set(const Report& report, bool wide) {
+// column only when some row has counters. "wide" and "why": in the full
+// list's order, the measured columns only when some row was timed, the
+// profile ones only when some row has counters. Any: the served-shape ones
+// only beside a served shape, a figure with shown_where only beside a row it
+// names.
+std::vector<Column> columns_of_set(const Report& report, NamedSet named) {
+  const bool wide = named != NamedSet::compact;
   const bool measured = std::any_of(report.results.begin(), report.results.end(),
                                     [](const ResultRow& r) { return r.timing.has_value(); });
   const bool profiled =
@@ -249,9 +254,10 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
   const bool energy =
       std::any_of(report.results.begin(), report.results.end(),
                   [](const ResultRow& r) { return has_group(r, FigureGroup::energy); });
-  const unsigned set = wide       ? ColumnSet::wide
-                       : measured ? ColumnSet::compact_measured
-                                  : ColumnSet::compact_model;
+  const unsigned set = named == NamedSet::why    ? ColumnSet::why
+                       : named == NamedSet::wide ? ColumnSet::wide
+                       : measured                ? ColumnSet::compact_measured
+                                                 : ColumnSet::compact_model;
   std::vector<Column> shown;
   for (const Column& column : columns()) {
     if ((column.column_sets & set) == 0 || (column.profiled && !profiled)) continue;
@@ -268,10 +274,11 @@ std::vector<Column> columns_of_set(const Report& report, bool wide) {
   return shown;
 }
 
-// The columns by name; no names: the compact set; "wide": the wide set.
+// The columns by name; no names: the compact set; "wide", "why": that set.
 std::vector<Column> chosen_columns(const Report& report, const std::vector<std::string>& names) {
-  if (names.empty()) return columns_of_set(report, false);
-  if (names == std::vector<std::string>{"wide"}) return columns_of_set(report, true);
+  if (names.empty()) return columns_of_set(report, NamedSet::compact);
+  if (names == std::vector<std::string>{"wide"}) return columns_of_set(report, NamedSet::wide);
+  if (names == std::vector<std::string>{"why"}) return columns_of_set(report, NamedSet::why);
   const std::vector<Column> all = columns();
   std::vector<Column> shown;
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -283,7 +290,7 @@ std::vector<Column> chosen_columns(const Report& report, const std::vector<std::
     const auto found =
         std::find_if(all.begin(), all.end(), [&name](const Column& c) { return c.label == name; });
     if (found == all.end()) {
-      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {}; or wide)", name,
+      throw std::invalid_argument(fmt::format("unknown column '{}' (known: {}; or wide, why)", name,
                                               fmt::join(table_column_names(), ", ")));
     }
     shown.push_back(*found);

@@ -46,6 +46,24 @@ struct ProfileDerived {
   std::optional<double> flop_expected_ratio;
   std::optional<std::string> masked_work;
   std::optional<double> timing_ratio;
+  // The timing check in SM cycles (cycle_check in profile_checks.hpp): our
+  // median x our samples' SM clock, ncu's sm__cycles_elapsed.avg, their ratio.
+  std::optional<double> our_cycles;
+  std::optional<double> ncu_cycles;
+  std::optional<double> cycle_ratio;
+  // Why: each pipe's use of its peak over its active cycles (tensor: the
+  // busier of mma.sync's HMMA and wgmma's GMMA pipe), the shared memory's
+  // wavefronts of their peak, issue slots used, cycles with no eligible warp
+  // (fractions), and the top stall reasons with their shares of stalled
+  // warp-cycles. The limiter above is then binding_limiter's
+  // (counter_limiter.hpp); without these counters, the largest fraction.
+  std::optional<double> tensor_pipe;
+  std::optional<double> fma_pipe;
+  std::optional<double> lsu_pipe;
+  std::optional<double> shared_pipe;
+  std::optional<double> issue_slots;
+  std::optional<double> no_eligible;
+  std::optional<std::string> top_stalls;  // "long_scoreboard 41%; barrier 22%; ..."
 };
 
 struct Profile {

@@ -152,7 +152,9 @@ Report every_kernel_report() {
     row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
     row.correctness = Correctness{"reference fp32", 1e-3, 2e-3, 5e-3, true, {}};
     if (kernel.name == "fa1_wmma") {
+      row.timing->sm_clock_MHz = 1980;
       row.profile = cfr::test::hand_profile(row.model->flops.exact);
+      cfr::test::add_why_counters(*row.profile);
       row.profile->derived = profile_figures(row, r.ceiling, ComputeCapability{9, 0});
     }
     if (kernel.name == "fa2_mma") {

@@ -26,7 +26,8 @@ cfr::Report measured_report();
 // One measured row of every catalog kernel (naive, fa1_scalar, fa1_wmma,
 // fa2_mma, fa1_bwd) at B=1 H=8 N=1024 d=64 causal fp16 with the L2-aware
 // model of the H200 device: every traffic model applies to one of them. The
-// fa1_wmma row is profiled (tests/roofline/profiled_row.hpp's counters) and
+// fa1_wmma row is profiled (tests/roofline/profiled_row.hpp's counters, the
+// cycle and "why" ones included, its samples' SM clock 1980 MHz) and
 // the ceiling has an L2 bandwidth, so every profile figure has a value; the
 // fa2_mma row has its energy measured (tests/roofline/energy_readings.hpp).
 cfr::Report every_kernel_report();

@@ -128,6 +128,11 @@ TEST_CASE("combine rules follow the metric's suffix") {
   CHECK(combine_rule("dram__bytes_read.min") == Combine::min);
   CHECK(combine_rule("sm__cycles_elapsed.avg.per_second") == Combine::duration_weighted_mean);
   CHECK(combine_rule("lts__t_sector_hit_rate.pct") == Combine::duration_weighted_mean);
+  // A share of peak (the limiter's pipe, issue and scheduler counters) is a rate too.
+  CHECK(combine_rule("sm__inst_issued.avg.pct_of_peak_sustained_active") ==
+        Combine::duration_weighted_mean);
+  CHECK(combine_rule("l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_"
+                     "elapsed") == Combine::duration_weighted_mean);
   CHECK(combine_rule("launch__registers_per_thread") == Combine::common);
 }
 

@@ -162,7 +162,8 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
   CHECK(csv_header(r, {"wide"}) ==
         "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
-        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,noise %,n,throttled,check,status");
+        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,noise %,n,throttled,check,"
+        "status");
   r.results.front().profile.reset();
   CHECK(csv_header(r) ==
         "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
