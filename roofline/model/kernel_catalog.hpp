@@ -23,6 +23,7 @@ inline constexpr KernelDescription naive_kernel{
     .head_dims = naive_head_dims,
     .min_compute_capability = {7, 0},
     .arithmetic = ArithmeticPath::library_gemm,
+    .instruction = Instruction::library_gemm,
     .traffic = TrafficModelKind::materialized,
     .summary = "S = QK^T and O = PV through cuBLAS, softmax kernel; S and P in HBM",
 };
@@ -52,6 +53,7 @@ inline constexpr KernelDescription fa1_scalar_kernel{
     .configs = fa1_scalar_configs,
     .launches = fa1_scalar_launches,
     .arithmetic = ArithmeticPath::fp32_simt,
+    .instruction = Instruction::ffma,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "FA1 structure, one CTA per Q block over all K/V blocks, fp32 SIMT",
 };
@@ -80,6 +82,7 @@ inline constexpr KernelDescription fa1_wmma_kernel{
     .configs = fa1_wmma_configs,
     .launches = fa1_wmma_launches,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::wmma,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "FA1 structure on tensor cores, WMMA m16n16k16, fp32 accumulate",
 };
@@ -132,6 +135,7 @@ inline constexpr KernelDescription fa2_mma_kernel{
     .configs = fa2_mma_configs,
     .launches = fa2_mma_launches,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::mma_sync,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "FA2 structure: mma.sync m16n8k16, S and P in registers, cp.async K/V pipeline",
     .shapes = {.kv_len = true, .kv_heads = true},
@@ -182,6 +186,7 @@ inline constexpr KernelDescription fa2_decode_kernel{
     .configs = fa2_decode_configs,
     .launches = fa2_decode_launches,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::mma_sync,
     .traffic = TrafficModelKind::split_kv,
     .summary =
         "split-KV decoding: a K/V head's query heads share an mma.sync tile, splits combined",
@@ -211,6 +216,7 @@ inline constexpr KernelDescription fa1_backward_kernel{
     .configs = fa1_backward_configs,
     .launches = fa1_backward_launches,
     .arithmetic = ArithmeticPath::fp32_simt,
+    .instruction = Instruction::ffma,
     .traffic = TrafficModelKind::fa1_backward,
     .forward_partner = "fa1_scalar",
     .summary = "FA1 backward: D = rowsum(dO*O), dK/dV per K/V block, dQ per Q block, fp32 SIMT",

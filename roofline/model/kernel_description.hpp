@@ -156,6 +156,13 @@ enum class ArithmeticPath {
   library_gemm,      // cuBLAS: tensor cores for fp16/bf16, fp32 SIMT for fp32
 };
 
+// The instruction a kernel's matmuls issue, whose measured roof `ceilings`
+// gives (docs/model.md §8.3): a row is judged against it as well as against
+// its unit's peak. WMMA m16n16k16 compiles to the same HMMA instructions as
+// mma.sync m16n8k16, so they share a roof. unspecified: a kernel that does
+// not say (a plugin's).
+enum class Instruction { unspecified, mma_sync, wmma, wgmma, ffma, library_gemm };
+
 // The shapes beyond square self-attention a kernel computes (issue 25): K/V
 // of another length than Q (decode, a KV cache, the bottom-right causal
 // mask), fewer K/V heads than query heads (GQA, MQA), a paged cache; and the
@@ -204,6 +211,7 @@ struct KernelDescription {
   // Its tiled launches in order; empty when a library chooses its own.
   std::span<const GridLaunch> launches{};
   ArithmeticPath arithmetic = ArithmeticPath::fp32_simt;
+  Instruction instruction = Instruction::unspecified;
   TrafficModelKind traffic = TrafficModelKind::compulsory;
   // A backward kernel: the forward kernel whose O and LSE it is given.
   std::string_view forward_partner{};

@@ -200,6 +200,12 @@ CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
     ceiling.l2_bandwidth_GBps = l2->value;
   }
   ceiling.read_bandwidth_GBps = measured.read_bandwidth();
+  if (const CeilingFigure* shared = measured.find(shared_memory_figure)) {
+    ceiling.shared_memory_GBps = shared->value;
+  }
+  for (const CeilingFigure& f : measured.figures) {
+    if (f.compute_unit) ceiling.instruction_TFLOPs[f.figure] = f.value;
+  }
   for (ComputeUnit unit : all_compute_units) {
     if (const auto peak = measured.best_peak(unit)) {
       ceiling.peak_TFLOPs[static_cast<std::size_t>(unit)] = peak;

@@ -20,6 +20,8 @@ inline constexpr std::string_view ceilings_schema = "cuflash-roofline/ceilings/v
 // The figure of the read-only stream (kernels/ceilings/read_bandwidth.cu);
 // files written before it have none.
 inline constexpr std::string_view dram_read_figure = "dram_read_bandwidth";
+// The shared-memory stream (kernels/ceilings/shared_bandwidth.cu).
+inline constexpr std::string_view shared_memory_figure = "shared_memory_bandwidth";
 
 struct CeilingFigure {
   std::string figure;  // "dram_bandwidth", "fp16_tensor_cublas", ...
@@ -71,10 +73,11 @@ CeilingsReport ceilings_from_json(const nlohmann::json& document);
 std::string render_ceilings_table(const CeilingsReport& report);
 
 // The roof a sweep uses with --ceiling measured|FILE: measured DRAM bandwidth
-// (the copy's, and the read stream's where the file has it) and the best
-// measured peak per unit; a unit nobody measured keeps the datasheet figure,
-// and source_detail says which. No datasheet states a read bandwidth: without
-// the figure the record has none.
+// (the copy's, and the read stream's where the file has it), the best
+// measured peak per unit, every compute figure as an instruction's roof and
+// the shared-memory bandwidth where the file has them; a unit nobody measured keeps the datasheet
+// figure, and source_detail says which. No datasheet states a read bandwidth: without the figure
+// the record has none.
 CeilingRecord measured_ceiling_record(const CeilingsReport& measured,
                                       const CeilingRecord& datasheet, std::string_view origin);
 

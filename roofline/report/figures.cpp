@@ -126,6 +126,26 @@ bool store_memory_roof(ResultRow& row, const FigureValue& value) {
   return roof.has_value();
 }
 
+// The instruction roof (instruction_roof.hpp): absent where the kernel names
+// no instruction or the ceiling has no figure for it.
+FigureValue read_instruction_figure(const ResultRow& row) {
+  const auto& roof = row.model->instruction_roof;
+  return roof ? FigureValue(roof->figure) : FigureValue();
+}
+bool store_instruction_figure(ResultRow& row, const FigureValue& value) {
+  row.model->instruction_roof.emplace().figure = std::get<std::string>(value);
+  return true;
+}
+FigureValue read_instruction_TFLOPs(const ResultRow& row) {
+  const auto& roof = row.model->instruction_roof;
+  return roof ? FigureValue(roof->TFLOPs) : FigureValue();
+}
+bool store_instruction_TFLOPs(ResultRow& row, const FigureValue& value) {
+  if (!row.model->instruction_roof) row.model->instruction_roof.emplace();
+  row.model->instruction_roof->TFLOPs = std::get<double>(value);
+  return true;
+}
+
 bool judged_on_read_roof(const ResultRow& row) {
   return row.model && row.model->memory_roof == MemoryRoof::dram_read;
 }
@@ -259,6 +279,18 @@ constexpr auto figures = std::to_array<Figure>({
 
      .column_sets = ColumnSet::wide | ColumnSet::compact_model,
      .compact_part = CompactPart::roofline}),
+    {.tag = "ceiling/instruction", .json = "instruction_roof.figure", .label = "instruction",
+     .description = "the `ceilings` figure of the instruction the kernel's matmuls issue "
+                    "(mma.sync, wgmma, FFMA, cuBLAS), with --ceiling measured|FILE",
+     .source = FigureSource::ceiling, .group = FigureGroup::roofline,
+     .column_sets = ColumnSet::why, .optional_on_read = true,
+     .read = read_instruction_figure, .store = store_instruction_figure},
+    {.tag = "ceiling/instruction_roof_TFLOPs", .json = "instruction_roof.TFLOPs",
+     .unit = "TFLOPS", .label = "instr roof TFLOPS",
+     .description = "the roofline at the instruction's measured peak: min(peak, bandwidth x AI)",
+     .source = FigureSource::ceiling, .group = FigureGroup::roofline, .precision = 1,
+     .column_sets = ColumnSet::why, .optional_on_read = true,
+     .read = read_instruction_TFLOPs, .store = store_instruction_TFLOPs},
 
     // ---- measured: the summary of the raw samples (summarize)
     number<[](auto& r) -> auto& { return r.timing->summary.median; }>(
@@ -319,6 +351,17 @@ constexpr auto figures = std::to_array<Figure>({
      .display = FigureDisplay::percent, .precision = 1,
      .column_sets = ColumnSet::wide | ColumnSet::compact_measured,
      .compact_part = CompactPart::speed}),
+
+    {.tag = "achieved/fraction_of_instruction_roof",
+     .json = "achieved.fraction_of_instruction_roof", .unit = "fraction",
+     .label = "% instr roof", .description = "TFLOPS / the instruction's roof TFLOPS",
+     .source = FigureSource::derived, .group = FigureGroup::achieved,
+     .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why,
+     .optional_on_read = true,
+     .read = read_optional<[](auto& r) -> auto& { return *r.achieved; },
+                           [](auto& a) -> auto& { return a.fraction_of_instruction_roof; }>,
+     .store = store_optional<[](auto& r) -> auto& { return *r.achieved; },
+                             [](auto& a) -> auto& { return a.fraction_of_instruction_roof; }>},
 
     // ---- profile: Nsight Compute's counters against the model (profile_figures)
     derived<[](auto& d) -> auto& { return d.dram.bytes; }>(

@@ -101,6 +101,14 @@ struct CeilingRecord {
   // figure); no datasheet states one. The roof of a read-stream kernel.
   std::optional<double> read_bandwidth_GBps;
   std::array<std::optional<double>, all_compute_units.size()> peak_TFLOPs;
+  // Each instruction's measured peak, by its `ceilings` figure
+  // ("fp16_tensor_mma": 650.2, "fp32_simt_fma": ...): the roofs a row is
+  // judged against beside its unit's peak (docs/model.md §8.3). Empty for a
+  // datasheet ceiling and for a ceilings file without them.
+  std::map<std::string, double, std::less<>> instruction_TFLOPs;
+  // Shared-memory bandwidth measured by `ceilings` (all SMs together); empty
+  // without it.
+  std::optional<double> shared_memory_GBps;
   // False when the ceiling is another GPU's than the measuring device's;
   // empty when nothing was measured.
   std::optional<bool> matches_device;
@@ -150,6 +158,8 @@ struct Achieved {
   double bandwidth_GBps = 0;         // DRAM model bytes / median time
   double bandwidth_utilization = 0;  // bandwidth_GBps / ceiling bandwidth
   double fraction_of_roof = 0;       // TFLOPs / roof_TFLOPs
+  // TFLOPs / the instruction's roof; empty without one.
+  std::optional<double> fraction_of_instruction_roof;
 };
 
 struct TensorError {
@@ -183,6 +193,13 @@ struct ClaimedFigures {
   double ridge_distance = 0;  // "N x below the ridge"
 };
 
+// The roof of the instruction a row's kernel issues (instruction_roof.hpp):
+// the `ceilings` figure it comes from and min(that peak, bandwidth x AI).
+struct InstructionRoof {
+  std::string figure;  // "fp16_tensor_mma"
+  double TFLOPs = 0;
+};
+
 // Bytes one traffic model predicts for a row.
 struct ModelBytes {
   TrafficModelKind model = TrafficModelKind::compulsory;
@@ -207,6 +224,9 @@ struct ModelFigures {
   double ai = 0;  // counted FLOPs / dram_bytes()
   // Empty when the ceiling has no peak for the row's compute unit.
   std::optional<RooflinePoint> roofline;
+  // Empty when the kernel names no instruction or the ceiling has no figure
+  // for it (every datasheet ceiling).
+  std::optional<InstructionRoof> instruction_roof;
 
   std::optional<double> bytes_of(TrafficModelKind model) const;
   // The bytes of dram_model (traffic.bytes when it is the kernel's own).

@@ -541,27 +541,40 @@ DeviceRecord read_device(const Node& n) {
   return d;
 }
 
+// The ceiling's instruction roofs and shared-memory bandwidth, written only
+// where a ceilings file gave them, so a report without them reads as before.
+void write_instruction_roofs(const CeilingRecord& c, json& ceiling) {
+  if (!c.instruction_TFLOPs.empty()) {
+    json roofs = json::object();
+    for (const auto& [figure, value] : c.instruction_TFLOPs) roofs[figure] = value;
+    ceiling["instruction_TFLOPs"] = roofs;
+  }
+  if (c.shared_memory_GBps) ceiling["shared_memory_GBps"] = *c.shared_memory_GBps;
+}
+
 json to_json(const Report& report) {
   json devices = json::array();
   for (const DeviceRecord& d : report.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const ResultRow& row : report.results) results.push_back(to_json(row));
   const CeilingRecord& c = report.ceiling;
-  return json{{"schema", report.schema},
-              {"tool", to_json(report.tool)},
-              {"provenance", to_json(report.provenance)},
-              {"devices", devices},
-              {"ceiling",
-               {{"gpu", c.gpu},
-                {"gpu_name", c.gpu_name},
-                {"source", c.source},
-                {"source_detail", c.source_detail},
-                {"bandwidth_GBps", c.bandwidth_GBps},
-                {"l2_bandwidth_GBps", optional_number(c.l2_bandwidth_GBps)},
-                {"read_bandwidth_GBps", optional_number(c.read_bandwidth_GBps)},
-                {"peak_TFLOPs", peaks_json(c.peak_TFLOPs)},
-                {"matches_device", c.matches_device ? json(*c.matches_device) : json(nullptr)}}},
-              {"results", results}};
+  json out{{"schema", report.schema},
+           {"tool", to_json(report.tool)},
+           {"provenance", to_json(report.provenance)},
+           {"devices", devices},
+           {"ceiling",
+            {{"gpu", c.gpu},
+             {"gpu_name", c.gpu_name},
+             {"source", c.source},
+             {"source_detail", c.source_detail},
+             {"bandwidth_GBps", c.bandwidth_GBps},
+             {"l2_bandwidth_GBps", optional_number(c.l2_bandwidth_GBps)},
+             {"read_bandwidth_GBps", optional_number(c.read_bandwidth_GBps)},
+             {"peak_TFLOPs", peaks_json(c.peak_TFLOPs)},
+             {"matches_device", c.matches_device ? json(*c.matches_device) : json(nullptr)}}},
+           {"results", results}};
+  write_instruction_roofs(c, out["ceiling"]);
+  return out;
 }
 
 Report report_from_json(const json& document) {
@@ -589,6 +602,13 @@ Report report_from_json(const json& document) {
   report.ceiling.l2_bandwidth_GBps = ceiling.optional_number("l2_bandwidth_GBps");
   report.ceiling.read_bandwidth_GBps = ceiling.optional_number("read_bandwidth_GBps");
   report.ceiling.peak_TFLOPs = read_peaks(ceiling.object("peak_TFLOPs"));
+  if (ceiling.has("instruction_TFLOPs")) {
+    const Node roofs = ceiling.object("instruction_TFLOPs");
+    for (const auto& entry : ceiling.get("instruction_TFLOPs").items()) {
+      report.ceiling.instruction_TFLOPs[entry.key()] = roofs.number(entry.key());
+    }
+  }
+  report.ceiling.shared_memory_GBps = ceiling.optional_number("shared_memory_GBps");
   if (ceiling.has("matches_device"))
     report.ceiling.matches_device = ceiling.boolean("matches_device");
 

@@ -122,6 +122,10 @@ void check_ceiling_values(const CeilingRecord& ceiling, std::string_view path) {
   at.at("bandwidth_GBps").positive(ceiling.bandwidth_GBps);
   if (ceiling.read_bandwidth_GBps)
     at.at("read_bandwidth_GBps").positive(*ceiling.read_bandwidth_GBps);
+  if (ceiling.shared_memory_GBps) at.at("shared_memory_GBps").positive(*ceiling.shared_memory_GBps);
+  for (const auto& [figure, value] : ceiling.instruction_TFLOPs) {
+    at.at("instruction_TFLOPs").at(figure).positive(value);
+  }
   for (ComputeUnit unit : all_compute_units) {
     const auto peak = ceiling.peak(unit);
     if (!peak) continue;

@@ -8,6 +8,7 @@
 #include "roofline/core/problem_limits.hpp"
 #include "roofline/model/kv_splits.hpp"
 #include "roofline/model/own_byte_count.hpp"
+#include "roofline/report/instruction_roof.hpp"
 
 namespace cfr {
 
@@ -105,6 +106,11 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
   if (const auto peak = ceiling.peak(kernel.compute_unit)) {
     model.roofline = analyze_roofline(model.flops.counted(), dram_bytes, *peak,
                                       ceiling.bandwidth(model.memory_roof_used()));
+    if (kernel.layout != nullptr) {
+      model.instruction_roof =
+          instruction_roof(kernel.layout->instruction, problem.dtype, ceiling, model.ai,
+                           ceiling.bandwidth(model.memory_roof_used()));
+    }
   }
   return model;
 }
@@ -183,6 +189,9 @@ Achieved achieved_figures(const ModelFigures& model, double median_ms,
   }
   if (model.roofline && model.roofline->roof_TFLOPs > 0) {
     achieved.fraction_of_roof = achieved.TFLOPs / model.roofline->roof_TFLOPs;
+  }
+  if (model.instruction_roof && model.instruction_roof->TFLOPs > 0) {
+    achieved.fraction_of_instruction_roof = achieved.TFLOPs / model.instruction_roof->TFLOPs;
   }
   return achieved;
 }

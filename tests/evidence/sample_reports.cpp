@@ -133,6 +133,7 @@ Report every_kernel_report() {
   r.results.clear();
   r.ceiling.l2_bandwidth_GBps = 10000;   // as `ceilings` would measure it: the L2 roof
   r.ceiling.read_bandwidth_GBps = 4600;  // and the read stream: fa2_decode's memory roof
+  r.ceiling.instruction_TFLOPs = cfr::test::h200_instruction_roofs();  // and each instruction's
   for (const KernelDescription& kernel : kernel_catalog) {
     // Square self-attention, or a decode step of 4 query heads per K/V head
     // for a kernel built for few query tokens (fa2_decode).

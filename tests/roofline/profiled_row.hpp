@@ -7,6 +7,9 @@
 // which is the model's exact FLOPs (as recorded for every non-causal tensor
 // row of fixtures/ncu/l2data.csv).
 
+#include <map>
+#include <string>
+
 #include "roofline/core/statistics.hpp"
 #include "roofline/profile/profile_figures.hpp"
 #include "roofline/report/row_model.hpp"
@@ -29,6 +32,14 @@ inline CeilingRecord h200_profile_ceiling() {
   c.l2_bandwidth_GBps = 10000;
   c.peak_TFLOPs = {67, 133.8, 989.4, 989.4};
   return c;
+}
+
+// Instruction roofs as a ceilings file would give them (round numbers near
+// the H200's: mma.sync 650 TFLOP/s, FFMA 60): the figures docs/model.md §8.3
+// judges a row against.
+inline std::map<std::string, double, std::less<>> h200_instruction_roofs() {
+  return {{"fp16_tensor_mma", 650},    {"bf16_tensor_mma", 640}, {"fp16_tensor_cublas", 700},
+          {"bf16_tensor_cublas", 690}, {"fp32_simt_fma", 60},    {"fp16_tensor_wgmma", 900}};
 }
 
 inline DeviceRecord h200_device() {

@@ -36,6 +36,7 @@ Report every_figure_report() {
   Report r;
   r.provenance.source = ProvenanceSource::measured;
   r.ceiling = test::h200_profile_ceiling();
+  r.ceiling.instruction_TFLOPs = test::h200_instruction_roofs();
   const AttentionProblem problem{1, 8, 1024, 64, true, DType::fp16};
   for (const KernelDescription& kernel : kernel_catalog) {
     ResultRow row = model_row(kernel, problem, r.ceiling, FlopConvention::exact, test::h200_cc,

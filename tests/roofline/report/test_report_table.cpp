@@ -164,6 +164,10 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
         "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,noise %,n,throttled,check,"
         "status");
+  // `--columns why`: what the row is, its instruction's roof and what binds it.
+  CHECK(csv_header(r, {"why"}) ==
+        "kernel,dir,dtype,B,H,N,d,causal,instruction,instr roof TFLOPS,% instr roof,limiter,"
+        "% limiter,tensor pipe,FMA pipe,LSU pipe,shared pipe,issue slots,no eligible,top stalls");
   r.results.front().profile.reset();
   CHECK(csv_header(r) ==
         "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
