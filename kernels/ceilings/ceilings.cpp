@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iostream>
 #include <optional>
 
 #include "kernels/measure/board_energy.hpp"
@@ -60,6 +61,15 @@ std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::Timi
       measure_mma_tensor_peak(DType::bf16, options, sizes.mma_iterations, stream, b));
   ceilings.push_back(measure_fp32_fma_peak(options, sizes.fma_iterations, stream, b));
   ceilings.push_back(measure_fp16_hfma2_peak(options, sizes.fma_iterations, stream, b));
+  ceilings.push_back(measure_shared_memory_bandwidth(options, sizes.shared_iterations, stream, b));
+  if (const auto reason = wgmma_unavailable(device)) {
+    std::cerr << "ceilings: fp16_tensor_wgmma and bf16_tensor_wgmma skipped: " << *reason << "\n";
+  } else {
+    for (DType dtype : {DType::fp16, DType::bf16}) {
+      ceilings.push_back(
+          measure_wgmma_tensor_peak(dtype, options, sizes.wgmma_iterations, stream, b));
+    }
+  }
   return ceilings;
 }
 

@@ -26,7 +26,8 @@ namespace cfr::ceilings {
 struct CeilingMeasurement {
   // "dram_bandwidth", "dram_bandwidth_memcpy", "dram_read_bandwidth", "l2_bandwidth",
   // "fp16_tensor_cublas",
-  // "bf16_tensor_cublas", "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2"
+  // "bf16_tensor_cublas", "fp16_tensor_mma", "bf16_tensor_mma", "fp32_simt_fma", "fp16_simt_hfma2",
+  // "shared_memory_bandwidth", "fp16_tensor_wgmma", "bf16_tensor_wgmma" (sm_90a only)
   std::string figure;
   std::string unit;             // "GB/s" (1e9 bytes/s) or "TFLOP/s" (1e12 FLOP/s)
   double value = 0;             // median of samples
@@ -51,12 +52,16 @@ struct CeilingSizes {
   std::size_t l2_buffer_bytes = 0;
   // Copies per launch of the L2 benchmark; 0: enough for about 4 GiB of traffic.
   int l2_passes = 0;
-  int gemm_size = 8192;        // m = n = k of the cuBLAS GEMM
-  int mma_iterations = 4096;   // per warp, each issuing 8 independent mma.sync
-  int fma_iterations = 16384;  // per thread, each issuing 8 independent FMAs
+  int gemm_size = 8192;          // m = n = k of the cuBLAS GEMM
+  int mma_iterations = 4096;     // per warp, each issuing 8 independent mma.sync
+  int fma_iterations = 16384;    // per thread, each issuing 8 independent FMAs
+  int wgmma_iterations = 2048;   // per warpgroup, each a batch of 4 wgmma
+  int shared_iterations = 8192;  // per thread, each 4 loads of 16 bytes
 };
 
-// Every figure of `device`, in the order of CeilingMeasurement::figure's list.
+// Every figure of `device`, in the order of CeilingMeasurement::figure's list;
+// the wgmma ones only where wgmma_unavailable(device) is empty (the reason
+// is printed to stderr otherwise).
 // L2 and compute figures are timed hot (no L2 flush) whatever
 // options.flush_l2 says; DRAM follows options. With `energy`, the board's
 // sensors are opened through NVML (loaded only then) and its quiet interval
@@ -93,6 +98,18 @@ CeilingMeasurement measure_cublas_tensor_peak(DType dtype, const measure::Timing
 CeilingMeasurement measure_mma_tensor_peak(DType dtype, const measure::TimingOptions& options,
                                            int iterations, cudaStream_t stream,
                                            const measure::BoardEnergy* energy = nullptr);
+// wgmma.mma_async m64n256k16 from shared memory (wgmma_peak.cu); run only
+// where wgmma_unavailable(device) is empty: an sm_90a build on a compute
+// capability 9.0 device. dtype: fp16 or bf16.
+CeilingMeasurement measure_wgmma_tensor_peak(DType dtype, const measure::TimingOptions& options,
+                                             int iterations, cudaStream_t stream,
+                                             const measure::BoardEnergy* energy = nullptr);
+// Why `device` cannot run the wgmma figure; empty when it can.
+std::optional<std::string> wgmma_unavailable(int device);
+// 16-byte ld.shared streams on every SM (shared_bandwidth.cu), in GB/s.
+CeilingMeasurement measure_shared_memory_bandwidth(const measure::TimingOptions& options,
+                                                   int iterations, cudaStream_t stream,
+                                                   const measure::BoardEnergy* energy = nullptr);
 CeilingMeasurement measure_fp32_fma_peak(const measure::TimingOptions& options, int iterations,
                                          cudaStream_t stream,
                                          const measure::BoardEnergy* energy = nullptr);

@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy.
+# flush_modes, ceilings_energy, limiter.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -462,7 +462,7 @@ step_plugin_bytes() {
 profile_sweep() {
   local name=$1
   shift
-  "$tool" sweep --profile --ceiling results/h200/ceilings.json \
+  "$tool" sweep --profile --ceiling "${PROFILE_CEILING:-results/h200/ceilings.json}" \
     --json "results/h200/profile/$name.json" "$@" >"$out/profile-$name.txt" 2>"$out/profile-$name.log"
   local rc=$?
   echo "profile $name: sweep exit $rc; $(grep '^profile:' "$out/profile-$name.log" | tail -n 1)"
@@ -619,8 +619,8 @@ step_energy() {
 
 # The energy roofline's ceilings (ceilings --energy, docs/energy.md): each
 # figure's board energy around a run of its own launch, back to back, for the
-# run length the quiet interval sets (about 12.5 s a figure on the H200, ten
-# figures), and its audit. results/update-readme.sh draws the energy roofline
+# run length the quiet interval sets (about 12.5 s a figure on the H200, every
+# figure), and its audit. results/update-readme.sh draws the energy roofline
 # from it and the energy sweep (step energy).
 step_ceilings_energy() {
   mkdir -p results/h200/energy
@@ -632,6 +632,36 @@ step_ceilings_energy() {
   cp results/h200/energy/ceilings-energy.json results/h200/energy/ceilings-energy.log "$out/"
   echo "ceilings_energy: ceilings exit $rc, audit exit $audit_rc"
   [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+}
+
+# Issue 23 (the limiter from counters, the cycle check, each instruction's
+# roof): which of the new counters gh100 has; the wgmma ceiling against
+# mma.sync (a GPU test); `ceilings` with the shared-memory and wgmma figures
+# (results/h200/limiter/ceilings.json, audited); and a small profiled sweep of
+# fa2_mma and fa1_wmma judged on it, audited and shown with --columns why.
+step_limiter() {
+  mkdir -p results/h200/limiter results/h200/profile
+  ncu --query-metrics --chip gh100 >"$out/ncu-metrics-gh100.txt" 2>&1
+  local base
+  for base in sm__cycles_elapsed sm__pipe_tensor_op_hmma_cycles_active \
+    sm__pipe_tensor_op_gmma_cycles_active sm__inst_executed_pipe_fma sm__inst_executed_pipe_lsu \
+    l1tex__data_pipe_lsu_wavefronts_mem_shared sm__inst_issued smsp__issue_inst0 \
+    smsp__warps_issue_stalled_long_scoreboard smsp__warps_issue_stalled_barrier; do
+    grep -Eq "(^|\.)$base( |$)" "$out/ncu-metrics-gh100.txt" && echo "gh100 has $base" ||
+      echo "gh100 LACKS $base"
+  done | tee "$out/limiter-metrics.log"
+  "$build/tests/measure/test_measure_gpu" "the wgmma loop outruns mma.sync where the GPU has it" \
+    -s 2>&1 | grep -E "wgmma|passed|failed" | tail -n 5 | tee "$out/limiter-wgmma.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  "$tool" ceilings --json results/h200/limiter/ceilings.json 2>&1 | tail -n 20
+  "$tool" audit results/h200/limiter/ceilings.json 2>&1 | tail -n 3
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  PROFILE_CEILING=results/h200/limiter/ceilings.json profile_sweep limiter \
+    --kernels fa2_mma,fa1_wmma --seq-lens 4096,16384 --head-dims 64,128 --max-seconds 0.5
+  "$tool" table results/h200/profile/limiter.json --columns why | tee "$out/limiter-why.txt"
+  "$tool" table results/h200/profile/limiter.json \
+    --columns "kernel,N,d,timing ratio,cycle ratio,our cycles,ncu cycles" | tee -a "$out/limiter-why.txt"
+  cp results/h200/limiter/ceilings.json "$out/"
 }
 
 for step in "$@"; do

@@ -89,6 +89,11 @@ TEST_CASE("each ceiling benchmark returns a positive figure on a small size", "[
     check_figure(m, "fp32_simt_fma", "TFLOP/s");
     CHECK(m.compute_unit == ComputeUnit::fp32_simt);
   }
+  SECTION("shared memory") {
+    const auto m = measure_shared_memory_bandwidth(options, 256, stream);
+    check_figure(m, "shared_memory_bandwidth", "GB/s");
+    CHECK_FALSE(m.compute_unit);
+  }
   SECTION("fp16 hfma2") {
     const auto m = measure_fp16_hfma2_peak(options, 256, stream);
     check_figure(m, "fp16_simt_hfma2", "TFLOP/s");
@@ -96,9 +101,33 @@ TEST_CASE("each ceiling benchmark returns a positive figure on a small size", "[
   }
 }
 
+// On an sm_90a build and a compute capability 9.0 device (the H200 of
+// device_run.sh): wgmma, the instruction cuBLAS's Hopper kernels issue, beats
+// the warp-level mma.sync loop (at 595-650 TFLOP/s on the H200, issue 23);
+// anywhere else the figure is skipped with its reason.
+TEST_CASE("the wgmma loop outruns mma.sync where the GPU has it", "[ceilings]") {
+  if (const auto reason = wgmma_unavailable(0)) {
+    WARN("wgmma skipped: " << *reason);
+    CHECK(reason->find("sm_90a") != std::string::npos);
+    return;
+  }
+  measure::CudaStream stream;
+  const auto wgmma = measure_wgmma_tensor_peak(DType::fp16, quick(), 2048, stream);
+  const auto mma = measure_mma_tensor_peak(DType::fp16, quick(), 4096, stream);
+  check_figure(wgmma, "fp16_tensor_wgmma", "TFLOP/s");
+  INFO("wgmma " << wgmma.value << ", mma.sync " << mma.value << " TFLOP/s");
+  CHECK(wgmma.value > mma.value);
+  CHECK(wgmma.compute_unit == ComputeUnit::fp16_tensor);
+  const auto bf16 = measure_wgmma_tensor_peak(DType::bf16, quick(), 256, stream);
+  check_figure(bf16, "bf16_tensor_wgmma", "TFLOP/s");
+}
+
 TEST_CASE("the benchmarks reject sizes and dtypes they cannot run", "[ceilings]") {
   measure::CudaStream stream;
   CHECK_THROWS_AS(measure_mma_tensor_peak(DType::fp32, quick(), 64, stream), std::invalid_argument);
+  CHECK_THROWS_AS(measure_wgmma_tensor_peak(DType::fp32, quick(), 64, stream),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(measure_shared_memory_bandwidth(quick(), 0, stream), std::invalid_argument);
   CHECK_THROWS_AS(measure_cublas_tensor_peak(DType::fp32, quick(), 512, stream),
                   std::invalid_argument);
   CHECK_THROWS_AS(measure_l2_bandwidth(quick(), 1u << 20, 0, stream), std::invalid_argument);
@@ -115,8 +144,11 @@ TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
   sizes.gemm_size = 512;
   sizes.mma_iterations = 64;
   sizes.fma_iterations = 256;
+  sizes.wgmma_iterations = 64;
+  sizes.shared_iterations = 256;
   const auto ceilings = measure_ceilings(0, quick(), sizes);
-  REQUIRE(ceilings.size() == 10);
+  // Ten figures and shared memory; the two wgmma ones where the device and build have sm_90a.
+  REQUIRE(ceilings.size() == (wgmma_unavailable(0) ? 11u : 13u));
   for (const auto& m : ceilings) CHECK(m.value > 0);
   CHECK(dram_bandwidth_GBps(ceilings).has_value());
   const auto named = [&](const char* figure) {
