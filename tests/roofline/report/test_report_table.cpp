@@ -162,7 +162,8 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
   CHECK(csv_header(r, {"wide"}) ==
         "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
-        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,noise %,n,throttled,check,"
+        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,noise "
+        "%,n,throttled,check,"
         "status");
   // `--columns why`: what the row is, its instruction's roof and what binds it.
   CHECK(csv_header(r, {"why"}) ==
