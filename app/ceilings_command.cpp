@@ -23,6 +23,7 @@ struct CeilingsOptions {
   std::string gpu_table;
   std::string json_path;
   bool energy = false;
+  bool instruction_roofs = false;
 };
 
 }  // namespace
@@ -44,6 +45,9 @@ void add_ceilings_command(CLI::App& app) {
   command->add_flag("--energy", options->energy,
                     "also the board's energy per FLOP or byte of each figure, from NVML's energy "
                     "counter around a run of its launches (docs/energy.md)");
+  command->add_flag("--instruction-roofs", options->instruction_roofs,
+                    "also the shared-memory bandwidth and, on sm_90a, the wgmma peak (issue 23; "
+                    "their kernels have not yet run on a device, so they are opt-in)");
   command->callback([options] {
     OutputFiles outputs;
     outputs.protect_input(options->gpu_table);
@@ -66,8 +70,8 @@ void add_ceilings_command(CLI::App& app) {
       if (options->gpu != "auto") throw;
       std::cerr << "WARNING: " << error.what() << " (no datasheet comparison)\n";
     }
-    const CeilingsReport report =
-        measure_ceilings_report(options->device, datasheet, {}, options->energy);
+    const CeilingsReport report = measure_ceilings_report(
+        options->device, datasheet, {}, options->energy, options->instruction_roofs);
     (outputs.takes_stdout() ? std::cerr : std::cout) << render_ceilings_table(report);
     if (outputs.has("--json")) outputs.write({{"--json", json_text(to_json(report))}});
   });

@@ -29,7 +29,8 @@ std::optional<double> datasheet_value(const GpuSpec* gpu, const ceilings::Ceilin
 }  // namespace
 
 CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
-                                       const measure::TimingOptions& timing, bool energy) {
+                                       const measure::TimingOptions& timing, bool energy,
+                                       bool instruction_roofs) {
   CeilingsReport report;
   report.tool = current_tool_info();
   report.provenance.source = ProvenanceSource::measured;
@@ -39,7 +40,8 @@ CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
   const measure::DeviceInfo info = measure::query_device(device);
   report.device = device_record(info);
   report.datasheet_gpu = datasheet ? datasheet->id : "";
-  for (ceilings::CeilingMeasurement& m : ceilings::measure_ceilings(device, timing, {}, energy)) {
+  for (ceilings::CeilingMeasurement& m :
+       ceilings::measure_ceilings(device, timing, {}, energy, instruction_roofs)) {
     CeilingFigure figure;
     figure.figure = m.figure;
     figure.unit = m.unit;

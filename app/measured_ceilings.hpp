@@ -11,9 +11,11 @@ namespace cfr::app {
 
 // Runs every ceiling micro-benchmark on `device` and records it, with each
 // figure's datasheet counterpart from `datasheet` (may be null); with
-// `energy`, each figure's energy and its figures (docs/energy.md).
+// `energy`, each figure's energy and its figures (docs/energy.md); with
+// `instruction_roofs`, the shared-memory and wgmma figures too.
 CeilingsReport measure_ceilings_report(int device, const GpuSpec* datasheet,
-                                       const measure::TimingOptions& timing, bool energy = false);
+                                       const measure::TimingOptions& timing, bool energy = false,
+                                       bool instruction_roofs = false);
 
 // mode "measured": measure now on `device`; otherwise mode is the path of a
 // `ceilings` JSON file.

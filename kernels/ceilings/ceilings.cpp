@@ -30,7 +30,8 @@ int default_l2_passes(std::size_t buffer_bytes) {
 }  // namespace
 
 std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::TimingOptions& options,
-                                                 const CeilingSizes& sizes, bool energy) {
+                                                 const CeilingSizes& sizes, bool energy,
+                                                 bool instruction_roofs) {
   measure::ScopedDevice scoped(device);
   measure::CudaStream stream;
   int l2 = 0;
@@ -61,6 +62,7 @@ std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::Timi
       measure_mma_tensor_peak(DType::bf16, options, sizes.mma_iterations, stream, b));
   ceilings.push_back(measure_fp32_fma_peak(options, sizes.fma_iterations, stream, b));
   ceilings.push_back(measure_fp16_hfma2_peak(options, sizes.fma_iterations, stream, b));
+  if (!instruction_roofs) return ceilings;
   ceilings.push_back(measure_shared_memory_bandwidth(options, sizes.shared_iterations, stream, b));
   if (const auto reason = wgmma_unavailable(device)) {
     std::cerr << "ceilings: fp16_tensor_wgmma and bf16_tensor_wgmma skipped: " << *reason << "\n";

@@ -59,9 +59,11 @@ struct CeilingSizes {
   int shared_iterations = 8192;  // per thread, each 4 loads of 16 bytes
 };
 
-// Every figure of `device`, in the order of CeilingMeasurement::figure's list;
-// the wgmma ones only where wgmma_unavailable(device) is empty (the reason
-// is printed to stderr otherwise).
+// Every figure of `device`, in the order of CeilingMeasurement::figure's list.
+// The shared-memory and wgmma figures only with `instruction_roofs` (their
+// kernels have not yet run on a device: opt-in until they have), and the
+// wgmma ones only where wgmma_unavailable(device) is empty (the reason is
+// printed to stderr otherwise).
 // L2 and compute figures are timed hot (no L2 flush) whatever
 // options.flush_l2 says; DRAM follows options. With `energy`, the board's
 // sensors are opened through NVML (loaded only then) and its quiet interval
@@ -69,7 +71,8 @@ struct CeilingSizes {
 // board's reason it has none). Throws measure::CudaError.
 std::vector<CeilingMeasurement> measure_ceilings(int device, const measure::TimingOptions& options,
                                                  const CeilingSizes& sizes = {},
-                                                 bool energy = false);
+                                                 bool energy = false,
+                                                 bool instruction_roofs = false);
 
 // One figure each, on the current device and `stream`. Throw
 // measure::CudaError on a CUDA or cuBLAS failure, std::invalid_argument on a

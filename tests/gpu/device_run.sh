@@ -653,7 +653,7 @@ step_limiter() {
   "$build/tests/measure/test_measure_gpu" "the wgmma loop outruns mma.sync where the GPU has it" \
     -s 2>&1 | grep -E "wgmma|passed|failed" | tail -n 5 | tee "$out/limiter-wgmma.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  "$tool" ceilings --json results/h200/limiter/ceilings.json 2>&1 | tail -n 20
+  "$tool" ceilings --instruction-roofs --json results/h200/limiter/ceilings.json 2>&1 | tail -n 20
   "$tool" audit results/h200/limiter/ceilings.json 2>&1 | tail -n 3
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   PROFILE_CEILING=results/h200/limiter/ceilings.json profile_sweep limiter \

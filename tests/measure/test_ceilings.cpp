@@ -146,9 +146,10 @@ TEST_CASE("measure_ceilings runs every figure on device 0", "[ceilings]") {
   sizes.fma_iterations = 256;
   sizes.wgmma_iterations = 64;
   sizes.shared_iterations = 256;
-  const auto ceilings = measure_ceilings(0, quick(), sizes);
+  const auto ceilings = measure_ceilings(0, quick(), sizes, false, true);
   // Ten figures and shared memory; the two wgmma ones where the device and build have sm_90a.
   REQUIRE(ceilings.size() == (wgmma_unavailable(0) ? 11u : 13u));
+  CHECK(measure_ceilings(0, quick(), sizes).size() == 10u);  // without instruction_roofs
   for (const auto& m : ceilings) CHECK(m.value > 0);
   CHECK(dram_bandwidth_GBps(ceilings).has_value());
   const auto named = [&](const char* figure) {
