@@ -89,8 +89,22 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
   return std::nullopt;
 }
 
+// The problem as the simulation sees it: the launches read only the element
+// bytes of the dtype (fp16 and bf16 are one problem), and batch and heads
+// only as their product (B = 4, H = 8 is B = 1, H = 32), since every head of
+// every batch entry is one group of tiles dispatched in the same order.
+AttentionProblem simulated_problem(const AttentionProblem& problem) {
+  AttentionProblem canonical = problem;
+  if (element_bytes(problem.dtype) == element_bytes(DType::fp16)) canonical.dtype = DType::fp16;
+  canonical.batch = 1;
+  canonical.heads = problem.heads_total();
+  canonical.kv_heads = problem.kv_heads_total();
+  return canonical;
+}
+
 // What one estimate is a function of: the traffic model, the config and the
-// launch orders the entry gives this problem, the problem and the GPU's figures.
+// launch orders the entry gives this problem, the simulated problem and the
+// GPU's figures.
 using SimulationKey =
     std::tuple<int, int, int, int, std::string, AttentionProblem, double, int, int>;
 
@@ -107,7 +121,7 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
           config.tile.bc,
           config.ctas_per_sm,
           launches,
-          problem,
+          simulated_problem(problem),
           inputs.l2_bytes,
           inputs.l2_partitions,
           inputs.sm_count};
@@ -115,13 +129,21 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
 
 }  // namespace
 
+std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,
+                                                    const AttentionProblem& problem,
+                                                    const L2ModelInputs& inputs) {
+  return simulate(kernel, problem, inputs);
+}
+
 std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
                                           const AttentionProblem& problem,
                                           const L2ModelInputs& inputs) {
   // The simulation is pure and costs up to a few tenths of a second a row, and
   // a report may hold one configuration many times (audit of 2000 copies of a
-  // naive B 128 row took 458 s): each is simulated once per process. Bounded:
-  // the memo starts over past 4096 entries.
+  // naive B 128 row took 458 s), or many rows that are one simulation (a
+  // sweep's fp16 and bf16 rows, its B x H of equal product): each simulated
+  // problem is simulated once per process. Bounded: the memo starts over past
+  // 4096 entries.
   static std::mutex mutex;
   static std::map<SimulationKey, std::optional<DramEstimate>> memo;
   const SimulationKey key = key_of(kernel, problem, inputs);
@@ -129,7 +151,7 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
     std::lock_guard lock(mutex);
     if (const auto found = memo.find(key); found != memo.end()) return found->second;
   }
-  std::optional<DramEstimate> estimate = simulate(kernel, problem, inputs);
+  std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs);
   std::lock_guard lock(mutex);
   if (memo.size() >= 4096) memo.clear();
   memo.emplace(key, estimate);

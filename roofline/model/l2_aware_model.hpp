@@ -39,8 +39,17 @@ int l2_partitions_for(ComputeCapability cc);
 // traffic model the simulation does not cover; or when a launch has more
 // than a million CTAs (the simulation keeps each: bounded work). Throws std::invalid_argument
 // for non-positive inputs (l2_traffic_model.hpp).
+// Memoized per process by what the simulation reads of the problem: its
+// dtype's element bytes and its heads of all batch entries (so fp16 and bf16
+// rows, or B = 4, H = 8 and B = 1, H = 32, share one simulation).
 std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
                                           const AttentionProblem& problem,
                                           const L2ModelInputs& inputs);
+
+// The same estimate simulated for `problem` as given, with no memo: what the
+// shortcut must equal (tests/roofline/model/test_l2_aware_memo.cpp).
+std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,
+                                                    const AttentionProblem& problem,
+                                                    const L2ModelInputs& inputs);
 
 }  // namespace cfr

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
@@ -13,32 +14,39 @@ namespace cfr {
 namespace {
 
 // Byte-capacity LRU over dense ids: stream tiles are ids [0, stream_ids),
-// private blocks get ids above that, recycled once evicted.
+// private blocks get ids above that, recycled once evicted. The links are
+// 32-bit and the bytes a separate array: a launch of a million tiles keeps
+// its list in 12 MB, and each step touches one 12-byte node.
 class LruCache {
  public:
   LruCache(double capacity, std::int64_t stream_ids, std::int64_t private_ids)
-      : capacity_(capacity), stream_ids_(stream_ids) {
+      : capacity_(capacity), stream_ids_(static_cast<Id>(stream_ids)) {
+    if (stream_ids + private_ids >= std::numeric_limits<Id>::max()) {
+      throw std::invalid_argument(fmt::format("{} stream tiles: too many to simulate", stream_ids));
+    }
     nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
     nodes_.resize(static_cast<std::size_t>(stream_ids));
+    bytes_.reserve(nodes_.capacity());
+    bytes_.resize(nodes_.size(), -1);
   }
 
   // The bytes of stream tile `id`, computed once from `bytes_of`.
   template <typename BytesOf>
   double stream_bytes(std::int64_t id, BytesOf bytes_of) {
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    if (node.bytes < 0) node.bytes = bytes_of();
-    return node.bytes;
+    double& bytes = bytes_[static_cast<std::size_t>(id)];
+    if (bytes < 0) bytes = bytes_of();
+    return bytes;
   }
 
   // Returns the bytes read from DRAM when `readers` CTAs read stream tile
   // `id` (of `bytes`, from stream_bytes) in the same step.
   double read_stream(std::int64_t id, double bytes, std::int64_t readers) {
     if (nodes_[static_cast<std::size_t>(id)].resident) {
-      move_to_front(id);
+      move_to_front(static_cast<Id>(id));
       return 0;
     }
     if (bytes > capacity_) return bytes * static_cast<double>(readers);
-    insert(id, bytes, false);
+    insert(static_cast<Id>(id), bytes, false);
     return bytes;
   }
 
@@ -49,13 +57,14 @@ class LruCache {
       if (dirty) written_ += bytes;
       return;
     }
-    std::int64_t id;
+    Id id;
     if (!free_.empty()) {
       id = free_.back();
       free_.pop_back();
     } else {
-      id = static_cast<std::int64_t>(nodes_.size());
+      id = static_cast<Id>(nodes_.size());
       nodes_.emplace_back();
+      bytes_.push_back(0);
     }
     insert(id, bytes, dirty);
   }
@@ -63,26 +72,25 @@ class LruCache {
   double written() const { return written_; }
   double resident_dirty() const {
     double bytes = 0;
-    for (std::int64_t id = head_; id >= 0; id = nodes_[static_cast<std::size_t>(id)].next) {
-      const Node& node = nodes_[static_cast<std::size_t>(id)];
-      if (node.dirty) bytes += node.bytes;
+    for (Id id = head_; id >= 0; id = nodes_[static_cast<std::size_t>(id)].next) {
+      if (nodes_[static_cast<std::size_t>(id)].dirty) bytes += bytes_[static_cast<std::size_t>(id)];
     }
     return bytes;
   }
 
  private:
+  using Id = std::int32_t;
   struct Node {
-    std::int64_t prev = -1;
-    std::int64_t next = -1;
-    double bytes = -1;  // not yet known
+    Id prev = -1;
+    Id next = -1;
     bool resident = false;
     bool dirty = false;
   };
 
-  void insert(std::int64_t id, double bytes, bool dirty) {
+  void insert(Id id, double bytes, bool dirty) {
     while (used_ + bytes > capacity_ && tail_ >= 0) evict_tail();
     Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.bytes = bytes;
+    bytes_[static_cast<std::size_t>(id)] = bytes;
     node.dirty = dirty;
     node.resident = true;
     node.prev = -1;
@@ -93,7 +101,7 @@ class LruCache {
     used_ += bytes;
   }
 
-  void unlink(std::int64_t id) {
+  void unlink(Id id) {
     Node& node = nodes_[static_cast<std::size_t>(id)];
     if (node.prev >= 0) {
       nodes_[static_cast<std::size_t>(node.prev)].next = node.next;
@@ -107,7 +115,7 @@ class LruCache {
     }
   }
 
-  void move_to_front(std::int64_t id) {
+  void move_to_front(Id id) {
     if (id == head_) return;
     unlink(id);
     Node& node = nodes_[static_cast<std::size_t>(id)];
@@ -118,21 +126,23 @@ class LruCache {
   }
 
   void evict_tail() {
-    const std::int64_t id = tail_;
+    const Id id = tail_;
     unlink(id);
     Node& node = nodes_[static_cast<std::size_t>(id)];
     node.resident = false;
-    used_ -= node.bytes;
-    if (node.dirty) written_ += node.bytes;
+    const double bytes = bytes_[static_cast<std::size_t>(id)];
+    used_ -= bytes;
+    if (node.dirty) written_ += bytes;
     if (id >= stream_ids_) free_.push_back(id);
   }
 
   double capacity_;
-  std::int64_t stream_ids_;
+  Id stream_ids_;
   std::vector<Node> nodes_;
-  std::vector<std::int64_t> free_;
-  std::int64_t head_ = -1;
-  std::int64_t tail_ = -1;
+  std::vector<double> bytes_;  // of each id; -1: a stream tile not yet read
+  std::vector<Id> free_;
+  Id head_ = -1;
+  Id tail_ = -1;
   double used_ = 0;
   double written_ = 0;
 };
