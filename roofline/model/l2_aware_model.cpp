@@ -21,11 +21,32 @@ constexpr int softmax_ctas_per_sm = 8;
 constexpr int gemm_ctas_per_sm = 1;
 constexpr int gemm_block_rows = 128;
 
+// The schedules the model simulates (docs/model.md, "The interval"): the
+// point's, and the two that bound the hardware's.
+enum class Schedule { point, lock_step, drifted };
+
+// The bounds' step budget: 2^21 CTA-steps, a sixteenth of the point's, so the
+// interval adds at most an eighth to the point's cost on a long launch.
+constexpr std::int64_t bound_max_steps = std::int64_t{1} << 21;
+
 std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const KernelConfig& config,
-                                          int sm_count) {
+                                          int sm_count, Schedule schedule) {
   if (!config.tile.tiled() || config.ctas_per_sm <= 0) return std::nullopt;
-  return LaunchGeometry{config.tile, config.ctas_per_sm, sm_count, launch.order,
-                        launch.causal_order};
+  // Lock-step: a head's CTAs of equal causal work start together.
+  const CausalBlockOrder order =
+      schedule == Schedule::lock_step ? CausalBlockOrder::heaviest_first : launch.causal_order;
+  return LaunchGeometry{config.tile, config.ctas_per_sm, sm_count, launch.order, order};
+}
+
+// Lock-step also holds one copy of a line in the whole L2 (no partition
+// keeps its own); drifted spreads the resident CTAs' starts.
+L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule) {
+  L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+  if (schedule == Schedule::point) return l2;
+  l2.max_steps = bound_max_steps;
+  if (schedule == Schedule::lock_step) l2.partitions = 1;
+  if (schedule == Schedule::drifted) l2.drifted = true;
+  return l2;
 }
 
 // The simulation keeps every CTA of a launch: past this many (a million, far
@@ -48,8 +69,9 @@ int l2_partitions_for(ComputeCapability cc) {
 namespace {
 
 std::optional<DramEstimate> simulate(const KernelDescription& kernel,
-                                     const AttentionProblem& problem, const L2ModelInputs& inputs) {
-  const L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+                                     const AttentionProblem& problem, const L2ModelInputs& inputs,
+                                     Schedule schedule) {
+  const L2Config l2 = l2_config(inputs, schedule);
   if (problem.paged() && kernel.traffic != TrafficModelKind::split_kv) return std::nullopt;
   if (!problem.square() && kernel.traffic != TrafficModelKind::kv_reload &&
       kernel.traffic != TrafficModelKind::split_kv) {
@@ -70,19 +92,19 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
         kernel.problem_tile ? kernel.problem_tile(problem, config.tile) : config.tile;
     KernelConfig split_config = config;
     split_config.tile = tile;
-    const auto forward = geometry_of(kernel.launches[0], split_config, inputs.sm_count);
+    const auto forward = geometry_of(kernel.launches[0], split_config, inputs.sm_count, schedule);
     if (!forward) return std::nullopt;
     return split_kv_dram(problem, *forward, plan_kv_splits(problem, tile, inputs.sm_count).splits,
                          l2);
   }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
-    const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count);
+    const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
     if (!forward) return std::nullopt;
     return flash_forward_dram(problem, *forward, l2);
   }
   if (kernel.traffic == TrafficModelKind::fa1_backward && kernel.launches.size() == 2) {
-    const auto dk_dv = geometry_of(kernel.launches[0], config, inputs.sm_count);
-    const auto dq = geometry_of(kernel.launches[1], config, inputs.sm_count);
+    const auto dk_dv = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
+    const auto dq = geometry_of(kernel.launches[1], config, inputs.sm_count, schedule);
     if (!dk_dv || !dq) return std::nullopt;
     return flash_backward_dram(problem, *dk_dv, *dq, l2);
   }
@@ -106,10 +128,10 @@ AttentionProblem simulated_problem(const AttentionProblem& problem) {
 // launch orders the entry gives this problem, the simulated problem and the
 // GPU's figures.
 using SimulationKey =
-    std::tuple<int, int, int, int, std::string, AttentionProblem, double, int, int>;
+    std::tuple<int, int, int, int, std::string, AttentionProblem, double, int, int, Schedule>;
 
 SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& problem,
-                     const L2ModelInputs& inputs) {
+                     const L2ModelInputs& inputs, Schedule schedule) {
   const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
   std::string launches;
   for (const GridLaunch& launch : kernel.launches) {
@@ -124,7 +146,8 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
           simulated_problem(problem),
           inputs.l2_bytes,
           inputs.l2_partitions,
-          inputs.sm_count};
+          inputs.sm_count,
+          schedule};
 }
 
 }  // namespace
@@ -132,30 +155,61 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
 std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,
                                                     const AttentionProblem& problem,
                                                     const L2ModelInputs& inputs) {
-  return simulate(kernel, problem, inputs);
+  return simulate(kernel, problem, inputs, Schedule::point);
 }
 
-std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
-                                          const AttentionProblem& problem,
-                                          const L2ModelInputs& inputs) {
-  // The simulation is pure and costs up to a few tenths of a second a row, and
-  // a report may hold one configuration many times (audit of 2000 copies of a
-  // naive B 128 row took 458 s), or many rows that are one simulation (a
-  // sweep's fp16 and bf16 rows, its B x H of equal product): each simulated
-  // problem is simulated once per process. Bounded: the memo starts over past
-  // 4096 entries.
+namespace {
+
+// The simulation is pure and costs up to a few tenths of a second a row, and
+// a report may hold one configuration many times (audit of 2000 copies of a
+// naive B 128 row took 458 s), or many rows that are one simulation (a
+// sweep's fp16 and bf16 rows, its B x H of equal product): each simulated
+// problem is simulated once per process and schedule. Bounded: the memo
+// starts over past 4096 entries.
+std::optional<DramEstimate> memoized(const KernelDescription& kernel,
+                                     const AttentionProblem& problem, const L2ModelInputs& inputs,
+                                     Schedule schedule) {
   static std::mutex mutex;
   static std::map<SimulationKey, std::optional<DramEstimate>> memo;
-  const SimulationKey key = key_of(kernel, problem, inputs);
+  const SimulationKey key = key_of(kernel, problem, inputs, schedule);
   {
     std::lock_guard lock(mutex);
     if (const auto found = memo.find(key); found != memo.end()) return found->second;
   }
-  std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs);
+  std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs, schedule);
   std::lock_guard lock(mutex);
   if (memo.size() >= 4096) memo.clear();
   memo.emplace(key, estimate);
   return estimate;
+}
+
+}  // namespace
+
+std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
+                                          const AttentionProblem& problem,
+                                          const L2ModelInputs& inputs) {
+  return memoized(kernel, problem, inputs, Schedule::point);
+}
+
+std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
+                                              const AttentionProblem& problem,
+                                              const L2ModelInputs& inputs) {
+  const auto point = memoized(kernel, problem, inputs, Schedule::point);
+  if (!point) return std::nullopt;
+  // A launch whose every line fits the L2 the point sees is read once and
+  // evicts nothing under any schedule: only when its writes reach DRAM is
+  // open. The L2 writes dirty lines back on its own schedule, so the high
+  // bound counts every write of the launch (eventual bytes), the low one
+  // those the schedule evicts.
+  const double eventual = point->eventual_bytes();
+  if (eventual <= L2Config{inputs.l2_bytes, inputs.l2_partitions}.effective_bytes()) {
+    return DramInterval{point->bytes(), eventual};
+  }
+  const auto low = memoized(kernel, problem, inputs, Schedule::lock_step);
+  const auto high = memoized(kernel, problem, inputs, Schedule::drifted);
+  if (!low || !high) return std::nullopt;
+  return DramInterval{std::min(point->bytes(), low->bytes()),
+                      std::max(eventual, high->eventual_bytes())};
 }
 
 }  // namespace cfr

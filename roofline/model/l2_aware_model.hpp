@@ -46,6 +46,20 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
                                           const AttentionProblem& problem,
                                           const L2ModelInputs& inputs);
 
+// The DRAM bytes of the schedules that bound the hardware's (docs/model.md,
+// "The interval"): low, CTAs of a head in lock-step (equal causal work
+// dispatched together) with one copy of a line in the whole L2; high, the
+// resident CTAs drifted apart (starts spread over one CTA's steps). The point
+// lies inside: low <= l2_aware_dram <= high.
+struct DramInterval {
+  double low = 0;
+  double high = 0;
+};
+// Empty where l2_aware_dram is.
+std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
+                                              const AttentionProblem& problem,
+                                              const L2ModelInputs& inputs);
+
 // The same estimate simulated for `problem` as given, with no memo: what the
 // shortcut must equal (tests/roofline/model/test_l2_aware_memo.cpp).
 std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,

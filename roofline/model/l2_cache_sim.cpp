@@ -167,6 +167,7 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
     throw std::invalid_argument(fmt::format("launch '{}': {}", launch.name, what));
   };
   if (!(cache_bytes >= 0)) fail(fmt::format("cache capacity {} is negative", cache_bytes));
+  if (launch.stagger_steps < 0 || launch.max_steps < 1) fail("negative stagger or step budget");
   if (launch.concurrency <= 0)
     fail(fmt::format("concurrency {} is not positive", launch.concurrency));
   if (launch.groups < 0 || launch.tiles_per_group < 0) fail("negative tile count");
@@ -187,7 +188,9 @@ std::vector<Stream> schedule(const StreamedLaunch& launch) {
   std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> free_at;
   const auto slots =
       std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
-  for (std::int64_t slot = 0; slot < slots; ++slot) free_at.push(0);
+  for (std::int64_t slot = 0; slot < slots; ++slot) {
+    free_at.push(slots > 0 ? slot * launch.stagger_steps / slots : 0);
+  }
   std::vector<Stream> streams;
   streams.reserve(launch.ctas.size());
   for (const StreamedCta& cta : launch.ctas) {
@@ -218,7 +221,7 @@ std::int64_t tile_grouping(const StreamedLaunch& launch) {
     steps += static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
   }
   std::int64_t group = 1;
-  while (steps / static_cast<double>(group) > static_cast<double>(max_simulated_steps)) group *= 2;
+  while (steps / static_cast<double>(group) > static_cast<double>(launch.max_steps)) group *= 2;
   return group;
 }
 
@@ -230,6 +233,8 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
   merged.groups = launch.groups;
   merged.tiles_per_group = (launch.tiles_per_group + group - 1) / group;
   merged.concurrency = launch.concurrency;
+  merged.stagger_steps = (launch.stagger_steps + group - 1) / group;
+  merged.max_steps = launch.max_steps;
   merged.tile_bytes = [&launch, group](std::int64_t g, std::int64_t tile) {
     double bytes = 0;
     const std::int64_t end = std::min(launch.tiles_per_group, (tile + 1) * group);

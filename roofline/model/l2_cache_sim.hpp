@@ -26,6 +26,13 @@
 
 namespace cfr {
 
+// A launch whose CTAs stream more tiles in all than this is simulated with
+// every 2^k consecutive stream tiles of a group merged into one (the smallest
+// k that brings it under), which keeps the cost near a second at most; a CTA
+// then reads whole merged tiles, so its range's ragged ends count in full.
+// No launch of the H200 recording (tests/roofline/fixtures/ncu/) comes near.
+inline constexpr std::int64_t max_simulated_steps = std::int64_t{1} << 25;
+
 struct StreamedCta {
   std::int64_t group = 0;       // stream tiles are shared within a group (a head)
   std::int64_t first_tile = 0;  // first stream tile of the group this CTA reads
@@ -43,6 +50,13 @@ struct StreamedLaunch {
   std::function<double(std::int64_t group, std::int64_t tile)> tile_bytes;
   std::vector<StreamedCta> ctas;  // in dispatch order
   std::int64_t concurrency = 1;   // CTAs resident at once (SMs x CTAs per SM)
+  // The slots' first CTAs start spread evenly over this many steps instead of
+  // all at step 0: a schedule whose CTAs have drifted apart (the interval's
+  // high bound, docs/model.md "The interval").
+  std::int64_t stagger_steps = 0;
+  // Stream tiles are merged (max_simulated_steps) until the launch is at most
+  // this many CTA-steps.
+  std::int64_t max_steps = max_simulated_steps;
 };
 
 struct LaunchTraffic {
@@ -60,13 +74,6 @@ struct LaunchTraffic {
   // Every byte that reaches DRAM eventually, the retained writes included.
   double eventual_dram_bytes() const { return dram_bytes() + retained_dirty_bytes; }
 };
-
-// A launch whose CTAs stream more tiles in all than this is simulated with
-// every 2^k consecutive stream tiles of a group merged into one (the smallest
-// k that brings it under), which keeps the cost near a second at most; a CTA
-// then reads whole merged tiles, so its range's ragged ends count in full.
-// No launch of the H200 recording (tests/roofline/fixtures/ncu/) comes near.
-inline constexpr std::int64_t max_simulated_steps = std::int64_t{1} << 25;
 
 // Throws std::invalid_argument for a malformed launch (a tile out of its
 // group's range, non-positive concurrency or capacity below zero). CTAs that

@@ -180,9 +180,21 @@ std::vector<StreamedLaunch> in_order(Launches&&... launches) {
   return ordered;
 }
 
+// The steps a CTA of the launch holds its slot, on average.
+std::int64_t mean_cta_steps(const StreamedLaunch& launch) {
+  if (launch.ctas.empty()) return 0;
+  double steps = 0;
+  for (const StreamedCta& cta : launch.ctas) {
+    steps += static_cast<double>(std::max<std::int64_t>(1, cta.tiles) * cta.passes);
+  }
+  return static_cast<std::int64_t>(steps / static_cast<double>(launch.ctas.size()));
+}
+
 DramEstimate run(const std::vector<StreamedLaunch>& launches, const L2Config& l2) {
   DramEstimate estimate;
-  for (const StreamedLaunch& launch : launches) {
+  for (StreamedLaunch launch : launches) {
+    launch.max_steps = l2.max_steps;
+    if (l2.drifted) launch.stagger_steps = mean_cta_steps(launch);
     const LaunchTraffic traffic = simulate_launch(launch, l2.effective_bytes());
     estimate.launches.push_back(
         {traffic.name, traffic.read_bytes(), traffic.written_bytes, traffic.retained_dirty_bytes});

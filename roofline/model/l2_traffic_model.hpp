@@ -18,6 +18,7 @@
 
 #include "roofline/core/attention_problem.hpp"
 #include "roofline/model/kernel_catalog.hpp"
+#include "roofline/model/l2_cache_sim.hpp"
 
 namespace cfr {
 
@@ -31,6 +32,12 @@ namespace cfr {
 struct L2Config {
   double bytes = 0;    // cudaDevAttrL2CacheSize when measuring; the GPU table's L2 otherwise
   int partitions = 1;  // 2 on A100, H100 and H200
+  // The schedule of the interval's high bound: each launch's resident CTAs
+  // start spread over one mean CTA's steps, as CTAs that drifted apart run.
+  bool drifted = false;
+  // The step budget of each launch's simulation (l2_cache_sim.hpp); the
+  // interval's bounds use a smaller one than the point.
+  std::int64_t max_steps = max_simulated_steps;
 
   double effective_bytes() const { return bytes / partitions; }
 };

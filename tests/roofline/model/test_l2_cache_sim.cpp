@@ -110,3 +110,15 @@ TEST_CASE("a malformed launch is rejected with the launch named") {
   CHECK_THROWS_WITH(simulate_launch(launch_of(1, 4, 1, {}), -1),
                     "launch 'test': cache capacity -1 is negative");
 }
+
+TEST_CASE("a drifted schedule: two CTAs of one group started apart each read the stream") {
+  // 4 tiles of 100 B, 200 B of cache, 2 slots. Together they share every
+  // read (400 B); started 2 steps apart (stagger 4 over 2 slots), the tile
+  // the second CTA wants was evicted by the first's later reads (800 B).
+  StreamedLaunch launch = launch_of(1, 4, 2, {{0, 0, 4, 1, 0, 0}, {0, 0, 4, 1, 0, 0}});
+  CHECK(simulate_launch(launch, 200).stream_read_bytes == 400);
+  launch.stagger_steps = 4;
+  CHECK(simulate_launch(launch, 200).stream_read_bytes == 800);
+  // A cache that holds the stream serves the late CTA whatever the drift.
+  CHECK(simulate_launch(launch, 400).stream_read_bytes == 400);
+}
