@@ -58,7 +58,10 @@ std::string mib(double bytes) {
 }
 
 std::string l2_state(const measure::TimingOptions& options) {
-  return options.flush_l2 ? "L2 flushed before each sample" : "hot";
+  if (!options.flush_l2) return "hot";
+  return options.l2_flush_mode == measure::L2FlushMode::read
+             ? "L2 emptied before each sample by a read of twice its size"
+             : "L2 flushed before each sample by a memset of twice its size";
 }
 
 }  // namespace cfr::ceilings::detail
