@@ -6,9 +6,9 @@
 //   left holding clean lines that the timed launch evicts for free. This is
 //   the state Nsight Compute's `--cache-control all` gives a profiled launch.
 // - memset: nvbench's l2flush. The L2 is left full of dirty lines, and the
-//   timed launch pays for writing them back to DRAM (up to the L2's size:
-//   about 13 us of a 4.5 TB/s stream on the H200, docs/perf-notes.md, "A flush
-//   that leaves no debt").
+//   timed launch pays for writing them back to DRAM (8-10 us on every decode
+//   launch past the L2 on the H200: docs/perf-notes.md, "A flush that leaves
+//   no debt").
 
 #include <cstddef>
 #include <optional>
