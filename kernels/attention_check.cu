@@ -217,9 +217,7 @@ PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::
   PagedKv out;
   out.pages_per_sequence = (shape.keys() + shape.page_size - 1) / shape.page_size;
   const std::vector<int> table = shuffled_page_table(shape.batch, out.pages_per_sequence, seed);
-  out.table = measure::DeviceBuffer(table.size() * sizeof(int));
-  CFR_CUDA_CHECK(cudaMemcpyAsync(out.table.data(), table.data(), out.table.bytes(),
-                                 cudaMemcpyHostToDevice, stream));
+  out.table = ints_on_device(table, stream);
   const std::size_t page_bytes = table.size() * static_cast<std::size_t>(shape.key_heads()) *
                                  static_cast<std::size_t>(shape.page_size) *
                                  static_cast<std::size_t>(shape.head_dim) *
@@ -232,9 +230,17 @@ PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::
                                     shape.key_heads(), shape.keys(), shape.head_dim,
                                     shape.page_size, out.pages_per_sequence, shape.dtype, stream));
   }
-  // The table's host copy must outlive the copy above.
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
   return out;
+}
+
+measure::DeviceBuffer ints_on_device(const std::vector<int>& values, cudaStream_t stream) {
+  measure::DeviceBuffer buffer(values.size() * sizeof(int));
+  CFR_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), values.data(), buffer.bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  // The host vector may go once this returns.
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return buffer;
 }
 
 cudaError_t poison(void* data, std::size_t bytes, cudaStream_t stream) {

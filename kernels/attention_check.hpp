@@ -56,6 +56,11 @@ cudaError_t gather_rows(const void* src, void* dst, DType dtype, std::size_t hea
                         int rows_per_head, const int* rows, int count, int width,
                         cudaStream_t stream);
 
+// A device copy of `values` (a page table, a sample's row indices);
+// synchronizes `stream`, so `values` may go once it returns. Throws
+// measure::CudaError.
+measure::DeviceBuffer ints_on_device(const std::vector<int>& values, cudaStream_t stream);
+
 // A paged K/V cache: the page indices of each sequence, pages_per_sequence
 // per batch entry, every page of the pool used once and in shuffled order
 // (as a serving engine's allocator leaves them), from `seed`.

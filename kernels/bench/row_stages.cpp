@@ -210,22 +210,14 @@ kernels::ReferenceRows SampledRows::keys() const {
 
 namespace {
 
-DeviceBuffer rows_on_device(const std::vector<int>& rows, cudaStream_t stream) {
-  DeviceBuffer buffer(rows.size() * sizeof(int));
-  CFR_CUDA_CHECK(
-      cudaMemcpyAsync(buffer.data(), rows.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
-  // The host vector must outlive the copy.
-  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return buffer;
-}
-
 SampledRows sampled_rows_of(const AttentionProblem& p, const std::optional<CheckSample>& sample,
                             cudaStream_t stream) {
   SampledRows out;
   out.sample = sample;
   if (!sample) return out;
-  out.query_rows = rows_on_device(sampled_query_rows(p, *sample), stream);
-  if (sample->key_rows > 0) out.key_rows = rows_on_device(sampled_key_rows(p, *sample), stream);
+  out.query_rows = kernels::ints_on_device(sampled_query_rows(p, *sample), stream);
+  if (sample->key_rows > 0)
+    out.key_rows = kernels::ints_on_device(sampled_key_rows(p, *sample), stream);
   return out;
 }
 

@@ -72,14 +72,6 @@ DeviceBuffer floats(std::size_t count) {
   return DeviceBuffer(count * sizeof(float));
 }
 
-DeviceBuffer rows_on_device(const std::vector<int>& rows, cudaStream_t stream) {
-  DeviceBuffer buffer(rows.size() * sizeof(int));
-  CFR_CUDA_CHECK(
-      cudaMemcpyAsync(buffer.data(), rows.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
-  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return buffer;
-}
-
 // `full`'s rows `rows` of each of `heads` heads, gathered as a sampled run lays them out.
 DeviceBuffer gathered(const DeviceBuffer& full, std::size_t heads, int rows_per_head,
                       const DeviceBuffer& rows, int count, int width, cudaStream_t stream) {
@@ -144,8 +136,8 @@ TEST_CASE("the tiled references over sampled rows give the full run's rows", "[r
     const AttentionProblem problem = problem_of(shape);
     const std::vector<int> query_list = sampled_query_rows(problem, sample);
     const std::vector<int> key_list = sampled_key_rows(problem, sample);
-    const DeviceBuffer query_rows = rows_on_device(query_list, stream);
-    const DeviceBuffer key_rows = rows_on_device(key_list, stream);
+    const DeviceBuffer query_rows = ints_on_device(query_list, stream);
+    const DeviceBuffer key_rows = ints_on_device(key_list, stream);
     const ReferenceRows queries{query_rows.as<int>(), 700};
     const ReferenceRows keys{key_rows.as<int>(), 900};
     const std::size_t heads = row_count(shape) / 3000;
