@@ -131,10 +131,12 @@ struct BackwardKernel {
 const ForwardKernel* find_forward_kernel(std::string_view name);
 const BackwardKernel* find_backward_kernel(std::string_view name);
 
-// The checking reference: materialized, fp32 accumulation, obviously right,
-// never timed. Outputs are fp32 regardless of the input dtype. K and V are
-// contiguous: a paged problem is checked with contiguous_cache(shape) over
-// the cache its pages hold.
+// The obvious reference: one CTA per output row, double sums, obviously
+// right, slow (O(N d) per row on one CTA), never timed; the test oracle of
+// the tiled references the sweep checks with (tiled_reference.hpp). Outputs
+// are fp32 regardless of the input dtype. K and V are contiguous: a paged
+// problem is checked with contiguous_cache(shape) over the cache its pages
+// hold. Both take GQA and the bottom-right causal mask of Nq < Nk.
 cudaError_t reference_forward(const AttentionShape&, const void* q, const void* k, const void* v,
                               float* o, float* lse, cudaStream_t stream);
 cudaError_t reference_backward(const AttentionShape&, const void* q, const void* k, const void* v,

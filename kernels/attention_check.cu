@@ -77,6 +77,24 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+template <typename T>
+__global__ void __launch_bounds__(threads)
+    gather_kernel(const T* src, T* dst, const int* rows, std::size_t count_all, int rows_per_head,
+                  int count, int width) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * threads;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * threads + threadIdx.x; i < count_all;
+       i += stride) {
+    const std::size_t row = i / static_cast<std::size_t>(width);  // head * count + r
+    const std::size_t head = row / static_cast<std::size_t>(count);
+    const int r = static_cast<int>(row % static_cast<std::size_t>(count));
+    const std::size_t column = i % static_cast<std::size_t>(width);
+    dst[i] =
+        src[(head * static_cast<std::size_t>(rows_per_head) + static_cast<std::size_t>(rows[r])) *
+                static_cast<std::size_t>(width) +
+            column];
+  }
+}
+
 struct Partial {
   double squared_error;
   double squared_ref;
@@ -169,6 +187,24 @@ cudaError_t scatter_to_pages(const void* src, void* dst, const int* table, int b
   });
 }
 
+cudaError_t gather_rows(const void* src, void* dst, DType dtype, std::size_t heads,
+                        int rows_per_head, const int* rows, int count, int width,
+                        cudaStream_t stream) {
+  if (src == nullptr || dst == nullptr || rows == nullptr || count < 0 || width < 1 ||
+      count > rows_per_head) {
+    return cudaErrorInvalidValue;
+  }
+  const std::size_t count_all =
+      heads * static_cast<std::size_t>(count) * static_cast<std::size_t>(width);
+  if (count_all == 0) return cudaSuccess;
+  return with_element_type<every_dtype>(dtype, [&]<typename T>() {
+    gather_kernel<T><<<fill_blocks, threads, 0, stream>>>(static_cast<const T*>(src),
+                                                          static_cast<T*>(dst), rows, count_all,
+                                                          rows_per_head, count, width);
+    return cudaGetLastError();
+  });
+}
+
 void PagedKv::point(ForwardBuffers& io) const {
   io.k = k.data();
   io.v = v.data();
@@ -181,9 +217,7 @@ PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::
   PagedKv out;
   out.pages_per_sequence = (shape.keys() + shape.page_size - 1) / shape.page_size;
   const std::vector<int> table = shuffled_page_table(shape.batch, out.pages_per_sequence, seed);
-  out.table = measure::DeviceBuffer(table.size() * sizeof(int));
-  CFR_CUDA_CHECK(cudaMemcpyAsync(out.table.data(), table.data(), out.table.bytes(),
-                                 cudaMemcpyHostToDevice, stream));
+  out.table = ints_on_device(table, stream);
   const std::size_t page_bytes = table.size() * static_cast<std::size_t>(shape.key_heads()) *
                                  static_cast<std::size_t>(shape.page_size) *
                                  static_cast<std::size_t>(shape.head_dim) *
@@ -196,9 +230,17 @@ PagedKv page_kv(const AttentionShape& shape, const void* k, const void* v, std::
                                     shape.key_heads(), shape.keys(), shape.head_dim,
                                     shape.page_size, out.pages_per_sequence, shape.dtype, stream));
   }
-  // The table's host copy must outlive the copy above.
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
   return out;
+}
+
+measure::DeviceBuffer ints_on_device(const std::vector<int>& values, cudaStream_t stream) {
+  measure::DeviceBuffer buffer(values.size() * sizeof(int));
+  CFR_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), values.data(), buffer.bytes(),
+                                 cudaMemcpyHostToDevice, stream));
+  // The host vector may go once this returns.
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return buffer;
 }
 
 cudaError_t poison(void* data, std::size_t bytes, cudaStream_t stream) {

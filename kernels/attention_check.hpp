@@ -48,6 +48,19 @@ cudaError_t convert_from_fp32(const float* src, void* dst, std::size_t count, DT
 cudaError_t compare_with_reference(const void* out, DType dtype, const float* ref,
                                    std::size_t count, cudaStream_t stream, CheckResult& result);
 
+// dst [heads, count, width] = the rows `rows` (`count` sorted indices on
+// the device) of src [heads, rows_per_head, width], element for element in
+// `dtype`: the rows of an output a sub-sampled check compares
+// (tiled_reference.hpp computes the reference of just those).
+cudaError_t gather_rows(const void* src, void* dst, DType dtype, std::size_t heads,
+                        int rows_per_head, const int* rows, int count, int width,
+                        cudaStream_t stream);
+
+// A device copy of `values` (a page table, a sample's row indices);
+// synchronizes `stream`, so `values` may go once it returns. Throws
+// measure::CudaError.
+measure::DeviceBuffer ints_on_device(const std::vector<int>& values, cudaStream_t stream);
+
 // A paged K/V cache: the page indices of each sequence, pages_per_sequence
 // per batch entry, every page of the pool used once and in shuffled order
 // (as a serving engine's allocator leaves them), from `seed`.

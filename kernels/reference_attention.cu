@@ -1,8 +1,9 @@
-// The checking reference: materialized softmax attention, one CTA per output
-// row, fp32 products and double sums, written for obviousness rather than
-// speed (never timed). Every score is recomputed from Q and K in each pass
-// instead of being stored, so any seq_len fits. Reads the I/O dtype, writes
-// fp32.
+// The obvious reference: softmax attention, one CTA per output row, fp32
+// products and double sums, written for obviousness rather than speed: the
+// oracle the tiled references (tiled_reference.hpp), which the sweep checks
+// with, are tested against. Every score is recomputed from Q and K in each
+// pass instead of being stored, so any seq_len fits, but a row costs O(N d)
+// on one CTA. Reads the I/O dtype, writes fp32.
 //
 // Forward, for query row i (keys j < Nk, or j <= i + Nk - Nq when causal;
 // query head h reads K/V head h / (heads / kv_heads)):
@@ -11,6 +12,7 @@
 // Backward, with P_ij = exp(s_ij - L_i) and dP_ij = dO_i . v_j:
 //   D_i = sum_j P_ij dP_ij,  dS_ij = P_ij (dP_ij - D_i)
 //   dQ_i = scale sum_j dS_ij k_j,  dK_j = scale sum_i dS_ij q_i,  dV_j = sum_i P_ij dO_i
+// with dK_j, dV_j summed over every query head of key j's head's group.
 
 #include <cmath>
 
@@ -125,18 +127,19 @@ __global__ void __launch_bounds__(threads, 4)
     reference_backward_rows(const T* __restrict__ q, const T* __restrict__ k,
                             const T* __restrict__ v, const T* __restrict__ d_o,
                             float* __restrict__ d_q, float* __restrict__ lse,
-                            float* __restrict__ d_rows, int seq_len, int head_dim, bool causal,
-                            float scale) {
+                            float* __restrict__ d_rows, int seq_len, int kv_len, int group,
+                            int head_dim, bool causal, float scale) {
   __shared__ float q_row[max_head_dim];
   __shared__ float do_row[max_head_dim];
   __shared__ float gradients[threads];
   const std::int64_t row = blockIdx.x;
-  const std::int64_t head_offset = row / seq_len * seq_len * head_dim;
+  // K/V heads and the mask as in the forward.
+  const std::int64_t kv_offset = row / seq_len / group * kv_len * head_dim;
   const int i = static_cast<int>(row % seq_len);
   const int t = static_cast<int>(threadIdx.x);
-  const int keys = causal ? i + 1 : seq_len;
-  const T* k_head = k + head_offset;
-  const T* v_head = v + head_offset;
+  const int keys = causal ? i + kv_len - seq_len + 1 : kv_len;
+  const T* k_head = k + kv_offset;
+  const T* v_head = v + kv_offset;
 
   load_row(q_row, q + row * head_dim, head_dim, scale);
   load_row(do_row, d_o + row * head_dim, head_dim, 1.f);
@@ -185,28 +188,25 @@ __global__ void __launch_bounds__(threads, 4)
   }
 }
 
-// Backward, one CTA per key row j: dK_j and dV_j over the queries that see it.
+// Backward, one CTA per key row j of a K/V head: dK_j and dV_j over the
+// queries that see it, in every query head of the head's group.
 template <typename T>
 __global__ void __launch_bounds__(threads, 4)
     reference_backward_columns(const T* __restrict__ q, const T* __restrict__ k,
                                const T* __restrict__ v, const T* __restrict__ d_o,
                                const float* __restrict__ lse, const float* __restrict__ d_rows,
                                float* __restrict__ d_k, float* __restrict__ d_v, int seq_len,
-                               int head_dim, bool causal, float scale) {
+                               int kv_len, int group, int head_dim, bool causal, float scale) {
   __shared__ float k_row[max_head_dim];
   __shared__ float v_row[max_head_dim];
   __shared__ float weights[threads];
   __shared__ float gradients[threads];
   const std::int64_t column = blockIdx.x;
-  const std::int64_t head = column / seq_len;
-  const std::int64_t head_offset = head * seq_len * head_dim;
-  const int j = static_cast<int>(column % seq_len);
+  const std::int64_t kv_head = column / kv_len;
+  const int j = static_cast<int>(column % kv_len);
   const int t = static_cast<int>(threadIdx.x);
-  const int first_query = causal ? j : 0;
-  const T* q_head = q + head_offset;
-  const T* do_head = d_o + head_offset;
-  const float* lse_head = lse + head * seq_len;
-  const float* d_head = d_rows + head * seq_len;
+  // Query i sees key j when j <= i + kv_len - seq_len.
+  const int first_query = causal ? max(0, j - (kv_len - seq_len)) : 0;
 
   load_row(k_row, k + column * head_dim, head_dim, scale);
   load_row(v_row, v + column * head_dim, head_dim, 1.f);
@@ -214,32 +214,39 @@ __global__ void __launch_bounds__(threads, 4)
 
   double dk = 0;
   double dv = 0;
-  for (int first = first_query; first < seq_len; first += threads) {
-    const int i = first + t;
-    float weight = 0.f;
-    float gradient = 0.f;
-    if (i < seq_len) {
-      weight = expf(dot(k_row, q_head + static_cast<std::int64_t>(i) * head_dim, head_dim) -
-                    lse_head[i]);
-      gradient = weight * (dot(v_row, do_head + static_cast<std::int64_t>(i) * head_dim, head_dim) -
-                           d_head[i]);
-    }
-    weights[t] = weight;
-    gradients[t] = gradient;
-    __syncthreads();
-    if (t < head_dim) {
-      float dk_chunk = 0.f;
-      float dv_chunk = 0.f;
-      const int count = min(threads, seq_len - first);
-      for (int c = 0; c < count; ++c) {
-        const std::int64_t at = static_cast<std::int64_t>(first + c) * head_dim + t;
-        dk_chunk = fmaf(gradients[c], to_float(q_head[at]), dk_chunk);
-        dv_chunk = fmaf(weights[c], to_float(do_head[at]), dv_chunk);
+  for (std::int64_t head = kv_head * group; head < (kv_head + 1) * group; ++head) {
+    const T* q_head = q + head * seq_len * head_dim;
+    const T* do_head = d_o + head * seq_len * head_dim;
+    const float* lse_head = lse + head * seq_len;
+    const float* d_head = d_rows + head * seq_len;
+    for (int first = first_query; first < seq_len; first += threads) {
+      const int i = first + t;
+      float weight = 0.f;
+      float gradient = 0.f;
+      if (i < seq_len) {
+        weight = expf(dot(k_row, q_head + static_cast<std::int64_t>(i) * head_dim, head_dim) -
+                      lse_head[i]);
+        gradient =
+            weight *
+            (dot(v_row, do_head + static_cast<std::int64_t>(i) * head_dim, head_dim) - d_head[i]);
       }
-      dk += dk_chunk;
-      dv += dv_chunk;
+      weights[t] = weight;
+      gradients[t] = gradient;
+      __syncthreads();
+      if (t < head_dim) {
+        float dk_chunk = 0.f;
+        float dv_chunk = 0.f;
+        const int count = min(threads, seq_len - first);
+        for (int c = 0; c < count; ++c) {
+          const std::int64_t at = static_cast<std::int64_t>(first + c) * head_dim + t;
+          dk_chunk = fmaf(gradients[c], to_float(q_head[at]), dk_chunk);
+          dv_chunk = fmaf(weights[c], to_float(do_head[at]), dv_chunk);
+        }
+        dk += dk_chunk;
+        dv += dv_chunk;
+      }
+      __syncthreads();
     }
-    __syncthreads();
   }
   if (t < head_dim) {
     d_k[column * head_dim + t] = static_cast<float>(dk * scale);
@@ -249,8 +256,7 @@ __global__ void __launch_bounds__(threads, 4)
 
 constexpr DTypeSet every_dtype{.fp16 = true, .bf16 = true, .fp32 = true};
 
-// The forward reads a contiguous cache (a sweep keeps one beside its pages);
-// the backward is square self-attention's.
+// Both read a contiguous cache (a sweep keeps one beside its pages).
 bool reference_supports(const AttentionShape& shape) {
   return has_positive_dimensions(shape) && shape.head_dim <= max_head_dim && shape.page_size == 0 &&
          shape.heads % shape.key_heads() == 0 && (!shape.causal || shape.seq_len <= shape.keys());
@@ -280,8 +286,8 @@ cudaError_t reference_forward(const AttentionShape& shape, const void* q, const 
 cudaError_t reference_backward(const AttentionShape& shape, const void* q, const void* k,
                                const void* v, const void* d_o, float* d_q, float* d_k, float* d_v,
                                cudaStream_t stream) {
-  if (!reference_supports(shape) || !shape.square() || q == nullptr || k == nullptr ||
-      v == nullptr || d_o == nullptr || d_q == nullptr || d_k == nullptr || d_v == nullptr) {
+  if (!reference_supports(shape) || q == nullptr || k == nullptr || v == nullptr ||
+      d_o == nullptr || d_q == nullptr || d_k == nullptr || d_v == nullptr) {
     return cudaErrorInvalidValue;
   }
   // L and D of every row, recomputed here: the reference depends on no
@@ -297,12 +303,17 @@ cudaError_t reference_backward(const AttentionShape& shape, const void* q, const
     const auto* v_t = static_cast<const T*>(v);
     const auto* do_t = static_cast<const T*>(d_o);
     const float scale = softmax_scale_of(shape);
+    const int group = shape.heads / shape.key_heads();
     reference_backward_rows<T><<<rows_of(shape), threads, 0, stream>>>(
-        q_t, k_t, v_t, do_t, d_q, lse, d_rows, shape.seq_len, shape.head_dim, shape.causal, scale);
+        q_t, k_t, v_t, do_t, d_q, lse, d_rows, shape.seq_len, shape.keys(), group, shape.head_dim,
+        shape.causal, scale);
     CFR_CUDA_CHECK_NOEXCEPT(cudaGetLastError());
-    reference_backward_columns<T><<<rows_of(shape), threads, 0, stream>>>(
-        q_t, k_t, v_t, do_t, lse, d_rows, d_k, d_v, shape.seq_len, shape.head_dim, shape.causal,
-        scale);
+    const auto key_rows = static_cast<unsigned>(static_cast<std::size_t>(shape.batch) *
+                                                static_cast<std::size_t>(shape.key_heads()) *
+                                                static_cast<std::size_t>(shape.keys()));
+    reference_backward_columns<T><<<key_rows, threads, 0, stream>>>(
+        q_t, k_t, v_t, do_t, lse, d_rows, d_k, d_v, shape.seq_len, shape.keys(), group,
+        shape.head_dim, shape.causal, scale);
     return cudaGetLastError();
   });
 }

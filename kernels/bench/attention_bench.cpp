@@ -46,19 +46,24 @@ struct DeviceSession::State {
   // first, and why the new ones cannot fit is returned. Throws
   // measure::CudaError, leaving no half-made data behind.
   std::optional<std::string> load_problem(const KernelDescription& kernel,
-                                          const AttentionProblem& problem, std::uint64_t seed) {
+                                          const AttentionProblem& problem, std::uint64_t seed,
+                                          double check_budget_flops) {
     const bool backward = kernel.direction == Direction::backward;
-    if (data && holds_inputs(*data, problem, seed, backward)) return std::nullopt;
+    if (data && holds_inputs(*data, problem, seed, backward, check_budget_flops)) {
+      return std::nullopt;
+    }
     data.reset();
     std::size_t free_bytes = 0, total_bytes = 0;
     CFR_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (auto no_room = no_room_reason(device_bytes_needed(kernel, problem), free_bytes)) {
+    const CheckPlan plan = plan_checks(problem, backward, check_budget_flops, seed);
+    if (auto no_room = no_room_reason(device_bytes_needed(kernel, problem, plan), free_bytes)) {
       return no_room;
     }
     data.emplace();
     data->problem = problem;
     data->seed = seed;
     data->backward = backward;
+    data->check_budget_flops = check_budget_flops;
     try {
       prepare_inputs(*data, stream);
     } catch (const measure::CudaError&) {
@@ -114,7 +119,8 @@ BenchResult DeviceSession::run(const KernelDescription& kernel, const AttentionP
   std::string launch_message;
   BenchResult result;
   try {
-    if (auto why = s.load_problem(kernel, problem, problem_seed(settings.seed, problem))) {
+    if (auto why = s.load_problem(kernel, problem, problem_seed(settings.seed, problem),
+                                  settings.check_budget_flops)) {
       return stopped(RowStatus::skipped, std::move(*why));
     }
     std::optional<RowBuffers> buffers;

@@ -12,6 +12,7 @@
 
 #include "kernels/measure/cold_timer.hpp"
 #include "roofline/core/attention_problem.hpp"
+#include "roofline/model/check_sample.hpp"
 #include "roofline/model/kernel_catalog.hpp"
 #include "roofline/report/report.hpp"
 
@@ -20,6 +21,9 @@ namespace cfr::bench {
 struct BenchSettings {
   measure::TimingOptions timing;
   std::uint64_t seed = 20261202;
+  // The FLOPs a check's reference may spend before the check is sub-sampled
+  // (roofline/model/check_sample.hpp, docs/checks.md).
+  double check_budget_flops = default_check_budget_flops;
   // sweep --energy: the board's energy around a run of each row's launches.
   bool energy = false;
 };

@@ -72,34 +72,78 @@ std::pair<const kernels::KernelEntry*, const kernels::KernelEntry*> entries_of(
   return {entry, kernels::registry().forward_partner(*entry)};
 }
 
-std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+// Rows of a check per head: the sample's, or all `total`.
+std::size_t rows_checked(const std::optional<CheckSample>& sample, std::int64_t CheckSample::*rows,
+                         std::int64_t total) {
+  return static_cast<std::size_t>(sample ? (*sample).*rows : total);
+}
+
+// The references of the rows a check compares, in fp32, with the row lists
+// and, for a sample, the outputs' gathered rows in the dtype (e bytes).
+std::size_t forward_reference_bytes(const AttentionProblem& p, const CheckPlan& plan,
+                                    std::size_t e) {
+  const std::size_t rows = static_cast<std::size_t>(p.heads_total()) *
+                           rows_checked(plan.forward, &CheckSample::query_rows, p.seq_len);
+  const std::size_t d = static_cast<std::size_t>(p.head_dim);
+  const std::size_t gathered = plan.forward ? rows * (d * e + 4) + rows * sizeof(int) : 0;
+  return rows * (d + 1) * 4 + gathered;
+}
+
+std::size_t backward_reference_bytes(const AttentionProblem& p, const CheckPlan& plan,
+                                     std::size_t e) {
+  const std::size_t d = static_cast<std::size_t>(p.head_dim);
+  const std::size_t query_rows = static_cast<std::size_t>(p.heads_total()) *
+                                 rows_checked(plan.backward, &CheckSample::query_rows, p.seq_len);
+  const std::size_t key_rows = static_cast<std::size_t>(p.kv_heads_total()) *
+                               rows_checked(plan.backward, &CheckSample::key_rows, p.keys());
+  const std::size_t elements = (query_rows + 2 * key_rows) * d;
+  // L and D of every query row: the references' scratch.
+  const std::size_t scratch = 2 * tensor_sizes(p).lse * 4;
+  const std::size_t gathered =
+      plan.backward ? elements * e + (query_rows + key_rows) * sizeof(int) : 0;
+  return elements * 4 + scratch + gathered;
+}
+
+std::size_t forward_bytes(const KernelDescription& kernel, const AttentionProblem& p,
+                          const CheckPlan& plan) {
   const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
   const TensorSizes n = tensor_sizes(p);
   const std::size_t workspace = workspace_bytes(entries_of(kernel).first, p);
   // Q, K, V, O in the dtype (and K, V again in pages with their table); LSE;
-  // reference O and LSE in fp32.
+  // the references.
   return (2 * n.q + 2 * n.kv + 2 * n.paged_kv) * e + n.pages * sizeof(int) + n.lse * 4 + workspace +
-         n.q * 4 + n.lse * 4;
+         forward_reference_bytes(p, plan, e);
 }
 
-std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p) {
+std::size_t backward_bytes(const KernelDescription& kernel, const AttentionProblem& p,
+                           const CheckPlan& plan) {
   const std::size_t e = static_cast<std::size_t>(element_bytes(p.dtype));
   const TensorSizes n = tensor_sizes(p);
   const auto [entry, forward] = entries_of(kernel);
   const std::size_t workspace = workspace_bytes(entry, p) + workspace_bytes(forward, p);
   // Q, K, V, O, dO, dQ, dK, dV in the dtype; LSE; the workspaces of the
-  // kernel and its forward partner; fp32 references of dQ, dK, dV and the
-  // reference's own materialized P and dP per head batch.
-  const auto pairs = static_cast<std::size_t>(p.seq_len) * static_cast<std::size_t>(p.keys());
-  return (4 * n.q + 4 * n.kv) * e + n.lse * 4 + workspace + (n.q + 2 * n.kv) * 4 +
-         2 * pairs * 4 * static_cast<std::size_t>(p.heads * p.batch);
+  // kernel and its forward partner; the problem's forward and backward
+  // references. Neither reference holds an [N, N] matrix.
+  return (4 * n.q + 4 * n.kv) * e + n.lse * 4 + workspace + forward_reference_bytes(p, plan, e) +
+         backward_reference_bytes(p, plan, e);
 }
 
 }  // namespace
 
-std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem) {
-  return kernel.direction == Direction::forward ? forward_bytes(kernel, problem)
-                                                : backward_bytes(kernel, problem);
+CheckPlan plan_checks(const AttentionProblem& problem, bool backward, double budget_flops,
+                      std::uint64_t seed) {
+  CheckPlan plan;
+  plan.tiled = kernels::tiled_reference_supports(kernels::contiguous_cache(shape_of(problem)));
+  if (!plan.tiled) return plan;
+  plan.forward = plan_check_sample(problem, Direction::forward, budget_flops, seed);
+  if (backward) plan.backward = plan_check_sample(problem, Direction::backward, budget_flops, seed);
+  return plan;
+}
+
+std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem,
+                                const CheckPlan& plan) {
+  return kernel.direction == Direction::forward ? forward_bytes(kernel, problem, plan)
+                                                : backward_bytes(kernel, problem, plan);
 }
 
 std::optional<std::string> no_room_reason(std::size_t needed, std::size_t free) {
@@ -122,8 +166,9 @@ std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& p) {
 }
 
 bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std::uint64_t seed,
-                  bool backward) {
-  return data.problem == problem && data.seed == seed && (data.backward || !backward);
+                  bool backward, double check_budget_flops) {
+  return data.problem == problem && data.seed == seed && (data.backward || !backward) &&
+         data.check_budget_flops == check_budget_flops;
 }
 
 void fill_inputs(ProblemData& data, cudaStream_t stream) {
@@ -153,22 +198,79 @@ void fill_inputs(ProblemData& data, cudaStream_t stream) {
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+kernels::ReferenceRows SampledRows::queries() const {
+  if (!sample) return {};
+  return {query_rows.as<int>(), static_cast<int>(sample->query_rows)};
+}
+
+kernels::ReferenceRows SampledRows::keys() const {
+  if (!sample) return {};
+  return {key_rows.as<int>(), static_cast<int>(sample->key_rows)};
+}
+
+namespace {
+
+SampledRows sampled_rows_of(const AttentionProblem& p, const std::optional<CheckSample>& sample,
+                            cudaStream_t stream) {
+  SampledRows out;
+  out.sample = sample;
+  if (!sample) return out;
+  out.query_rows = kernels::ints_on_device(sampled_query_rows(p, *sample), stream);
+  if (sample->key_rows > 0)
+    out.key_rows = kernels::ints_on_device(sampled_key_rows(p, *sample), stream);
+  return out;
+}
+
+void forward_reference(ProblemData& data, cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const kernels::AttentionShape shape = kernels::contiguous_cache(shape_of(p));
+  const std::size_t rows = static_cast<std::size_t>(p.heads_total()) *
+                           rows_checked(data.plan.forward, &CheckSample::query_rows, p.seq_len);
+  data.ref_o = DeviceBuffer(rows * static_cast<std::size_t>(p.head_dim) * 4);
+  data.ref_lse = DeviceBuffer(rows * 4);
+  float* o = data.ref_o.as<float>();
+  float* lse = data.ref_lse.as<float>();
+  CFR_CUDA_CHECK(data.plan.tiled ? kernels::tiled_reference_forward(
+                                       shape, data.q.data(), data.k.data(), data.v.data(), o, lse,
+                                       data.forward_rows.queries(), stream)
+                                 : kernels::reference_forward(shape, data.q.data(), data.k.data(),
+                                                              data.v.data(), o, lse, stream));
+}
+
+void backward_reference(ProblemData& data, cudaStream_t stream) {
+  const AttentionProblem& p = data.problem;
+  const kernels::AttentionShape shape = kernels::contiguous_cache(shape_of(p));
+  const auto d = static_cast<std::size_t>(p.head_dim);
+  const std::optional<CheckSample>& sample = data.plan.backward;
+  data.ref_dq = DeviceBuffer(static_cast<std::size_t>(p.heads_total()) *
+                             rows_checked(sample, &CheckSample::query_rows, p.seq_len) * d * 4);
+  const std::size_t kv_bytes = static_cast<std::size_t>(p.kv_heads_total()) *
+                               rows_checked(sample, &CheckSample::key_rows, p.keys()) * d * 4;
+  data.ref_dk = DeviceBuffer(kv_bytes);
+  data.ref_dv = DeviceBuffer(kv_bytes);
+  float* d_q = data.ref_dq.as<float>();
+  float* d_k = data.ref_dk.as<float>();
+  float* d_v = data.ref_dv.as<float>();
+  CFR_CUDA_CHECK(
+      data.plan.tiled
+          ? kernels::tiled_reference_backward(
+                shape, data.q.data(), data.k.data(), data.v.data(), data.d_o.data(), d_q, d_k, d_v,
+                data.backward_rows.queries(), data.backward_rows.keys(), stream)
+          : kernels::reference_backward(shape, data.q.data(), data.k.data(), data.v.data(),
+                                        data.d_o.data(), d_q, d_k, d_v, stream));
+}
+
+}  // namespace
+
 void prepare_inputs(ProblemData& data, cudaStream_t stream) {
   fill_inputs(data, stream);
   const AttentionProblem& p = data.problem;
-  const TensorSizes n = tensor_sizes(p);
-  data.ref_o = DeviceBuffer(n.q * 4);
-  data.ref_lse = DeviceBuffer(n.lse * 4);
-  CFR_CUDA_CHECK(kernels::reference_forward(kernels::contiguous_cache(shape_of(p)), data.q.data(),
-                                            data.k.data(), data.v.data(), data.ref_o.as<float>(),
-                                            data.ref_lse.as<float>(), stream));
+  data.plan = plan_checks(p, data.backward, data.check_budget_flops, data.seed);
+  data.forward_rows = sampled_rows_of(p, data.plan.forward, stream);
+  forward_reference(data, stream);
   if (data.backward) {
-    data.ref_dq = DeviceBuffer(n.q * 4);
-    data.ref_dk = DeviceBuffer(n.kv * 4);
-    data.ref_dv = DeviceBuffer(n.kv * 4);
-    CFR_CUDA_CHECK(kernels::reference_backward(
-        shape_of(p), data.q.data(), data.k.data(), data.v.data(), data.d_o.data(),
-        data.ref_dq.as<float>(), data.ref_dk.as<float>(), data.ref_dv.as<float>(), stream));
+    data.backward_rows = sampled_rows_of(p, data.plan.backward, stream);
+    backward_reference(data, stream);
   }
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -207,13 +309,37 @@ RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, 
 
 namespace {
 
-// One output compared with its fp32 reference: `stored` is how the output
-// holds its elements, the problem's dtype but for LSE (fp32).
-void compare(std::vector<CheckedTensor>& checked, const char* name, DType stored, const void* out,
-             const float* reference, std::size_t count, cudaStream_t stream) {
+// An output of [heads, rows_per_head, width] elements as its check sees it:
+// every row, or the rows `rows` lists.
+struct CheckedOutput {
+  const char* name;
+  DType stored;  // the problem's dtype, but for LSE (fp32)
+  const void* data;
+  std::size_t heads;
+  std::int64_t rows_per_head;
+  std::int64_t width;
+  kernels::ReferenceRows rows;
+};
+
+// One output compared with its fp32 reference (of the checked rows only),
+// its sampled rows gathered first.
+void compare(std::vector<CheckedTensor>& checked, const CheckedOutput& out, const float* reference,
+             cudaStream_t stream) {
+  const std::int64_t rows = out.rows.rows != nullptr ? out.rows.count : out.rows_per_head;
+  const std::size_t count = out.heads * static_cast<std::size_t>(rows * out.width);
+  const void* compared = out.data;
+  DeviceBuffer gathered;
+  if (out.rows.rows != nullptr) {
+    gathered = DeviceBuffer(count * static_cast<std::size_t>(element_bytes(out.stored)));
+    CFR_CUDA_CHECK(kernels::gather_rows(out.data, gathered.data(), out.stored, out.heads,
+                                        static_cast<int>(out.rows_per_head), out.rows.rows,
+                                        out.rows.count, static_cast<int>(out.width), stream));
+    compared = gathered.data();
+  }
   kernels::CheckResult check;
-  CFR_CUDA_CHECK(kernels::compare_with_reference(out, stored, reference, count, stream, check));
-  checked.push_back({name, check});
+  CFR_CUDA_CHECK(
+      kernels::compare_with_reference(compared, out.stored, reference, count, stream, check));
+  checked.push_back({out.name, check});
 }
 
 }  // namespace
@@ -221,28 +347,42 @@ void compare(std::vector<CheckedTensor>& checked, const char* name, DType stored
 Correctness check_row(const RowLaunchers& launchers, RowBuffers& b, const ProblemData& data,
                       cudaStream_t stream) {
   const AttentionProblem& p = data.problem;
-  const TensorSizes n = tensor_sizes(p);
+  const auto heads = static_cast<std::size_t>(p.heads_total());
+  const auto kv_heads = static_cast<std::size_t>(p.kv_heads_total());
   std::vector<CheckedTensor> checked;
   CFR_CUDA_CHECK(kernels::poison(b.o.data(), b.o.bytes(), stream));
   CFR_CUDA_CHECK(kernels::poison(b.lse.data(), b.lse.bytes(), stream));
   CFR_CUDA_CHECK(launchers.forward->launch(b.shape, b.forward_io, b.forward_context));
   if (launchers.backward == nullptr) {
-    compare(checked, "O", p.dtype, b.o.data(), data.ref_o.as<float>(), n.q, stream);
-    compare(checked, "LSE", DType::fp32, b.lse.data(), data.ref_lse.as<float>(), n.lse, stream);
-    return correctness_record("reference_forward: materialized attention, fp32 accumulate", p.dtype,
-                              checked);
+    const kernels::ReferenceRows rows = data.forward_rows.queries();
+    compare(checked, {"O", p.dtype, b.o.data(), heads, p.seq_len, p.head_dim, rows},
+            data.ref_o.as<float>(), stream);
+    compare(checked, {"LSE", DType::fp32, b.lse.data(), heads, p.seq_len, 1, rows},
+            data.ref_lse.as<float>(), stream);
+    return correctness_record(data.plan.tiled
+                                  ? "tiled_reference_forward: online softmax over K/V tiles, "
+                                    "fp32 accumulate"
+                                  : "reference_forward: a CTA per row, double sums",
+                              p.dtype, checked, data.plan.forward);
   }
   for (DeviceBuffer* out : {&b.d_q, &b.d_k, &b.d_v})
     CFR_CUDA_CHECK(kernels::poison(out->data(), out->bytes(), stream));
   CFR_CUDA_CHECK(launchers.backward->launch(b.shape, b.backward_io, b.backward_context));
-  compare(checked, "dQ", p.dtype, b.d_q.data(), data.ref_dq.as<float>(), n.q, stream);
-  compare(checked, "dK", p.dtype, b.d_k.data(), data.ref_dk.as<float>(), n.kv, stream);
-  compare(checked, "dV", p.dtype, b.d_v.data(), data.ref_dv.as<float>(), n.kv, stream);
+  const kernels::ReferenceRows queries = data.backward_rows.queries();
+  const kernels::ReferenceRows keys = data.backward_rows.keys();
+  compare(checked, {"dQ", p.dtype, b.d_q.data(), heads, p.seq_len, p.head_dim, queries},
+          data.ref_dq.as<float>(), stream);
+  compare(checked, {"dK", p.dtype, b.d_k.data(), kv_heads, p.keys(), p.head_dim, keys},
+          data.ref_dk.as<float>(), stream);
+  compare(checked, {"dV", p.dtype, b.d_v.data(), kv_heads, p.keys(), p.head_dim, keys},
+          data.ref_dv.as<float>(), stream);
   return correctness_record(
-      fmt::format("reference_backward: materialized attention gradients, fp32 accumulate (O, LSE "
-                  "from {})",
+      fmt::format("{} (O, LSE from {})",
+                  data.plan.tiled ? "tiled_reference_backward: P recomputed per tile from the "
+                                    "LSE, fp32 accumulate"
+                                  : "reference_backward: a CTA per row, double sums",
                   launchers.forward_entry->description.name),
-      p.dtype, checked);
+      p.dtype, checked, data.plan.backward);
 }
 
 // 4. Time and 5. record -------------------------------------------------------

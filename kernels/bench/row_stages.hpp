@@ -7,8 +7,9 @@
 //   2. allocate: the problem's inputs and references (kept across the rows of
 //      one problem), then the row's own outputs and workspaces, and the
 //      buffers and shape each launch is given; skipped when there is no room;
-//   3. check: one launch on poisoned outputs, compared with the reference;
-//      failed when an output is wrong;
+//   3. check: one launch on poisoned outputs, compared with the reference
+//      (every row, or a sample where the reference would exceed its budget:
+//      docs/checks.md); failed when an output is wrong;
 //   4. time: the cold timer over the launch;
 //   5. record: the timer's result as the report's Timing;
 //   6. measure_energy (sweep --energy only): the board's energy counter around
@@ -35,7 +36,9 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cold_timer.hpp"
 #include "kernels/measure/cuda_error.hpp"
+#include "kernels/tiled_reference.hpp"
 #include "roofline/core/errors.hpp"
+#include "roofline/model/check_sample.hpp"
 
 namespace cfr::bench {
 
@@ -78,24 +81,55 @@ struct TensorSizes {
 };
 TensorSizes tensor_sizes(const AttentionProblem& problem);
 
-// Bytes a configuration needs on the device (inputs, outputs, workspace,
-// reference), to skip what cannot fit before allocating anything.
-std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem);
+// What a problem's checks compare (docs/checks.md): every row, or, where
+// the tiled references would spend more than the budget, a sample of rows
+// (plan_check_sample, from the problem's seed). A shape the tiled references
+// do not take (a head dim above 128) is checked by the obvious ones, every
+// row.
+struct CheckPlan {
+  bool tiled = true;
+  std::optional<CheckSample> forward;   // the forward rows' sample
+  std::optional<CheckSample> backward;  // the backward rows', for a problem with dO
+
+  friend bool operator==(const CheckPlan&, const CheckPlan&) = default;
+};
+CheckPlan plan_checks(const AttentionProblem& problem, bool backward, double budget_flops,
+                      std::uint64_t seed);
+
+// Bytes a configuration needs on the device (inputs, outputs, workspace, the
+// references of the rows `plan` checks and their scratch), to skip what
+// cannot fit before allocating anything.
+std::size_t device_bytes_needed(const KernelDescription& kernel, const AttentionProblem& problem,
+                                const CheckPlan& plan);
 
 // Why `needed` bytes do not fit in `free` (5% is left for cuBLAS and the
 // driver); nullopt when they do.
 std::optional<std::string> no_room_reason(std::size_t needed, std::size_t free);
 
+// The rows a sample names, on the device (sorted indices; empty buffers
+// when every row is checked), as the references and the check take them.
+struct SampledRows {
+  std::optional<CheckSample> sample;
+  measure::DeviceBuffer query_rows, key_rows;
+
+  kernels::ReferenceRows queries() const;
+  kernels::ReferenceRows keys() const;
+};
+
 // One problem's inputs and reference outputs, shared by every kernel of that
 // problem (the inputs come from the seed, so they are the same for each).
+// The references hold the checked rows only: [heads, rows, d] compact.
 struct ProblemData {
   AttentionProblem problem;
   std::uint64_t seed = 0;
   bool backward = false;
+  double check_budget_flops = default_check_budget_flops;
   measure::DeviceBuffer q, k, v, d_o;
   // A paged problem's K/V: k and v scattered into shuffled pages (what the
   // kernels read); k and v stay, contiguous, for the reference.
   kernels::PagedKv pages;
+  CheckPlan plan;
+  SampledRows forward_rows, backward_rows;
   measure::DeviceBuffer ref_o, ref_lse;          // forward reference, fp32
   measure::DeviceBuffer ref_dq, ref_dk, ref_dv;  // backward reference, fp32
 };
@@ -105,9 +139,10 @@ struct ProblemData {
 std::uint64_t problem_seed(std::uint64_t seed, const AttentionProblem& problem);
 
 // Whether `data` holds the inputs (and, for a backward row, dO and the
-// gradients' references) a row of `problem` and `seed` needs.
+// gradients' references) a row of `problem` and `seed` needs, checked under
+// `check_budget_flops`.
 bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std::uint64_t seed,
-                  bool backward);
+                  bool backward, double check_budget_flops = default_check_budget_flops);
 
 // Allocates and fills the inputs of data.problem from data.seed (a paged
 // problem's pages and table too, and dO for a backward one), without the
@@ -115,7 +150,9 @@ bool holds_inputs(const ProblemData& data, const AttentionProblem& problem, std:
 // measure::CudaError.
 void fill_inputs(ProblemData& data, cudaStream_t stream);
 
-// fill_inputs, then the references; throws measure::CudaError.
+// fill_inputs, then the plan of data.check_budget_flops and the references
+// of the rows it checks: the tiled references (the obvious ones where the
+// tiled do not take the shape); throws measure::CudaError.
 void prepare_inputs(ProblemData& data, cudaStream_t stream);
 
 // One row's outputs and workspaces, and what each launch is given.
@@ -136,8 +173,9 @@ RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, 
 // 3. Check --------------------------------------------------------------------
 
 // Poisons the outputs, runs the row's launches once (the forward partner
-// first, for a backward row) and compares each output with the reference;
-// the record is correctness_record's (roofline/report/measured_row.hpp), and
+// first, for a backward row) and compares each output with the reference,
+// on the sampled rows of a sub-sampled check (gathered first); the record is
+// correctness_record's (roofline/report/measured_row.hpp), with the sample, and
 // correctness_failure says why a row whose record did not pass fails. Throws
 // measure::CudaError.
 Correctness check_row(const RowLaunchers& launchers, RowBuffers& buffers, const ProblemData& data,

@@ -117,6 +117,7 @@ class RowAudit {
   // every figure of the recomputed parts (row_figures()).
   void run() {
     check_status();
+    check_sample();
     check_device();
     check_catalog();
     ResultRow recomputed = row_;
@@ -161,6 +162,32 @@ class RowAudit {
     if (a != nullptr && b != nullptr ? close(*a, *b) : reported == again) return;
     add(FindingKind::mismatch, fmt::format("{}: report {}, recomputed {}", figure.json,
                                            text_of(reported), text_of(again)));
+  }
+
+  // A sub-sampled check is stated in audit's output, and must name rows the
+  // problem has: query rows, and key rows exactly when the row is backward.
+  void check_sample() {
+    if (!row_.correctness || !row_.correctness->sample) return;
+    const CheckSample& sample = *row_.correctness->sample;
+    const AttentionProblem& p = row_.problem;
+    const bool backward = row_.direction == Direction::backward;
+    add(FindingKind::note,
+        fmt::format(
+            "correctness sub-sampled: {} of {} query rows a head{}, drawn with seed {:#018x} "
+            "(sampled_rows, roofline/model/check_sample.hpp)",
+            sample.query_rows, p.seq_len,
+            backward ? fmt::format(", {} of {} key rows a K/V head", sample.key_rows, p.keys())
+                     : std::string(),
+            sample.seed));
+    const bool keys_ok =
+        backward ? sample.key_rows >= 1 && sample.key_rows <= p.keys() : sample.key_rows == 0;
+    if (sample.query_rows < 1 || sample.query_rows > p.seq_len || !keys_ok) {
+      add(FindingKind::mismatch,
+          fmt::format("correctness.sample: {} query rows and {} key rows a head, but a {} row of "
+                      "this problem has {} query rows and {} key rows to sample",
+                      sample.query_rows, sample.key_rows, to_string(row_.direction), p.seq_len,
+                      backward ? p.keys() : 0));
+    }
   }
 
   void check_status() {

@@ -13,10 +13,12 @@
 namespace cfr {
 
 Correctness correctness_record(std::string reference, DType io_dtype,
-                               std::span<const CheckedTensor> checked) {
+                               std::span<const CheckedTensor> checked,
+                               std::optional<CheckSample> sample) {
   const Tolerance tolerance = tolerance_for(io_dtype);
   Correctness record;
   record.reference = std::move(reference);
+  record.sample = sample;
   record.tolerance = tolerance.rel_l2;
   bool all_passed = !checked.empty();
   for (const CheckedTensor& tensor : checked) {

@@ -28,9 +28,11 @@ inline constexpr double non_finite_error = std::numeric_limits<double>::max();
 // `io_dtype`: each tensor's errors, the worst of them, the dtype's rel L2
 // tolerance (tolerance_for: LSE too, stored in fp32 but computed from scores
 // of that dtype), and passed when every tensor passes and the worst rel L2
-// error is within the tolerance.
+// error is within the tolerance. `sample` names the rows compared when not
+// every row was (a sub-sampled check).
 Correctness correctness_record(std::string reference, DType io_dtype,
-                               std::span<const CheckedTensor> checked);
+                               std::span<const CheckedTensor> checked,
+                               std::optional<CheckSample> sample = std::nullopt);
 
 // Why a row whose record did not pass failed, in one line; empty when it passed.
 std::optional<std::string> correctness_failure(const Correctness& record);

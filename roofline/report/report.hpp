@@ -15,6 +15,7 @@
 #include "roofline/core/compute_unit.hpp"
 #include "roofline/core/dtype.hpp"
 #include "roofline/core/statistics.hpp"
+#include "roofline/model/check_sample.hpp"
 #include "roofline/model/flop_model.hpp"
 #include "roofline/model/kernel_catalog.hpp"
 #include "roofline/model/l2_aware_model.hpp"
@@ -175,6 +176,9 @@ struct Correctness {
   double tolerance = 0;  // on rel_l2_err
   bool passed = false;
   std::vector<TensorError> tensors;
+  // The rows compared when not every row was (a sub-sampled check,
+  // roofline/model/check_sample.hpp); empty when every row was.
+  std::optional<CheckSample> sample;
 };
 
 // A historical row's figures exactly as its source document printed them

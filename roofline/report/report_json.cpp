@@ -1,6 +1,9 @@
 #include "roofline/report/report_json.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <system_error>
 #include <variant>
 
 #include "roofline/report/figures.hpp"
@@ -55,9 +58,15 @@ json correctness_json(const Correctness& c) {
     tensors.push_back(
         {{"tensor", e.tensor}, {"rel_l2_err", e.rel_l2_err}, {"max_abs_err", e.max_abs_err}});
   }
-  return json{{"reference", c.reference},     {"rel_l2_err", c.rel_l2_err},
-              {"max_abs_err", c.max_abs_err}, {"tolerance", c.tolerance},
-              {"passed", c.passed},           {"tensors", tensors}};
+  json out{{"reference", c.reference}, {"rel_l2_err", c.rel_l2_err}, {"max_abs_err", c.max_abs_err},
+           {"tolerance", c.tolerance}, {"passed", c.passed},         {"tensors", tensors}};
+  // The seed in hex: a 64-bit word a JSON reader may hold as a double.
+  if (c.sample) {
+    out["sample"] = {{"seed", fmt::format("{:#018x}", c.sample->seed)},
+                     {"query_rows", c.sample->query_rows},
+                     {"key_rows", c.sample->key_rows}};
+  }
+  return out;
 }
 
 // The counters and what ran them; profile_figures' results are figures.
@@ -253,6 +262,20 @@ Timing read_timing(const Node& n) {
 
 namespace {
 
+CheckSample read_check_sample(const Node& n) {
+  CheckSample sample;
+  const std::string seed = n.string("seed");
+  const char* digits = seed.data() + std::min<std::size_t>(2, seed.size());
+  const auto [end, error] = std::from_chars(digits, seed.data() + seed.size(), sample.seed, 16);
+  if (!seed.starts_with("0x") || error != std::errc{} || end != seed.data() + seed.size() ||
+      digits == end) {
+    n.fail(fmt::format("seed '{}' is not a hex word (0x...)", seed));
+  }
+  sample.query_rows = n.integer("query_rows");
+  sample.key_rows = n.integer("key_rows");
+  return sample;
+}
+
 Correctness read_correctness(const Node& n) {
   Correctness c;
   c.reference = n.string("reference");
@@ -267,6 +290,7 @@ Correctness read_correctness(const Node& n) {
       c.tensors.push_back({e.string("tensor"), e.number("rel_l2_err"), e.number("max_abs_err")});
     }
   }
+  if (n.has("sample")) c.sample = read_check_sample(n.object("sample"));
   return c;
 }
 

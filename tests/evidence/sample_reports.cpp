@@ -77,8 +77,8 @@ Report measured_report() {
     row.timing->stop_reason = "noise target met";
     row.timing->summary = summarize(row.timing->samples_ms);
     row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
-    row.correctness =
-        Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
+    row.correctness = Correctness{"reference_forward fp32", 1e-3,        2e-3, 5e-3, true,
+                                  {{"O", 1e-3, 2e-3}},      std::nullopt};
     r.results.push_back(row);
   });
   ResultRow skipped = model_row(fa1_wmma_kernel, {1, 8, 1024, 64, false, DType::fp32}, r.ceiling,
@@ -151,7 +151,7 @@ Report every_kernel_report() {
     row.timing->samples_ms = {t, t * 1.01, t * 0.99, t * 1.02, t * 0.995};
     row.timing->summary = summarize(row.timing->samples_ms);
     row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
-    row.correctness = Correctness{"reference fp32", 1e-3, 2e-3, 5e-3, true, {}};
+    row.correctness = Correctness{"reference fp32", 1e-3, 2e-3, 5e-3, true, {}, std::nullopt};
     if (kernel.name == "fa1_wmma") {
       row.timing->sm_clock_MHz = 1980;
       row.profile = cfr::test::hand_profile(row.model->flops.exact);

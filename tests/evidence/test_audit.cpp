@@ -139,6 +139,37 @@ TEST_CASE("a correctness verdict that contradicts its own tolerance is caught") 
   CHECK(findings(audit_report(report), FindingKind::mismatch, "correctness.passed").size() == 1);
 }
 
+// docs/checks.md: a sub-sampled check is stated in audit's output, never
+// silent; a sample naming rows the problem lacks is a mismatch.
+TEST_CASE("a sub-sampled check is a note naming its rows and seed; an impossible one a mismatch") {
+  Report report = measured_report();
+  ResultRow& row = report.results[0];
+  REQUIRE(row.direction == Direction::forward);
+  row.correctness->sample = CheckSample{0x1234, 256, 0};
+  const AuditResult sampled = audit_report(report);
+  INFO(all_messages(sampled));
+  CHECK(sampled.consistent());
+  const auto notes = findings(sampled, FindingKind::note, "correctness sub-sampled");
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].message ==
+        fmt::format("correctness sub-sampled: 256 of {} query rows a head, drawn with seed "
+                    "0x0000000000001234 (sampled_rows, roofline/model/check_sample.hpp)",
+                    row.problem.seq_len));
+
+  row.correctness->sample = CheckSample{1, row.problem.seq_len + 1, 0};
+  CHECK(findings(audit_report(report), FindingKind::mismatch, "correctness.sample").size() == 1);
+  row.correctness->sample = CheckSample{1, 256, 256};  // key rows on a forward row
+  CHECK(findings(audit_report(report), FindingKind::mismatch, "correctness.sample").size() == 1);
+
+  ResultRow backward = row;
+  backward.direction = Direction::backward;
+  backward.correctness->sample = CheckSample{1, 256, 0};  // a backward row samples its keys too
+  Report with_backward = measured_report();
+  with_backward.results = {backward};
+  CHECK(findings(audit_report(with_backward), FindingKind::mismatch, "correctness.sample").size() ==
+        1);
+}
+
 TEST_CASE("failed rows are reported as notes, not inconsistencies") {
   Report report = measured_report();
   ResultRow& row = report.results[7];

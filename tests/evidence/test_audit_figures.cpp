@@ -95,8 +95,13 @@ ResultRow peer_row(const CeilingRecord& ceiling) {
   row.timing->samples_ms = {0.051, 0.052, 0.050, 0.051};
   row.timing->summary = summarize(row.timing->samples_ms);
   row.achieved = achieved_figures(*row.model, row.timing->summary.median, ceiling);
-  row.correctness = Correctness{
-      "torch.nn.functional.scaled_dot_product_attention(math)", 1e-3, 2e-3, 5e-3, true, {}};
+  row.correctness = Correctness{"torch.nn.functional.scaled_dot_product_attention(math)",
+                                1e-3,
+                                2e-3,
+                                5e-3,
+                                true,
+                                {},
+                                std::nullopt};
   return row;
 }
 

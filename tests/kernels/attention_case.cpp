@@ -106,8 +106,8 @@ ForwardReference::ForwardReference(const AttentionShape& shape, const Inputs& in
 BackwardReference::BackwardReference(const AttentionShape& shape, const Inputs& inputs,
                                      cudaStream_t stream)
     : d_q(tensor_elements(shape) * sizeof(float)),
-      d_k(tensor_elements(shape) * sizeof(float)),
-      d_v(tensor_elements(shape) * sizeof(float)) {
+      d_k(kv_elements(shape) * sizeof(float)),
+      d_v(kv_elements(shape) * sizeof(float)) {
   for (DeviceBuffer* buffer : {&d_q, &d_k, &d_v}) {
     CFR_CUDA_CHECK(poison(buffer->data(), buffer->bytes(), stream));
   }

@@ -65,12 +65,26 @@ TEST_CASE("allocate: tensor sizes, the bytes a row needs and the room it must fi
 
   // Forward, fp16: Q, K, V, O at 2 B, LSE, and the fp32 references of O and
   // LSE (fa2_mma has no workspace).
-  CHECK(device_bytes_needed(described("fa2_mma"), problem) ==
+  const CheckPlan full{};
+  CHECK(device_bytes_needed(described("fa2_mma"), problem, full) ==
         4 * n.q * 2 + n.lse * 4 + n.q * 4 + n.lse * 4);
   // Backward: eight tensors at 2 B, LSE, fa1_bwd's workspace (D, one float
-  // per row), fp32 dQ, dK, dV and the reference's P and dP per head.
-  CHECK(device_bytes_needed(described("fa1_bwd"), problem) ==
-        8 * n.q * 2 + n.lse * 4 + n.lse * 4 + 3 * n.q * 4 + 2 * 1024 * 1024 * 4 * 8);
+  // per row), the forward references, fp32 dQ, dK, dV and the references'
+  // L and D of every row: no [N, N] matrix.
+  CHECK(device_bytes_needed(described("fa1_bwd"), problem, full) ==
+        8 * n.q * 2 + n.lse * 4 + n.lse * 4 + (n.q + n.lse) * 4 + 3 * n.q * 4 + 2 * n.lse * 4);
+  // The issue's backward row, B1 H4 N131072 d64 fp16, needed 512.88 GiB
+  // with P and dP materialized; now about 1 GiB.
+  const AttentionProblem long_backward{1, 4, 131072, 64, false, DType::fp16};
+  CHECK(device_bytes_needed(described("fa1_bwd"), long_backward, full) < (std::size_t{2} << 30));
+
+  // A sampled check's references hold the sampled rows, and the outputs'
+  // gathered rows are counted: 256 query rows of 1024 per head.
+  CheckPlan sampled;
+  sampled.forward = CheckSample{1, 256, 0};
+  const std::size_t rows = 8 * 256;
+  CHECK(device_bytes_needed(described("fa2_mma"), problem, sampled) ==
+        4 * n.q * 2 + n.lse * 4 + rows * 65 * 4 + rows * (64 * 2 + 4) + rows * sizeof(int));
 
   const std::size_t gib = std::size_t{1} << 30;
   CHECK_FALSE(no_room_reason(95 * gib, 100 * gib).has_value());  // 5% left free
@@ -96,7 +110,7 @@ TEST_CASE("allocate: a served problem's K/V by its K/V heads and keys, and its p
   // table, LSE, the decode kernel's workspace, the fp32 references.
   const std::size_t workspace =
       kernels::registry().find("fa2_decode")->forward()->workspace_bytes(kernels::shape_of(decode));
-  CHECK(device_bytes_needed(described("fa2_decode"), decode) ==
+  CHECK(device_bytes_needed(described("fa2_decode"), decode, CheckPlan{}) ==
         (2 * n.q + 2 * n.kv + 2 * n.paged_kv) * 2 + 8 * sizeof(int) + n.lse * 4 + workspace +
             n.q * 4 + n.lse * 4);
 
@@ -130,6 +144,29 @@ TEST_CASE("allocate: a served problem's K/V by its K/V heads and keys, and its p
   CHECK(problem_seed(7, problem) == square);
 }
 
+TEST_CASE(
+    "plan: the tiled references sample past the budget; a head dim above 128 is checked "
+    "in full by the obvious ones") {
+  const AttentionProblem long_problem{1, 4, 1 << 20, 64, false, DType::fp16};
+  const CheckPlan plan = plan_checks(long_problem, true, default_check_budget_flops, 9);
+  CHECK(plan.tiled);
+  CHECK(plan.forward ==
+        plan_check_sample(long_problem, Direction::forward, default_check_budget_flops, 9));
+  CHECK(plan.backward ==
+        plan_check_sample(long_problem, Direction::backward, default_check_budget_flops, 9));
+  REQUIRE(plan.forward);
+  CHECK(plan.forward->seed == 9);
+  CHECK_FALSE(plan_checks(long_problem, false, default_check_budget_flops, 9).backward);
+  CHECK(plan_checks(problem, true, default_check_budget_flops, 9) == CheckPlan{});
+
+  AttentionProblem wide = long_problem;
+  wide.head_dim = 256;
+  const CheckPlan obvious = plan_checks(wide, true, default_check_budget_flops, 9);
+  CHECK_FALSE(obvious.tiled);
+  CHECK_FALSE(obvious.forward);
+  CHECK_FALSE(obvious.backward);
+}
+
 TEST_CASE("allocate: the inputs of one problem serve every row of it, forward before backward") {
   const std::uint64_t seed = problem_seed(20261202, problem);
   AttentionProblem other = problem;
@@ -144,6 +181,8 @@ TEST_CASE("allocate: the inputs of one problem serve every row of it, forward be
   CHECK_FALSE(holds_inputs(data, problem, seed + 1, false));
   data.backward = true;
   CHECK(holds_inputs(data, problem, seed, false));
+  // Another check budget plans other references.
+  CHECK_FALSE(holds_inputs(data, problem, seed, false, default_check_budget_flops / 2));
 }
 
 TEST_CASE("time: the timed launch is the row's kernel on the timer's stream") {

@@ -39,6 +39,14 @@ TEST_CASE("correctness: every tensor within the dtype's bounds passes, the worst
   CHECK_FALSE(correctness_failure(record));
 }
 
+TEST_CASE("correctness: a sub-sampled check keeps its sample; a full one has none") {
+  const CheckedTensor checked[] = {tensor("O", 1e-3, 4e-3, 3.0)};
+  CHECK_FALSE(correctness_record("r", DType::fp16, checked).sample);
+  const Correctness sampled = correctness_record("r", DType::fp16, checked, CheckSample{5, 256, 0});
+  CHECK(sampled.sample == CheckSample{5, 256, 0});
+  CHECK(sampled.passed);
+}
+
 TEST_CASE("correctness: rel L2 over the bound, or max abs over its share of max|ref|, fails") {
   const CheckedTensor rel[] = {tensor("O", 6e-3, 1e-3, 3.0)};
   const Correctness over = correctness_record("r", DType::fp16, rel);

@@ -36,8 +36,8 @@ Report sample_report() {
   row.timing->samples_ms = {3.0, 3.1, 2.9};
   row.timing->summary = summarize(row.timing->samples_ms);
   row.achieved = achieved_figures(*row.model, row.timing->summary.median, r.ceiling);
-  row.correctness =
-      Correctness{"reference_forward fp32", 1e-3, 2e-3, 5e-3, true, {{"O", 1e-3, 2e-3}}};
+  row.correctness = Correctness{"reference_forward fp32", 1e-3,        2e-3, 5e-3, true,
+                                {{"O", 1e-3, 2e-3}},      std::nullopt};
   r.results.push_back(row);
   r.results.push_back(model_row(fa1_wmma_kernel, {1, 8, 1024, 64, false, DType::fp32}, r.ceiling,
                                 FlopConvention::half));
@@ -143,6 +143,26 @@ TEST_CASE("timing.l2_flush_mode round-trips, may be absent, and takes read or me
   bad["results"][0]["timing"]["l2_flush_mode"] = "evict";
   CHECK(error_of(bad) ==
         "results[0].timing.l2_flush_mode: expected \"read\" or \"memset\", got \"evict\"");
+}
+
+// docs/report-schema.md: correctness.sample is written only for a
+// sub-sampled check, its 64-bit seed as a hex string.
+TEST_CASE("correctness.sample round-trips with its seed in hex, and is absent for a full check") {
+  Report report = sample_report();
+  report.results[0].correctness->sample = CheckSample{0xfedcba9876543210ull, 4096, 2048};
+  const json written = to_json(report);
+  const json& sample = written["results"][0]["correctness"]["sample"];
+  CHECK(sample["seed"] == "0xfedcba9876543210");
+  CHECK(sample["query_rows"] == 4096);
+  CHECK(sample["key_rows"] == 2048);
+  CHECK(report_from_json(written).results[0].correctness->sample ==
+        report.results[0].correctness->sample);
+  CHECK_FALSE(to_json(sample_report())["results"][0]["correctness"].contains("sample"));
+  json bad = written;
+  bad["results"][0]["correctness"]["sample"]["seed"] = "12";
+  CHECK(error_of(bad) == "results[0].correctness.sample: seed '12' is not a hex word (0x...)");
+  bad["results"][0]["correctness"]["sample"]["seed"] = "0xzz";
+  CHECK(error_of(bad) == "results[0].correctness.sample: seed '0xzz' is not a hex word (0x...)");
 }
 
 // docs/report-schema.md: provenance.plugins is written only when a plugin
