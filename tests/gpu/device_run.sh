@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter.
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -662,6 +662,24 @@ step_limiter() {
   "$tool" table results/h200/profile/limiter.json \
     --columns "kernel,N,d,timing ratio,cycle ratio,our cycles,ncu cycles" | tee -a "$out/limiter-why.txt"
   cp results/h200/limiter/ceilings.json "$out/"
+}
+
+# Issue 19's checks that scale: the tiled references against the obvious
+# ones, rows checked on a sample, and the [scale] cases timing the checks of
+# the issue's rows (each under 60 s).
+gpu_test() {
+  local binary=$1 filter=$2
+  echo "== $binary $filter"
+  "$build/tests/$binary" "$filter" 2>&1 | grep -Ev '^$' | tail -n 25 | tee -a "$out/tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+step_scaled_checks() {
+  gpu_test kernels/test_kernels "[tiled]"
+  gpu_test kernels/test_bench_gpu "[sampled]"
+  gpu_test kernels/test_bench_gpu "[scale]"
+}
+step_cold_timer() {
+  gpu_test measure/test_measure_gpu "[cold_timer]"
 }
 
 for step in "$@"; do
