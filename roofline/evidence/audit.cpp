@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "claimed_figures_check.hpp"
+#include "interval_coverage.hpp"
 #include "roofline/core/statistics.hpp"
 #include "roofline/model/kv_splits.hpp"
 #include "roofline/model/own_byte_count.hpp"
@@ -98,6 +99,20 @@ void add_own_count_notes(const Report& report, const OwnCountTally& tally, Audit
                      "plugin {}, sha256 {}), taken as recorded and not counted again; `audit "
                      "--plugin {}` counts it again",
                      kernel, rows, plugin.file, plugin.sha256, plugin.file)});
+  }
+}
+
+// Where the counters left the model's interval: context, not a failure (the
+// interval bounds schedules, it does not promise the hardware's).
+void add_interval_notes(const Report& report, AuditResult& out) {
+  const IntervalCoverage coverage = interval_coverage(report);
+  if (coverage.rows == 0) return;
+  out.findings.push_back({FindingKind::note, "report", describe(coverage)});
+  for (const IntervalMiss& miss : coverage.outside) {
+    out.findings.push_back(
+        {FindingKind::note, row_location(miss.row, report.results[miss.row]),
+         fmt::format("ncu DRAM {:.4g} GB outside the L2-aware interval [{:.4g}, {:.4g}] GB",
+                     miss.measured / 1e9, miss.interval.low / 1e9, miss.interval.high / 1e9)});
   }
 }
 
@@ -519,6 +534,7 @@ AuditResult audit_report(const Report& report, const AuditTolerance& tolerance,
     RowAudit(report, i, tolerance, plugins, tally, result).run();
   }
   add_own_count_notes(report, tally, result);
+  add_interval_notes(report, result);
   return result;
 }
 

@@ -22,6 +22,8 @@ constexpr std::string_view model_gray = "#8a8a8a";
 constexpr std::string_view l2_blue = "#2b6fb0";
 // The DRAM read roofs, under which a read-stream kernel's rows sit.
 constexpr std::string_view read_teal = "#00796b";
+// The roof of the instruction a kernel's matmuls issue, measured by `ceilings`.
+constexpr std::string_view instruction_purple = "#7b3fa0";
 constexpr double roof_font = 11;
 constexpr double point_font = 10;
 
@@ -36,18 +38,24 @@ struct Roof {
   double bandwidth_GBps = 0;
   double peak_TFLOPs = 0;
   // The bandwidth the slope is: dram (the ceiling's copy or datasheet
-  // figure), dram_read (its read stream) or l2.
+  // figure), dram_read (its read stream) or l2; `instruction`: the slope of
+  // the memory roof its rows use, under the instruction's measured peak.
   std::string level = "dram";
+  std::string instruction;  // the `ceilings` figure of an instruction roof: "fp16_tensor_mma"
   double ridge() const { return cfr::ridge(peak_TFLOPs, bandwidth_GBps); }
   bool measured() const { return source == "measured"; }
   bool l2() const { return level == "l2"; }
   bool read() const { return level == "dram_read"; }
+  bool of_instruction() const { return level == "instruction"; }
   // A roof drawn beside the DRAM one: labelled at its ridge.
-  bool beside() const { return l2() || read(); }
-  std::string_view name() const { return l2() ? "L2" : read() ? "DRAM read" : "DRAM"; }
+  bool beside() const { return l2() || read() || of_instruction(); }
+  std::string_view name() const {
+    return l2() ? "L2" : read() ? "DRAM read" : of_instruction() ? "instruction" : "DRAM";
+  }
   std::string colour() const {
     if (l2()) return std::string(l2_blue);
     if (read()) return std::string(read_teal);
+    if (of_instruction()) return std::string(instruction_purple);
     return measured() ? "#000000" : "#555555";
   }
 };
@@ -66,6 +74,10 @@ struct Marker {
   // same TFLOP/s and tied together.
   std::optional<double> ai_dram;
   std::optional<double> ai_l2;
+  // The model's AI interval (model/ai_low, model/ai_high) when the x axis is
+  // the model's AI: drawn as a horizontal bar through the marker.
+  std::optional<double> ai_low;
+  std::optional<double> ai_high;
 };
 
 // Marker size encodes the head dim.
@@ -154,6 +166,11 @@ class Chart {
         } else {
           continue;
         }
+        if (options_.x_figure == "model/ai" && row.model && row.model->ai_low &&
+            row.model->ai_high && plottable(*row.model->ai_low) && plottable(*row.model->ai_high)) {
+          marker.ai_low = row.model->ai_low;
+          marker.ai_high = row.model->ai_high;
+        }
         if (!marker.model && row.profile && row.profile->collected()) {
           const ProfileDerived& levels = row.profile->derived;
           if (levels.dram.ai && plottable(*levels.dram.ai)) marker.ai_dram = levels.dram.ai;
@@ -183,6 +200,33 @@ class Chart {
     if (hierarchical_ && ceiling.l2_bandwidth_GBps) {
       add_level_roofs(ceiling, units, "l2", *ceiling.l2_bandwidth_GBps);
     }
+    add_instruction_roofs(ceiling, reports);
+  }
+
+  // The roof of each instruction the ok rows are judged on (their
+  // instruction_roof) that this ceiling measured, over the memory roof the
+  // row uses.
+  void add_instruction_roofs(const CeilingRecord& ceiling,
+                             const std::vector<const Report*>& reports) {
+    for (const Report* report : reports) {
+      for (const ResultRow& row : report->results) {
+        if (row.status != RowStatus::ok || !row.model || !row.model->instruction_roof) continue;
+        const std::string& name = row.model->instruction_roof->figure;
+        const auto peak = ceiling.instruction_TFLOPs.find(name);
+        if (peak == ceiling.instruction_TFLOPs.end() || !plottable(peak->second)) continue;
+        const double bandwidth = ceiling.bandwidth(row.model->memory_roof_used());
+        if (!plottable(bandwidth)) continue;
+        Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source,
+                  row.compute_unit,       bandwidth,   peak->second,
+                  "instruction",          name};
+        const auto same = [&](const Roof& r) {
+          return std::tie(r.source, r.instruction, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
+                 std::tie(roof.source, roof.instruction, roof.bandwidth_GBps, roof.peak_TFLOPs,
+                          roof.level);
+        };
+        if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
+      }
+    }
   }
 
   void add_level_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units,
@@ -192,7 +236,7 @@ class Chart {
       const auto peak = ceiling.peak(unit);
       if (!peak || !plottable(*peak)) continue;
       Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
-                bandwidth_GBps,         *peak,       level};
+                bandwidth_GBps,         *peak,       level,          ""};
       if (!plottable(roof.ridge())) continue;
       // The same figures are one roof, whatever the ceiling calls its GPU: a
       // report measured against results/h200/ceilings.json names it by the GPU
@@ -245,6 +289,8 @@ class Chart {
     for (const Marker& m : markers_) {
       xs.push_back(m.ai);
       ys.push_back(m.tflops);
+      if (m.ai_low) xs.push_back(*m.ai_low);
+      if (m.ai_high) xs.push_back(*m.ai_high);
       if (m.ai_dram) xs.push_back(*m.ai_dram);
       if (m.ai_l2) xs.push_back(*m.ai_l2);
     }
@@ -263,6 +309,10 @@ class Chart {
   }
 
   std::string roof_label(const Roof& r) const {
+    if (r.of_instruction()) {
+      return fmt::format("{} {} TFLOP/s, ridge {} ({})", r.instruction, readable(r.peak_TFLOPs),
+                         readable(r.ridge()), r.source);
+    }
     if (r.l2()) {
       return fmt::format("{} L2 ridge {} ({})", to_string(r.unit), readable(r.ridge()), r.source);
     }
@@ -280,9 +330,11 @@ class Chart {
     return fmt::format("{} {} GB/s ({})", r.name(), readable(r.bandwidth_GBps), r.source);
   }
 
-  // Roofs of one ceiling and level share the slope; it is labelled once.
+  // Roofs of one ceiling and level share the slope; it is labelled once. An
+  // instruction roof's slope is its memory roof's, labelled there.
   bool slope_labelled_before(std::size_t i) const {
     const Roof& r = roofs_[i];
+    if (r.of_instruction()) return true;
     return std::any_of(roofs_.begin(), roofs_.begin() + static_cast<std::ptrdiff_t>(i),
                        [&](const Roof& o) {
                          return o.ceiling == r.ceiling && o.source == r.source &&
@@ -396,14 +448,19 @@ class Chart {
       const double ridge = r.ridge();
       const std::string colour = r.colour();
       out += fmt::format(
-          "<polyline class=\"roof\" data-level=\"{}\" data-ceiling=\"{}\" data-source=\"{}\" "
+          "<polyline class=\"roof\" data-level=\"{}\"{} data-ceiling=\"{}\" data-source=\"{}\" "
           "data-unit=\"{}\" data-bandwidth-GBps=\"{}\" data-peak-TFLOPs=\"{}\" data-ridge=\"{}\" "
           "points=\"{},{} {},{} {},{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
-          r.level, attr(r.ceiling), attr(r.source), to_string(r.unit), num(r.bandwidth_GBps),
+          r.level,
+          r.of_instruction() ? fmt::format(" data-instruction=\"{}\"", attr(r.instruction)) : "",
+          attr(r.ceiling), attr(r.source), to_string(r.unit), num(r.bandwidth_GBps),
           num(r.peak_TFLOPs), num(ridge), px(x_.to_pixel(x_start)),
           px(y_.to_pixel(x_start * slope)), px(x_.to_pixel(ridge)), px(y_.to_pixel(r.peak_TFLOPs)),
           px(x_.to_pixel(x_.max())), px(y_.to_pixel(r.peak_TFLOPs)), colour,
-          r.measured() ? "2" : "1.5", r.measured() ? "" : " stroke-dasharray=\"7 4\"");
+          r.measured() ? "2" : "1.5",
+          r.of_instruction() ? " stroke-dasharray=\"2 3\""
+          : r.measured()     ? ""
+                             : " stroke-dasharray=\"7 4\"");
       out += fmt::format(
           "<circle class=\"ridge\" data-level=\"{}\" data-unit=\"{}\" data-ridge=\"{}\" "
           "data-tflops=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{} ridge of {} {} "
@@ -437,6 +494,22 @@ class Chart {
                          px(y + 0.8 * r));
     }
     return fmt::format("<circle {} cx=\"{}\" cy=\"{}\" r=\"{}\"", attributes, px(x), px(y), r);
+  }
+
+  // The model's AI interval: a bar from AI low to AI high at the marker's
+  // TFLOP/s, with end caps.
+  std::string render_interval(const Marker& m, const std::string& colour) const {
+    if (!m.ai_low || !m.ai_high) return "";
+    const double y = y_.to_pixel(m.tflops);
+    const double x1 = x_.to_pixel(*m.ai_low);
+    const double x2 = x_.to_pixel(*m.ai_high);
+    return fmt::format(
+        "<path class=\"ai-interval\" data-row=\"{}\" data-ai-low=\"{}\" data-ai-high=\"{}\" "
+        "d=\"M {} {} L {} {} M {} {} L {} {} M {} {} L {} {}\" stroke=\"{}\" stroke-width=\"1.2\" "
+        "fill=\"none\"><title>{}: the L2-aware model's AI from {} to {} FLOP/byte</title></path>\n",
+        m.row_id, num(*m.ai_low), num(*m.ai_high), px(x1), px(y), px(x2), px(y), px(x1), px(y - 4),
+        px(x1), px(y + 4), px(x2), px(y - 4), px(x2), px(y + 4), colour, attr(row_label(*m.row)),
+        readable(*m.ai_low), readable(*m.ai_high));
   }
 
   // A profiled row's measured points: DRAM a filled square, L2 a hollow one,
@@ -488,6 +561,7 @@ class Chart {
           row.problem.causal ? "true" : "false", m.auditable ? "true" : "false", num(m.ai),
           num(m.tflops), hollow ? "white" : colour, colour);
       out += render_levels(m, colour);
+      out += render_interval(m, colour);
       out += shape(row.problem.causal, x, y, attributes, marker_radius(row.problem.head_dim));
       out += fmt::format("><title>{}: {} TFLOP/s at {} FLOP/byte{} ({})</title>{}\n",
                          attr(row_label(row)), readable(m.tflops), readable(m.ai),
@@ -578,6 +652,21 @@ class Chart {
                       "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">L2 bandwidth roof</text>\n",
                       legend_left, px(y - 4), legend_left + 14, l2_blue, legend_left + 18, px(y)));
     }
+    if (std::any_of(roofs_.begin(), roofs_.end(),
+                    [](const Roof& r) { return r.of_instruction(); })) {
+      line(fmt::format(
+          "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+          "stroke-width=\"2\" stroke-dasharray=\"2 3\"/><text x=\"{4}\" y=\"{5}\">roof of the "
+          "instruction the kernel issues (ceilings)</text>\n",
+          legend_left, px(y - 4), legend_left + 14, instruction_purple, legend_left + 18, px(y)));
+    }
+    if (std::any_of(markers_.begin(), markers_.end(), [](const Marker& m) { return m.ai_low; })) {
+      line(fmt::format(
+          "<path d=\"M {0} {1} L {2} {1} M {0} {3} L {0} {4} M {2} {3} L {2} {4}\" "
+          "stroke=\"#333\" stroke-width=\"1.2\"/><text x=\"{5}\" y=\"{6}\">the L2-aware "
+          "model's AI interval</text>\n",
+          legend_left, px(y - 4), legend_left + 14, px(y - 8), px(y), legend_left + 18, px(y)));
+    }
     if (std::any_of(roofs_.begin(), roofs_.end(), [](const Roof& r) { return r.read(); })) {
       line(fmt::format(
           "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
@@ -601,7 +690,7 @@ class Chart {
       line(fmt::format(
           "<text class=\"legend-roof\" x=\"{}\" y=\"{}\" font-size=\"10\">  {} {}{}, ridge {} "
           "({})</text>\n",
-          legend_left, px(y), to_string(r.unit),
+          legend_left, px(y), r.of_instruction() ? r.instruction : std::string(to_string(r.unit)),
           r.l2()     ? "L2 "
           : r.read() ? "read "
                      : "",

@@ -28,6 +28,11 @@
 //      data-causal data-ai data-tflops>  a profiled row at its measured DRAM
 //      (filled) and L2 (hollow) AI, at its achieved TFLOP/s
 //   <line class="level-tie" data-kernel>  from the DRAM point to the L2 point
+//   <polyline class="roof" data-level="instruction" data-instruction ...>  the roof of
+//      an instruction the rows are judged on (their instruction_roof: mma.sync, wgmma,
+//      FFMA), where the ceiling measured it: its peak over the rows' memory slope
+//   <path class="ai-interval" data-row data-ai-low data-ai-high>  a row's AI interval of
+//      the L2-aware model (model/ai_low .. model/ai_high) at its TFLOP/s, when x is model/ai
 
 #include <string>
 #include <vector>

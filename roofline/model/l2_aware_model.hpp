@@ -54,6 +54,8 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
 struct DramInterval {
   double low = 0;
   double high = 0;
+
+  friend bool operator==(const DramInterval&, const DramInterval&) = default;
 };
 // Empty where l2_aware_dram is.
 std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,

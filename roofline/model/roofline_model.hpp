@@ -21,6 +21,36 @@ constexpr std::optional<Regime> parse_regime(std::string_view text) {
   return std::nullopt;
 }
 
+// What an interval of AI, [ai_low, ai_high], says against a ridge: the
+// regime when the whole interval lies on one side of it, `uncertain` when it
+// straddles the ridge (the model cannot tell which roof binds).
+enum class IntervalRegime { memory_bound, compute_bound, uncertain };
+
+constexpr std::string_view to_string(IntervalRegime verdict) {
+  switch (verdict) {
+    case IntervalRegime::memory_bound: return to_string(Regime::memory_bound);
+    case IntervalRegime::compute_bound: return to_string(Regime::compute_bound);
+    case IntervalRegime::uncertain: break;
+  }
+  return "uncertain";
+}
+
+constexpr std::optional<IntervalRegime> parse_interval_regime(std::string_view text) {
+  for (IntervalRegime verdict :
+       {IntervalRegime::memory_bound, IntervalRegime::compute_bound, IntervalRegime::uncertain}) {
+    if (text == to_string(verdict)) return verdict;
+  }
+  return std::nullopt;
+}
+
+// The same rule as analyze_roofline's regime at each end: memory-bound below
+// the ridge. Precondition: 0 < ai_low <= ai_high.
+constexpr IntervalRegime judge_interval(double ai_low, double ai_high, double ridge) {
+  if (ai_high < ridge) return IntervalRegime::memory_bound;
+  if (ai_low >= ridge) return IntervalRegime::compute_bound;
+  return IntervalRegime::uncertain;
+}
+
 // FLOP per byte at which a compute roof of `peak_TFLOPs` meets a bandwidth
 // slope of `bandwidth_GBps` (10^9 bytes/s). The one home of the formula.
 constexpr double ridge(double peak_TFLOPs, double bandwidth_GBps) {

@@ -18,10 +18,11 @@ constexpr std::string_view duration = "gpu__time_duration.sum";
 constexpr std::string_view sm_cycles = "sm__cycles_elapsed.avg";
 // The "why" counters (docs/model.md, "The limiter from counters"): percentages
 // of each unit's peak, averaged over the SMs (and launches, by duration).
+// On gh100 this counts HGMMA (wgmma) cycles as well as HMMA: ncu 2025.3's
+// --query-metrics describes it as "HMMA/HFMA2.MMA/HGMMA/QGMMA ops" and lists
+// no separate gmma pipe (results/h200/limiter/limiter-metrics.log).
 constexpr std::string_view hmma_pipe =
     "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
-constexpr std::string_view gmma_pipe =
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active";
 constexpr std::string_view fma_pipe = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active";
 constexpr std::string_view lsu_pipe = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active";
 constexpr std::string_view shared_pipe =
@@ -59,11 +60,6 @@ std::optional<double> fraction(const Profile& profile, std::string_view metric) 
   return percent ? std::optional<double>(*percent / 100) : std::nullopt;
 }
 
-std::optional<double> busier(std::optional<double> a, std::optional<double> b) {
-  if (a && b) return std::max(*a, *b);
-  return a ? a : b;
-}
-
 // The top stall reasons of the counters the row has.
 std::vector<Stall> recorded_stalls(const Profile& profile) {
   std::vector<Stall> stalls;
@@ -76,7 +72,7 @@ std::vector<Stall> recorded_stalls(const Profile& profile) {
 }
 
 void why_figures(const Profile& profile, ProfileDerived& out) {
-  out.tensor_pipe = busier(fraction(profile, hmma_pipe), fraction(profile, gmma_pipe));
+  out.tensor_pipe = fraction(profile, hmma_pipe);
   out.fma_pipe = fraction(profile, fma_pipe);
   out.lsu_pipe = fraction(profile, lsu_pipe);
   out.shared_pipe = fraction(profile, shared_pipe);
@@ -196,7 +192,7 @@ std::vector<std::string> profile_metrics() {
                                    std::string(duration),
                                    "sm__cycles_elapsed.avg.per_second"};
   for (std::string_view metric :
-       {sm_cycles, hmma_pipe, gmma_pipe, fma_pipe, lsu_pipe, shared_pipe, issued, no_eligible}) {
+       {sm_cycles, hmma_pipe, fma_pipe, lsu_pipe, shared_pipe, issued, no_eligible}) {
     metrics.emplace_back(metric);
   }
   for (std::string_view reason : stall_reasons) metrics.push_back(stall_metric(reason));

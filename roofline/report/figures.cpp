@@ -107,6 +107,52 @@ bool store_regime(ResultRow& row, const FigureValue& value) {
   return regime.has_value();
 }
 
+template <auto bound>
+FigureValue read_interval_bytes(const ResultRow& row) {
+  const auto& interval = row.model->dram_interval;
+  return interval ? FigureValue(static_cast<double>(bound(*interval))) : FigureValue();
+}
+template <auto bound>
+bool store_interval_bytes(ResultRow& row, const FigureValue& value) {
+  auto& interval = row.model->dram_interval;
+  if (!interval) interval.emplace();
+  bound(*interval) = std::get<double>(value);
+  return true;
+}
+template <auto bound>
+constexpr Figure interval_bytes(Figure figure) {
+  figure.read = read_interval_bytes<bound>;
+  figure.store = store_interval_bytes<bound>;
+  figure.unit = "B";
+  figure.source = FigureSource::model;
+  figure.group = FigureGroup::model;
+  figure.display = FigureDisplay::giga;
+  figure.precision = 3;
+  figure.optional_on_read = true;  // since issue 23; absent where the L2-aware model is
+  return figure;
+}
+
+FigureValue read_interval_regime(const ResultRow& row) {
+  const auto& verdict = row.model->interval_regime;
+  return verdict ? FigureValue(std::string(to_string(*verdict))) : FigureValue();
+}
+bool store_interval_regime(ResultRow& row, const FigureValue& value) {
+  const auto verdict = parse_interval_regime(std::get<std::string>(value));
+  if (verdict) row.model->interval_regime = *verdict;
+  return verdict.has_value();
+}
+
+// The regime a reader should believe: the counters' where the row was
+// profiled (its measured DRAM AI), else the model's interval's, else the
+// point's (a row the L2-aware model does not describe).
+FigureValue read_verdict(const ResultRow& row) {
+  if (row.profile && row.profile->collected() && row.profile->derived.dram.regime) {
+    return *row.profile->derived.dram.regime;
+  }
+  if (row.model->interval_regime) return std::string(to_string(*row.model->interval_regime));
+  return read_regime(row);
+}
+
 FigureValue read_dram_model(const ResultRow& row) {
   return std::string(to_string(row.model->dram_model));
 }
@@ -227,6 +273,16 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/bytes/plugin", .json = "traffic.by_model.plugin",
      .label = "plugin GB",
      .description = "the kernel's own HBM byte count, from its plugin's hbm_bytes callback"}),
+    interval_bytes<[](auto& i) -> auto& { return i.low; }>(
+    {.tag = "model/bytes/l2_aware_low", .json = "traffic.l2_interval.low",
+     .label = "L2-aware low GB",
+     .description = "the L2-aware model's low bound: a head's CTAs in lock-step, one copy of a "
+                    "line in the whole L2, evicted writes (docs/model.md, \"The interval\")"}),
+    interval_bytes<[](auto& i) -> auto& { return i.high; }>(
+    {.tag = "model/bytes/l2_aware_high", .json = "traffic.l2_interval.high",
+     .label = "L2-aware high GB",
+     .description = "the L2-aware model's high bound: resident CTAs drifted apart, every write "
+                    "reaching DRAM"}),
     {.tag = "model/dram_model", .json = "traffic.dram_model", .label = "DRAM model",
      .description = "the traffic model whose bytes AI, the roof, regime, % roof and GB/s use",
      .source = FigureSource::model, .group = FigureGroup::model,
@@ -249,6 +305,22 @@ constexpr auto figures = std::to_array<Figure>({
 
      .column_sets = ColumnSet::wide | ColumnSet::compact,
      .compact_part = CompactPart::roofline, .optional_on_read = true}),
+    {.tag = "model/ai_low", .json = "ai_low", .unit = "FLOP/B", .label = "AI low",
+     .description = "counted FLOPs / the L2-aware high bytes",
+     .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
+     .column_sets = ColumnSet::wide, .optional_on_read = true,
+     .read = read_optional<[](auto& r) -> auto& { return *r.model; },
+                           [](auto& m) -> auto& { return m.ai_low; }>,
+     .store = store_optional<[](auto& r) -> auto& { return *r.model; },
+                             [](auto& m) -> auto& { return m.ai_low; }>},
+    {.tag = "model/ai_high", .json = "ai_high", .unit = "FLOP/B", .label = "AI high",
+     .description = "counted FLOPs / the L2-aware low bytes",
+     .source = FigureSource::model, .group = FigureGroup::model, .precision = 1,
+     .column_sets = ColumnSet::wide, .optional_on_read = true,
+     .read = read_optional<[](auto& r) -> auto& { return *r.model; },
+                           [](auto& m) -> auto& { return m.ai_high; }>,
+     .store = store_optional<[](auto& r) -> auto& { return *r.model; },
+                             [](auto& m) -> auto& { return m.ai_high; }>},
     number<[](auto& r) -> auto& { return r.model->roofline->ridge; }>(
     {.tag = "ceiling/ridge", .json = "ridge", .unit = "FLOP/B", .label = "ridge",
      .description = "AI where the row's compute-unit peak meets the bandwidth slope",
@@ -260,11 +332,22 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/ridge_distance", .json = "ridge_distance", .unit = "ratio",
      .label = "ridge / AI", .description = "how far left of the ridge the row sits (above 1: left)",
      .source = FigureSource::model, .group = FigureGroup::roofline, .precision = 2}),
-    {.tag = "model/regime", .json = "regime", .label = "regime",
-     .description = "memory-bound when AI < ridge, else compute-bound",
+    {.tag = "model/regime", .json = "regime", .label = "point regime",
+     .description = "memory-bound when AI < ridge, else compute-bound (the model's point)",
+     .source = FigureSource::model, .group = FigureGroup::roofline,
+     .column_sets = ColumnSet::wide, .read = read_regime, .store = store_regime},
+    {.tag = "model/interval_regime", .json = "interval_regime", .label = "interval regime",
+     .description = "the regime at both ends of [AI low, AI high], or uncertain when the "
+                    "interval straddles the ridge",
+     .source = FigureSource::model, .group = FigureGroup::roofline, .optional_on_read = true,
+     .read = read_interval_regime, .store = store_interval_regime},
+    {.tag = "model/verdict", .label = "regime",
+     .description = "the regime to believe: the counters' (regime at the ncu DRAM AI) on a "
+                    "profiled row, else the interval regime where the L2-aware model applies, "
+                    "else the point regime",
      .source = FigureSource::model, .group = FigureGroup::roofline,
      .column_sets = ColumnSet::wide | ColumnSet::compact, .compact_part = CompactPart::roofline,
-     .read = read_regime, .store = store_regime},
+     .read = read_verdict},
     number<[](auto& r) -> auto& { return r.model->roofline->roof_TFLOPs; }>(
     {.tag = "model/roof_TFLOPs", .json = "roof_TFLOPs", .unit = "TFLOPS", .label = "roof TFLOPS",
      .description = "the roofline bound at the row's AI: min(peak, bandwidth x AI)",
@@ -424,8 +507,8 @@ constexpr auto figures = std::to_array<Figure>({
     derived<[](auto& d) -> auto& { return d.tensor_pipe; }>(
     {.tag = "profile/tensor_pipe", .json = "profile.pipes.tensor", .unit = "fraction",
      .label = "tensor pipe",
-     .description = "tensor pipe cycles active of peak (the busier of HMMA, mma.sync's, and "
-                    "GMMA, wgmma's)",
+     .description = "tensor pipe cycles active of peak (HMMA, mma.sync's; on gh100 the same "
+                    "counter counts HGMMA, wgmma's)",
      .display = FigureDisplay::percent, .precision = 1, .column_sets = ColumnSet::why}),
     derived<[](auto& d) -> auto& { return d.fma_pipe; }>(
     {.tag = "profile/fma_pipe", .json = "profile.pipes.fma", .unit = "fraction",

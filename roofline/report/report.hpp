@@ -231,6 +231,14 @@ struct ModelFigures {
   // Empty when the kernel names no instruction or the ceiling has no figure
   // for it (every datasheet ceiling).
   std::optional<InstructionRoof> instruction_roof;
+  // The L2-aware model's interval of DRAM bytes (l2_aware_interval) and
+  // what it gives: AI from counted FLOPs over the high and the low bytes, and
+  // the verdict of that AI interval against the ridge. Empty where the
+  // L2-aware model does not apply (and, for the verdict, without a roofline).
+  std::optional<DramInterval> dram_interval;
+  std::optional<double> ai_low;
+  std::optional<double> ai_high;
+  std::optional<IntervalRegime> interval_regime;
 
   std::optional<double> bytes_of(TrafficModelKind model) const;
   // The bytes of dram_model (traffic.bytes when it is the kernel's own).

@@ -98,14 +98,22 @@ ModelFigures model_figures(const KernelRecord& kernel, const AttentionProblem& p
       model.bytes_by_model.push_back({TrafficModelKind::l2_aware, dram->bytes()});
       model.dram_model = TrafficModelKind::l2_aware;
       model.l2_inputs = l2;
+      model.dram_interval = l2_aware_interval(*kernel.layout, problem, *l2);
     }
   }
   const double dram_bytes = model.dram_bytes();
   model.ai = model.flops.counted() / dram_bytes;
+  if (model.dram_interval) {
+    model.ai_low = model.flops.counted() / model.dram_interval->high;
+    model.ai_high = model.flops.counted() / model.dram_interval->low;
+  }
   model.memory_roof = memory_roof(kernel.traffic, ceiling);
   if (const auto peak = ceiling.peak(kernel.compute_unit)) {
     model.roofline = analyze_roofline(model.flops.counted(), dram_bytes, *peak,
                                       ceiling.bandwidth(model.memory_roof_used()));
+    if (model.ai_low && model.ai_high) {
+      model.interval_regime = judge_interval(*model.ai_low, *model.ai_high, model.roofline->ridge);
+    }
     if (kernel.layout != nullptr) {
       model.instruction_roof =
           instruction_roof(kernel.layout->instruction, problem.dtype, ceiling, model.ai,

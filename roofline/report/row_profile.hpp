@@ -52,7 +52,7 @@ struct ProfileDerived {
   std::optional<double> ncu_cycles;
   std::optional<double> cycle_ratio;
   // Why: each pipe's use of its peak over its active cycles (tensor: the
-  // busier of mma.sync's HMMA and wgmma's GMMA pipe), the shared memory's
+  // HMMA pipe, which counts wgmma's HGMMA too on gh100), the shared memory's
   // wavefronts of their peak, issue slots used, cycles with no eligible warp
   // (fractions), and the top stall reasons with their shares of stalled
   // warp-cycles. The limiter above is then binding_limiter's

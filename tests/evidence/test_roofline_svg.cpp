@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "chart_reading.hpp"
@@ -402,4 +403,48 @@ TEST_CASE("a ceiling with a read bandwidth adds the read slope, labelled once, o
   // ... but not over square rows only: no row there streams its reads.
   const Report square = measured_report();
   CHECK(read_roofs(read_chart(roofline_svg({{"sweep.json", &square}}, options))).empty());
+}
+
+TEST_CASE("each row's AI interval is a bar through its marker, and each instruction has its roof") {
+  // every_kernel_report: built-in kernels under the H200's L2-aware model (each with an
+  // interval) and a ceiling with each instruction's measured peak.
+  const Report report = every_kernel_report();
+  const Chart chart = read_chart(roofline_svg({{"every.json", &report}}, {}));
+  std::size_t with_interval = 0;
+  std::set<std::string> instructions;
+  for (const ResultRow& r : report.results) {
+    if (r.status != RowStatus::ok || !r.achieved) continue;
+    if (r.model->ai_low) ++with_interval;
+    if (r.model->instruction_roof) instructions.insert(r.model->instruction_roof->figure);
+  }
+  REQUIRE(with_interval > 0);
+  const auto bars = chart.with_class("ai-interval");
+  CHECK(bars.size() == with_interval);
+  for (const XmlElement* bar : bars) {
+    CHECK(bar->number("data-ai-low") <= bar->number("data-ai-high"));
+    bool matched = false;
+    for (const XmlElement* p : chart.with_class("point")) {
+      if (p->attribute("data-row") != bar->attribute("data-row")) continue;
+      matched = true;
+      CHECK(bar->number("data-ai-low") <= p->number("data-ai") * (1 + 1e-12));
+      CHECK(p->number("data-ai") <= bar->number("data-ai-high") * (1 + 1e-12));
+    }
+    CHECK(matched);
+  }
+  REQUIRE_FALSE(instructions.empty());
+  std::set<std::string> drawn;
+  for (const XmlElement* roof : chart.with_class("roof")) {
+    if (roof->attribute("data-level") != "instruction") continue;
+    const std::string name = roof->attribute("data-instruction");
+    drawn.insert(name);
+    CHECK(roof->number("data-peak-TFLOPs") == report.ceiling.instruction_TFLOPs.at(name));
+  }
+  CHECK(drawn == instructions);
+
+  // A chart over another x figure has no model interval to draw.
+  PlotOptions measured_x;
+  measured_x.x_figure = "profile/ai_dram";
+  CHECK(read_chart(roofline_svg({{"every.json", &report}}, measured_x))
+            .with_class("ai-interval")
+            .empty());
 }

@@ -84,7 +84,6 @@ inline void add_why_counters(Profile& p) {
   };
   add("sm__cycles_elapsed.avg", "cycle", 99000);
   add("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "%", 30);
-  add("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", "%", 0);
   add("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", "%", 20);
   add("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "%", 10);
   add("l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed", "%", 40);

@@ -318,11 +318,17 @@ TEST_CASE("every default-sweep shape (N <= 16384, H = 8) is within 11 %", "[l2da
 TEST_CASE("docs/l2-model-errors.md is the table the model computes now", "[l2data]") {
   const std::string path = std::string(CFR_SOURCE_ROOT) + "/docs/l2-model-errors.md";
   const std::string table = table_markdown();
+  // The page's second part, from its marker on, is the profiled reports'
+  // (tests/evidence/test_l2_model_vs_profiles.cpp): kept as it is here.
+  const std::string text = test::read_text(path);
+  const std::size_t marker = text.find("<!-- profiled reports:");
+  const std::string ours = marker == std::string::npos ? text : text.substr(0, marker);
   if (std::getenv("CFR_REGENERATE_L2_TABLE") != nullptr) {
-    std::ofstream(path, std::ios::binary) << table;
+    std::ofstream(path, std::ios::binary)
+        << table + (marker == std::string::npos ? "" : "\n" + text.substr(marker));
   }
   INFO(
       "stale: regenerate with CFR_REGENERATE_L2_TABLE=1 build/tests/roofline/test_roofline "
       "'[l2data]'");
-  CHECK(test::read_text(path) == table);
+  CHECK((marker == std::string::npos ? ours : ours.substr(0, ours.size() - 1)) == table);
 }

@@ -40,3 +40,16 @@ TEST_CASE("right of the ridge the roof is the peak and the time is FLOPs / peak"
   CHECK(p.roof_time_ms == Approx(10));
   CHECK(p.ridge_distance == Approx(0.1));
 }
+
+TEST_CASE("an AI interval is a regime only when it lies on one side of the ridge") {
+  CHECK(judge_interval(10, 20, 30) == IntervalRegime::memory_bound);
+  CHECK(judge_interval(10, 30, 30) == IntervalRegime::uncertain);  // its high end is compute-bound
+  CHECK(judge_interval(30, 40, 30) == IntervalRegime::compute_bound);
+  CHECK(judge_interval(29.9, 30.1, 30) == IntervalRegime::uncertain);
+  for (IntervalRegime v :
+       {IntervalRegime::memory_bound, IntervalRegime::compute_bound, IntervalRegime::uncertain}) {
+    CHECK(parse_interval_regime(to_string(v)) == v);
+  }
+  CHECK(to_string(IntervalRegime::memory_bound) == to_string(Regime::memory_bound));
+  CHECK_FALSE(parse_interval_regime("unsure"));
+}

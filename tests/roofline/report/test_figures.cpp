@@ -328,3 +328,27 @@ TEST_CASE("every value a row writes is a figure's key or named here as not a fig
     }));
   }
 }
+
+TEST_CASE("the regime column is the counters' on a profiled row, else the interval's") {
+  const Report r = every_figure_report();
+  const Figure& verdict = figure("model/verdict");
+  const Figure& point = figure("model/regime");
+  CHECK(verdict.view());
+  for (const ResultRow& row : r.results) {
+    if (!row.model || !row.model->roofline) continue;
+    const FigureValue shown = figure_value(verdict, row);
+    if (row.profile && row.profile->collected()) {
+      CHECK(std::get<std::string>(shown) == *row.profile->derived.dram.regime);
+    } else if (row.model->interval_regime) {
+      CHECK(std::get<std::string>(shown) == to_string(*row.model->interval_regime));
+    } else {
+      CHECK(shown == figure_value(point, row));
+    }
+  }
+  // A row whose interval straddles the ridge reads `uncertain`, whatever its point says.
+  ResultRow straddling = r.results.front();
+  REQUIRE(straddling.model->roofline);
+  straddling.model->interval_regime = IntervalRegime::uncertain;
+  CHECK(std::get<std::string>(figure_value(verdict, straddling)) == "uncertain");
+  CHECK(std::get<std::string>(figure_value(point, straddling)) != "uncertain");
+}

@@ -160,7 +160,8 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
         "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
         "DRAM model,regime (ncu DRAM),% roof (ncu DRAM),limiter,status");
   CHECK(csv_header(r, {"wide"}) ==
-        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,AI low,AI high,"
+        "ridge,point regime,regime,"
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
         "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,noise "
         "%,n,throttled,check,"
@@ -174,11 +175,13 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
         "kernel,dir,dtype,B,H,N,d,causal,median ms,noise %,n,TFLOPS,% roof,AI,regime,check,"
         "DRAM model,status");
   CHECK(csv_header(r, {"wide"}) ==
-        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,AI low,AI high,"
+        "ridge,point regime,regime,"
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,noise %,n,throttled,check,status");
   // A model report: no measured column in either set, and the model's own compact set.
   CHECK(csv_header(model_only(), {"wide"}) ==
-        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,GFLOP,model GB,DRAM model,AI,ridge,regime,"
+        "kernel,dir,dtype,B,H,N,d,causal,tile,unit,GFLOP,model GB,DRAM model,AI,AI low,AI high,"
+        "ridge,point regime,regime,"
         "roof TFLOPS,roof ms,status");
 }
 

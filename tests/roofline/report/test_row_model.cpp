@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "roofline/core/statistics.hpp"
@@ -181,6 +182,46 @@ TEST_CASE("with the GPU's L2 figures the L2-aware model is the DRAM model of a b
   CHECK(m.dram_model == TrafficModelKind::compulsory);
   CHECK_FALSE(m.l2_inputs);
   CHECK_FALSE(m.bytes_of(TrafficModelKind::l2_aware));
+}
+
+TEST_CASE(
+    "a row carries the L2-aware interval, its AI interval and the verdict against the ridge") {
+  // fa1_wmma at H 4, N 131072, d 128, causal on an H200: K/V of one head (64 MiB) outgrow the
+  // L2, so the bounding schedules differ from the point.
+  const AttentionProblem p{1, 4, 131072, 128, true, DType::fp16};
+  const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  const KernelRecord record = kernel_record(fa1_wmma_kernel, p, ComputeCapability{9, 0});
+  const ModelFigures m = model_figures(record, p, a100_ceiling(), FlopConvention::exact, h200);
+  REQUIRE(m.dram_interval);
+  const auto interval = l2_aware_interval(fa1_wmma_kernel, p, h200);
+  REQUIRE(interval);
+  CHECK(*m.dram_interval == *interval);
+  CHECK(m.dram_interval->low <= m.dram_bytes());
+  CHECK(m.dram_bytes() <= m.dram_interval->high);
+  CHECK(m.dram_interval->low < m.dram_interval->high);
+  CHECK(*m.ai_low == m.flops.counted() / m.dram_interval->high);
+  CHECK(*m.ai_high == m.flops.counted() / m.dram_interval->low);
+  REQUIRE(m.roofline);
+  REQUIRE(m.interval_regime);
+  CHECK(*m.interval_regime == judge_interval(*m.ai_low, *m.ai_high, m.roofline->ridge));
+
+  // The verdict against ridges placed below, inside and above the AI interval (the
+  // ceiling's peak moves the ridge; the bytes stay).
+  const double bandwidth = a100_ceiling().bandwidth_GBps;
+  const auto verdict_at_ridge = [&](double ridge_ai) {
+    CeilingRecord c = a100_ceiling();
+    for (auto& peak : c.peak_TFLOPs) peak = ridge_ai * bandwidth * 1e9 / 1e12;
+    return model_figures(record, p, c, FlopConvention::exact, h200).interval_regime;
+  };
+  CHECK(verdict_at_ridge(*m.ai_low * 0.9) == IntervalRegime::compute_bound);
+  CHECK(verdict_at_ridge(std::sqrt(*m.ai_low * *m.ai_high)) == IntervalRegime::uncertain);
+  CHECK(verdict_at_ridge(*m.ai_high * 1.1) == IntervalRegime::memory_bound);
+
+  // Without the L2-aware model there is no interval and no interval verdict.
+  const ModelFigures own = model_figures(record, p, a100_ceiling(), FlopConvention::exact);
+  CHECK_FALSE(own.dram_interval);
+  CHECK_FALSE(own.ai_low);
+  CHECK_FALSE(own.interval_regime);
 }
 
 TEST_CASE("the L2-aware model's limits through the row: a huge L2 is the compulsory floor") {
