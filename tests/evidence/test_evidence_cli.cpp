@@ -204,7 +204,7 @@ TEST_CASE("compare --figures shows figure-table figures base -> new; an unknown 
   CHECK(shown.exit_code == 0);
   const Figure& tflops = figure("achieved/TFLOPs");
   const std::string expected =
-      fmt::format("    TFLOPS {} -> {}; regime memory-bound -> memory-bound\n",
+      fmt::format("    TFLOPS {} -> {}; point regime memory-bound -> memory-bound\n",
                   format_figure(tflops, figure_value(tflops, measured_report().results[4])),
                   format_figure(tflops, figure_value(tflops, slower.results[4])));
   CHECK(shown.out.find(expected) != std::string::npos);

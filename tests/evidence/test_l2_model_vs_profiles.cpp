@@ -115,16 +115,18 @@ std::string section() {
   out += "\n";
   out += summary(all, "Every profiled row");
   out +=
-      "\n| report | kernel | dtype | B | H | N | d | causal | ncu GB | point GB | error | low GB "
-      "| high GB | inside |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "\n| report | kernel | dtype | B | H | Hkv | N | Nk | d | causal | ncu GB | point GB | error "
+      "| low GB | high GB | inside "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Compared& c : loaded().rows) {
     const AttentionProblem& p = c.row->problem;
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.1f}% | "
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.1f}% | "
         "{:.3f} | {:.3f} | {} |\n",
-        c.report, c.row->kernel, to_string(p.dtype), p.batch, p.heads, p.seq_len, p.head_dim,
-        p.causal ? "yes" : "no", c.measured / 1e9, c.point / 1e9, 100 * c.error(),
-        c.interval.low / 1e9, c.interval.high / 1e9, c.inside() ? "yes" : "**no**");
+        c.report, c.row->kernel, to_string(p.dtype), p.batch, p.heads, p.key_heads(), p.seq_len,
+        p.keys(), p.head_dim, p.causal ? "yes" : "no", c.measured / 1e9, c.point / 1e9,
+        100 * c.error(), c.interval.low / 1e9, c.interval.high / 1e9,
+        c.inside() ? "yes" : "**no**");
   }
   return out;
 }

@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer.
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -662,6 +662,34 @@ step_limiter() {
   "$tool" table results/h200/profile/limiter.json \
     --columns "kernel,N,d,timing ratio,cycle ratio,our cycles,ncu cycles" | tee -a "$out/limiter-why.txt"
   cp results/h200/limiter/ceilings.json "$out/"
+}
+
+# Issue 23's miss classes, profiled on shapes nobody tuned the L2-aware model
+# to (results/h200/profile/misses-*.json): causal with K/V of the running heads
+# far past the L2 (N >= 128K, few heads); the full mask at N >= 96K on the
+# FA1 kernels; bf16 fa1_wmma at N 128K; fa2_mma with 16-64 heads co-resident;
+# and what the issue suspects besides: batch > 1 at long N, d 32.
+step_profile_misses() {
+  mkdir -p results/h200/profile
+  local long=(--warmup 1 --min-samples 3 --max-seconds 2)
+  profile_sweep misses-causal-long --kernels fa1_scalar,fa1_wmma,fa2_mma --heads 4 \
+    --seq-lens 131072 --head-dims 64,128 --causal "${long[@]}"
+  profile_sweep misses-causal-262k --kernels fa1_wmma,fa2_mma --heads 2 --seq-lens 262144 \
+    --head-dims 64 --causal "${long[@]}"
+  profile_sweep misses-full-long --kernels fa1_scalar,fa1_wmma --heads 4 --seq-lens 98304,131072 \
+    --head-dims 64 --no-causal "${long[@]}"
+  profile_sweep misses-bf16 --kernels fa1_wmma,fa2_mma --heads 4 --seq-lens 131072 \
+    --head-dims 128 --no-causal --dtype fp16,bf16 "${long[@]}"
+  profile_sweep misses-heads-h16 --kernels fa2_mma --heads 16 --seq-lens 32768 --head-dims 128 \
+    --no-causal "${long[@]}"
+  profile_sweep misses-heads-h32 --kernels fa2_mma --heads 32 --seq-lens 16384 --head-dims 64,128 \
+    --no-causal "${long[@]}"
+  profile_sweep misses-heads-h64 --kernels fa2_mma --heads 64 --seq-lens 8192 --head-dims 128 \
+    --both "${long[@]}"
+  profile_sweep misses-batch4 --kernels fa2_mma,fa1_wmma --batch 4 --heads 8 --seq-lens 32768 \
+    --head-dims 128 --both "${long[@]}"
+  profile_sweep misses-d32 --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 8 --seq-lens 65536 \
+    --head-dims 32 --both "${long[@]}"
 }
 
 # Issue 19's checks that scale: the tiled references against the obvious

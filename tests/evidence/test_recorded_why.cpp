@@ -1,0 +1,105 @@
+// The limiter, the cycle check and the interval on counters Nsight Compute
+// recorded on the H200 (issue 23): results/h200/profile/limiter.json, written
+// by `tests/gpu/device_run.sh limiter` (fa2_mma and fa1_wmma, N 4096 and
+// 16384, d 64 and 128). Its counters are the fixture; tampering with one of
+// them must change what `audit` recomputes.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "roofline/evidence/audit.hpp"
+#include "roofline/evidence/interval_coverage.hpp"
+#include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
+
+using namespace cfr;
+using namespace cfr::evidence;
+
+namespace {
+
+Report recorded() {
+  std::ifstream in(std::string(CFR_SOURCE_ROOT) + "/results/h200/profile/limiter.json");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return report_from_json(nlohmann::json::parse(text.str()));
+}
+
+ProfileCounter& counter(ResultRow& row, std::string_view metric) {
+  for (ProfileCounter& c : row.profile->counters) {
+    if (c.metric == metric) return c;
+  }
+  FAIL("no counter " << metric);
+  throw;
+}
+
+bool finds(const AuditResult& result, FindingKind kind, std::string_view text) {
+  for (const Finding& f : result.findings) {
+    if (f.kind == kind && f.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("the recorded counters give each row's limiter and a cycle ratio within 3 %") {
+  const Report report = recorded();
+  REQUIRE(report.results.size() == 8);
+  CHECK(audit_report(report).consistent());
+  for (const ResultRow& row : report.results) {
+    INFO(row_label(row));
+    REQUIRE(row.profile);
+    const ProfileDerived& d = row.profile->derived;
+    REQUIRE(d.limiter);
+    // fa1_wmma at d 128 moves 1.5 times its structure's bytes through L2 (docs/model.md):
+    // the L2 binds it; every other row waits on its own tensor-core results.
+    const bool l2_bound = row.kernel == "fa1_wmma" && row.problem.head_dim == 128;
+    if (l2_bound) {
+      CHECK(*d.limiter == "l2");
+    } else if (row.kernel == "fa2_mma") {
+      CHECK(*d.limiter == "latency (wait)");
+    } else {
+      CHECK(d.limiter->rfind("latency", 0) == 0);
+    }
+    REQUIRE(d.cycle_ratio);
+    CHECK(*d.cycle_ratio == Approx(1).margin(0.03));
+    CHECK(d.tensor_pipe);
+    CHECK(d.no_eligible);
+  }
+}
+
+TEST_CASE("the recorded DRAM bytes lie inside each row's L2-aware interval") {
+  // The report predates the interval in rows: recompute the model figures as audit would.
+  Report report = recorded();
+  for (ResultRow& row : report.results) {
+    row.model = model_figures(kernel_record(row), row.problem, report.ceiling,
+                              row.model->flops.convention, row.model->l2_inputs);
+    REQUIRE(row.model->dram_interval);
+  }
+  const IntervalCoverage coverage = interval_coverage(report);
+  CHECK(coverage.rows == 8);
+  CHECK(coverage.inside == 8);
+}
+
+TEST_CASE("a tampered recorded counter is a mismatch in audit") {
+  SECTION("the SM cycles: the cycle ratio no longer recomputes") {
+    Report report = recorded();
+    counter(report.results[0], "sm__cycles_elapsed.avg").value.value() *= 1.05;
+    CHECK(finds(audit_report(report), FindingKind::mismatch, "profile.checks.cycle_ratio"));
+  }
+  SECTION("cycles with no eligible warp: the limiter's share no longer recomputes") {
+    Report report = recorded();
+    counter(report.results[0], "smsp__issue_inst0.avg.pct_of_peak_sustained_active").value = 5.0;
+    CHECK(finds(audit_report(report), FindingKind::mismatch, "profile.limiter"));
+  }
+  SECTION("DRAM bytes: the measured level moves, and outside the interval") {
+    Report report = recorded();
+    counter(report.results[0], "dram__bytes_read.sum").value.value() *= 20;
+    const AuditResult result = audit_report(report);
+    CHECK(finds(result, FindingKind::mismatch, "profile.levels.dram.bytes"));
+  }
+}
