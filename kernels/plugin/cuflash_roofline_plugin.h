@@ -178,8 +178,9 @@ typedef struct cfr_kernel_description {
   int compute_unit; /* CFR_COMPUTE_* */
   /* Which of the tool's HBM byte models describes it (docs/model.md):
    * "compulsory", "kv_reload" or "materialized" for a forward kernel,
-   * "fa1_backward" for a backward one; or CFR_TRAFFIC_PLUGIN ("plugin") for
-   * either, with its own count in hbm_bytes. */
+   * "fa1_backward" or "fa2_backward" for a backward one; or
+   * CFR_TRAFFIC_PLUGIN ("plugin") for either, with its own count in
+   * hbm_bytes. */
   const char* traffic_model;
   /* The oldest GPU its code runs on: rows on older GPUs are skipped. */
   int min_cc_major;

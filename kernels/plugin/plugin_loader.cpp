@@ -294,7 +294,7 @@ Translated translate(const cfr_kernel_description& kernel, std::size_t index, in
   if (!traffic) {
     throw std::invalid_argument(
         fmt::format("{}: unknown traffic model '{}' (compulsory, materialized, kv_reload, "
-                    "fa1_backward, " CFR_TRAFFIC_PLUGIN ")",
+                    "fa1_backward, fa2_backward, " CFR_TRAFFIC_PLUGIN ")",
                     where, traffic_name));
   }
   d.traffic = *traffic;

@@ -222,9 +222,57 @@ inline constexpr KernelDescription fa1_backward_kernel{
     .summary = "FA1 backward: D = rowsum(dO*O), dK/dV per K/V block, dQ per Q block, fp32 SIMT",
 };
 
-inline constexpr std::array<KernelDescription, 6> kernel_catalog{
-    naive_kernel,   fa1_scalar_kernel, fa1_wmma_kernel,
-    fa2_mma_kernel, fa2_decode_kernel, fa1_backward_kernel};
+// FlashAttention-2's backward on mma.sync m16n8k16 (kernels/fa2_backward.cuh):
+// a pre-pass per Q block (D = rowsum(dO * O), the fp32 dQ accumulator's rows
+// zeroed); one CTA per K/V block of Bc = 16 x warps rows, each warp owning
+// 16 keys, streaming the Q blocks of Br rows that see it through a cp.async
+// double buffer, dK and dV in fp32 registers, dQ added to the accumulator
+// with fp32 atomics; then dQ converted to the output dtype. O and LSE come
+// from fa2_mma. Shared memory: K and V (Bc rows), two stages of Q and dO (Br
+// rows), dS^T (Bc x Br) and the stages' LSE and D: 81 KB at d = 64 and
+// 145 KB at d = 128 with Br 64, Bc 128, which sm_80 (163 KB) and sm_90
+// (227 KB) give a block; sm_86 and sm_89 (99 KB) run Br 32 over Bc 64 at
+// d = 128 (69 KB). One CTA per SM: dK and dV take d fp32 registers per lane
+// (128 at d = 128) next to S^T and dP^T (Br / 2 each), which 2 CTAs' 128
+// registers cannot hold. K/V blocks run fastest in the grid, natural order:
+// block 0 streams the most Q blocks when causal (heaviest first already),
+// and the CTAs resident together stream one head's Q and dO.
+inline constexpr std::array<int, 3> fa2_backward_head_dims{32, 64, 128};
+inline constexpr std::array<ConfigRule, 4> fa2_backward_configs{{
+    {.max_head_dim = 64, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128,
+     .min_cc = {8, 6},
+     .config = {.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+}};
+inline constexpr std::array<GridLaunch, 3> fa2_backward_launches{{
+    {"D, dQ zero", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+    {"dK dV dQ", {GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch}},
+    {"dQ convert", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
+}};
+inline constexpr KernelDescription fa2_backward_kernel{
+    .name = "fa2_bwd",
+    .direction = Direction::backward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa2_backward_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = fa2_backward_configs,
+    .launches = fa2_backward_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::mma_sync,
+    .traffic = TrafficModelKind::fa2_backward,
+    .forward_partner = "fa2_mma",
+    .summary =
+        "FA2 backward: mma.sync m16n8k16, dK/dV in registers per K/V block, dQ by fp32 "
+        "atomics",
+};
+
+inline constexpr std::array<KernelDescription, 7> kernel_catalog{
+    naive_kernel,      fa1_scalar_kernel,   fa1_wmma_kernel,    fa2_mma_kernel,
+    fa2_decode_kernel, fa1_backward_kernel, fa2_backward_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

@@ -9,8 +9,8 @@ namespace cfr {
 std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
   for (TrafficModelKind kind :
        {TrafficModelKind::compulsory, TrafficModelKind::materialized, TrafficModelKind::kv_reload,
-        TrafficModelKind::fa1_backward, TrafficModelKind::l2_aware, TrafficModelKind::plugin,
-        TrafficModelKind::split_kv}) {
+        TrafficModelKind::fa1_backward, TrafficModelKind::fa2_backward, TrafficModelKind::l2_aware,
+        TrafficModelKind::plugin, TrafficModelKind::split_kv}) {
     if (text == to_string(kind)) return kind;
   }
   return std::nullopt;

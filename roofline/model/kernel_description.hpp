@@ -43,6 +43,7 @@ enum class TrafficModelKind {
   materialized,
   kv_reload,
   fa1_backward,
+  fa2_backward,
   l2_aware,
   plugin,
   split_kv
@@ -54,6 +55,7 @@ constexpr std::string_view to_string(TrafficModelKind kind) {
     case TrafficModelKind::materialized: return "materialized";
     case TrafficModelKind::kv_reload: return "kv_reload";
     case TrafficModelKind::fa1_backward: return "fa1_backward";
+    case TrafficModelKind::fa2_backward: return "fa2_backward";
     case TrafficModelKind::l2_aware: return "l2_aware";
     case TrafficModelKind::plugin: return "plugin";
     case TrafficModelKind::split_kv: return "split_kv";
@@ -62,6 +64,13 @@ constexpr std::string_view to_string(TrafficModelKind kind) {
 }
 
 std::optional<TrafficModelKind> parse_traffic_model(std::string_view text);
+
+// The models of a backward kernel's loop structure: fa1_backward (a dK/dV
+// pass and a dQ pass, no atomics) and fa2_backward (one pass per K/V block,
+// dQ through fp32 atomics).
+constexpr bool is_backward_model(TrafficModelKind kind) {
+  return kind == TrafficModelKind::fa1_backward || kind == TrafficModelKind::fa2_backward;
+}
 
 // Br rows of Q per CTA, Bc rows of K/V per inner step. {0, 0} means the kernel
 // is not tiled (the materialized path runs library GEMMs).
@@ -331,8 +340,7 @@ constexpr bool config_is_declared(const KernelConfig& config) {
 
 constexpr bool needs_tiles(const KernelDescription& kernel) {
   return kernel.arithmetic != ArithmeticPath::library_gemm ||
-         kernel.traffic == TrafficModelKind::kv_reload ||
-         kernel.traffic == TrafficModelKind::fa1_backward;
+         kernel.traffic == TrafficModelKind::kv_reload || is_backward_model(kernel.traffic);
 }
 
 }  // namespace catalog_detail
@@ -386,7 +394,7 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
     return error("gives its own byte count without the plugin traffic model, or the reverse");
   }
   const bool backward = kernel.direction == Direction::backward;
-  if (!own_count && (kernel.traffic == TrafficModelKind::fa1_backward) != backward) {
+  if (!own_count && is_backward_model(kernel.traffic) != backward) {
     return error("traffic model is of the other direction");
   }
   if (backward && kernel.forward_partner.empty()) {

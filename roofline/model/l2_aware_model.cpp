@@ -108,6 +108,13 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
     if (!dk_dv || !dq) return std::nullopt;
     return flash_backward_dram(problem, *dk_dv, *dq, l2);
   }
+  if (kernel.traffic == TrafficModelKind::fa2_backward && kernel.launches.size() == 3) {
+    const auto prepass = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
+    const auto main = geometry_of(kernel.launches[1], config, inputs.sm_count, schedule);
+    const auto convert = geometry_of(kernel.launches[2], config, inputs.sm_count, schedule);
+    if (!prepass || !main || !convert) return std::nullopt;
+    return fa2_backward_dram(problem, *prepass, *main, *convert, l2);
+  }
   return std::nullopt;
 }
 

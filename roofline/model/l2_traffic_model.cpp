@@ -152,6 +152,27 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
   return launch;
 }
 
+// fa2_bwd's main launch: kv_block_launch's loop, whose stream tiles also
+// hold the Q block's fp32 dQ accumulator rows (each CTA's atomics read-modify-
+// write them in L2: a miss reads them from DRAM), and whose CTAs each write
+// back their share of the accumulator once (its rows times one accumulator
+// row: a head's CTAs together write it once), the simulation having no
+// evictions of lines a stream writes.
+StreamedLaunch kv_block_atomic_launch(const Shape& s, const LaunchGeometry& geometry,
+                                      double accumulator_row) {
+  StreamedLaunch launch = kv_block_launch(s, geometry);
+  const TileShape tile = geometry.tile;
+  launch.name = "dk_dv_dq";
+  launch.tile_bytes = [s, tile, accumulator_row](std::int64_t, std::int64_t q_block) {
+    return rows_of(s.n, tile.br, q_block) * (2 * s.row + 2 * fp32_bytes + accumulator_row);
+  };
+  for (StreamedCta& cta : launch.ctas) {
+    const double rows = cta.own_read_bytes / (2 * s.row);  // its K and V rows
+    cta.own_write_bytes += rows * accumulator_row;
+  }
+  return launch;
+}
+
 // A pass that reads `read_per_row` and writes `write_per_row` bytes of every
 // row once, in blocks of `block_rows`: nothing is reused.
 StreamedLaunch row_pass_launch(std::string name, const Shape& s, std::int64_t block_rows,
@@ -269,6 +290,26 @@ DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGe
   // dQ: own Q, dO, LSE, D read; dQ written; K/V streamed.
   StreamedLaunch dq_pass = q_block_launch("dq", s, dq, 2 * s.row + 2 * fp32_bytes, s.row);
   return run(in_order(std::move(row_dot), kv_block_launch(s, dk_dv), std::move(dq_pass)), l2);
+}
+
+DramEstimate fa2_backward_dram(const AttentionProblem& problem, const LaunchGeometry& prepass,
+                               const LaunchGeometry& main, const LaunchGeometry& convert,
+                               const L2Config& l2) {
+  require_valid(problem, l2);
+  require_valid(prepass, "prepass");
+  require_valid(main, "dk_dv_dq");
+  require_valid(convert, "dq_convert");
+  const Shape s = shape_of(problem);
+  const double accumulator_row = static_cast<double>(problem.head_dim) * fp32_bytes;
+  // Pre-pass: O and dO read; D and the zeroed accumulator written.
+  StreamedLaunch zero = row_pass_launch("prepass", s, prepass.tile.br, prepass.concurrency(),
+                                        2 * s.row, fp32_bytes + accumulator_row);
+  // Convert: the accumulator read, dQ written.
+  StreamedLaunch dq = row_pass_launch("dq_convert", s, convert.tile.br, convert.concurrency(),
+                                      accumulator_row, s.row);
+  return run(
+      in_order(std::move(zero), kv_block_atomic_launch(s, main, accumulator_row), std::move(dq)),
+      l2);
 }
 
 DramEstimate materialized_dram(const AttentionProblem& problem,

@@ -112,6 +112,15 @@ DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry
 DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,
                                  const LaunchGeometry& dq, const L2Config& l2);
 
+// fa2_bwd's three launches: a pre-pass per Q block (O and dO read, D and
+// the zeroed fp32 dQ accumulator written); one CTA per K/V block streaming
+// the Q blocks that see it (Q, dO, LSE, D and the block's accumulator rows,
+// which its atomics update in L2; each CTA writes back its share of the
+// accumulator once); dQ converted (the accumulator read, dQ written).
+DramEstimate fa2_backward_dram(const AttentionProblem& problem, const LaunchGeometry& prepass,
+                               const LaunchGeometry& main, const LaunchGeometry& convert,
+                               const L2Config& l2);
+
 // naive's three launches: S = Q K^T (all of S, causal or not), softmax
 // (reads the unmasked part of each S row twice, writes all of P), O = P V.
 DramEstimate materialized_dram(const AttentionProblem& problem,

@@ -117,6 +117,24 @@ double q_rows_loaded_per_head(std::int64_t seq_len, TileShape tile, bool causal)
 
 namespace {
 
+// D = rowsum(dO * O): O and dO read, D written.
+void add_row_dot_pass(Breakdown& out, double matrix, double n) {
+  out.add("O", matrix);
+  out.add("dO", matrix);
+  out.add("D", n * fp32_bytes);
+}
+
+// One CTA per K/V block: K and V once, Q, dO, LSE and D once per K/V block
+// that needs them (q_rows in all); dK and dV are the caller's.
+void add_kv_block_reads(Breakdown& out, double matrix, double row, double q_rows) {
+  out.add("K", matrix);
+  out.add("V", matrix);
+  out.add("Q", q_rows * row);
+  out.add("dO", q_rows * row);
+  out.add("LSE", q_rows * fp32_bytes);
+  out.add("D", q_rows * fp32_bytes);
+}
+
 // The backward of square self-attention: the only backward the tool has.
 TrafficEstimate backward_traffic(const AttentionProblem& problem, TrafficModelKind model,
                                  TileShape tile) {
@@ -136,25 +154,33 @@ TrafficEstimate backward_traffic(const AttentionProblem& problem, TrafficModelKi
     out.add("LSE", n * fp32_bytes);
     return out.finish(floor);
   }
-  if (model != TrafficModelKind::fa1_backward) {
+  if (!is_backward_model(model)) {
     throw std::invalid_argument(
         fmt::format("traffic model '{}' describes a forward kernel", to_string(model)));
   }
   require_tiled(tile, model);
-  const double kv_rows = kv_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
   const double q_rows = q_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
+  if (model == TrafficModelKind::fa2_backward) {
+    const double accumulator_row = static_cast<double>(problem.head_dim) * fp32_bytes;
+    // Pre-pass: D; the fp32 dQ accumulator zeroed.
+    add_row_dot_pass(out, matrix, n);
+    out.add("dQ_accum", n * accumulator_row);
+    // One CTA per K/V block, and per Q block it streams an fp32 read-modify-
+    // write of that block's dQ accumulator rows (the atomics, in L2).
+    add_kv_block_reads(out, matrix, row, q_rows);
+    out.add("dQ_accum", 2 * q_rows * accumulator_row);
+    out.add("dK", matrix);
+    out.add("dV", matrix);
+    // dQ converted: the accumulator read, dQ written.
+    out.add("dQ_accum", n * accumulator_row);
+    out.add("dQ", matrix);
+    return out.finish(floor);
+  }
+  const double kv_rows = kv_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
   // Pass 1: D = rowsum(dO * O).
-  out.add("O", matrix);
-  out.add("dO", matrix);
-  out.add("D", n * fp32_bytes);
-  // Pass 2, one CTA per K/V block: K and V once, Q, dO, LSE and D once per
-  // K/V block that needs them; dK and dV written once.
-  out.add("K", matrix);
-  out.add("V", matrix);
-  out.add("Q", q_rows * row);
-  out.add("dO", q_rows * row);
-  out.add("LSE", q_rows * fp32_bytes);
-  out.add("D", q_rows * fp32_bytes);
+  add_row_dot_pass(out, matrix, n);
+  // Pass 2, one CTA per K/V block: its reads; dK and dV written once.
+  add_kv_block_reads(out, matrix, row, q_rows);
   out.add("dK", matrix);
   out.add("dV", matrix);
   // Pass 3, one CTA per Q block: Q, dO, LSE, D once; K and V once per Q
@@ -282,7 +308,9 @@ TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction dire
       break;
     }
     case TrafficModelKind::fa1_backward:
-      throw std::invalid_argument("traffic model 'fa1_backward' describes a backward kernel");
+    case TrafficModelKind::fa2_backward:
+      throw std::invalid_argument(
+          fmt::format("traffic model '{}' describes a backward kernel", to_string(model)));
     case TrafficModelKind::l2_aware:
       throw std::invalid_argument(
           "traffic model 'l2_aware' has no per-tensor breakdown (l2_aware_dram)");

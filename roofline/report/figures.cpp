@@ -265,6 +265,11 @@ constexpr auto figures = std::to_array<Figure>({
     {.tag = "model/bytes/fa1_backward", .json = "traffic.by_model.fa1_backward",
      .label = "fa1_backward GB",
      .description = "bytes of the fa1_backward model: the three passes of the FA1 backward"}),
+    model_bytes<TrafficModelKind::fa2_backward>(
+    {.tag = "model/bytes/fa2_backward", .json = "traffic.by_model.fa2_backward",
+     .label = "fa2_backward GB",
+     .description = "bytes of the fa2_backward model: the FA2 backward's launches, its dQ atomics "
+                    "an fp32 read-modify-write per K/V block"}),
     model_bytes<TrafficModelKind::l2_aware>(
     {.tag = "model/bytes/l2_aware", .json = "traffic.by_model.l2_aware",
      .label = "L2-aware GB",

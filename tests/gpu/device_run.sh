@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses.
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -708,6 +708,26 @@ step_scaled_checks() {
 }
 step_cold_timer() {
   gpu_test measure/test_measure_gpu "[cold_timer]"
+}
+
+# Issue 19's fa2_bwd: the backward GPU tests (every backward kernel on the
+# test grid, fa2_bwd's reused workspace and sm_86 tile), memcheck and
+# racecheck over fa2_bwd's instantiations on ragged N, then the timing sweep
+# against fa1_bwd on the issue's axes and its audit. About 4 minutes.
+step_fa2bwd() {
+  "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa2bwd-tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  sanitize fa2bwd-sanitizer " (fa2_bwd)" sweep --gpu h200 --kernels fa2_bwd --backward \
+    --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
+    --max-seconds 0.01 --hot
+  "$tool" sweep --kernels fa1_bwd,fa2_bwd --backward --seq-lens 4096,8192,16384 --head-dims 64,128 \
+    --both --dtype fp16,bf16 --max-seconds 0.5 --json "$out/fa2bwd-sweep.json" \
+    2>"$out/fa2bwd-sweep.log" | tail -n 60
+  local rc=${PIPESTATUS[0]}
+  "$tool" audit "$out/fa2bwd-sweep.json" 2>&1 | tail -n 5
+  local audit_rc=${PIPESTATUS[0]}
+  echo "fa2bwd: sweep exit $rc, audit exit $audit_rc"
+  [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
 }
 
 for step in "$@"; do

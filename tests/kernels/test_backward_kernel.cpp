@@ -2,11 +2,13 @@
 // the test grid of attention_case.hpp, every dtype and head dim of the grid it
 // declares; O and L come from the reference forward, O rounded to the I/O
 // dtype as a real backward would receive it; and what fa1_bwd promises of
-// its own: determinism.
+// its own: determinism; and fa2_bwd's own: a workspace of any contents, used
+// again, and the smaller tile sm_86 and sm_89 run.
 
 #include <catch2/catch.hpp>
 
 #include "attention_case.hpp"
+#include "kernels/fa2_backward_for_arch.hpp"
 
 namespace cfr::kernels::testing {
 namespace {
@@ -37,6 +39,17 @@ void run_backward(const BackwardKernel& kernel, const AttentionShape& shape, con
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+void check_outputs(const AttentionShape& shape, const BackwardReference& reference,
+                   const BackwardOutputs& out, cudaStream_t stream) {
+  const std::size_t count = tensor_elements(shape);
+  check_against_reference("dQ", out.d_q.data(), shape.dtype, reference.d_q.as<float>(), count,
+                          shape.dtype, stream);
+  check_against_reference("dK", out.d_k.data(), shape.dtype, reference.d_k.as<float>(), count,
+                          shape.dtype, stream);
+  check_against_reference("dV", out.d_v.data(), shape.dtype, reference.d_v.as<float>(), count,
+                          shape.dtype, stream);
+}
+
 void check_on_test_grid(const KernelEntry& entry) {
   measure::CudaStream stream;
   for (DType dtype : test_dtypes) {
@@ -52,13 +65,7 @@ void check_on_test_grid(const KernelEntry& entry) {
           const BackwardReference reference(shape, inputs, stream);
           BackwardOutputs out(shape);
           run_backward(*entry.backward(), shape, inputs, forward, out, stream);
-          const std::size_t count = tensor_elements(shape);
-          check_against_reference("dQ", out.d_q.data(), dtype, reference.d_q.as<float>(), count,
-                                  dtype, stream);
-          check_against_reference("dK", out.d_k.data(), dtype, reference.d_k.as<float>(), count,
-                                  dtype, stream);
-          check_against_reference("dV", out.d_v.data(), dtype, reference.d_v.as<float>(), count,
-                                  dtype, stream);
+          check_outputs(shape, reference, out, stream);
         }
       }
     }
@@ -112,13 +119,72 @@ TEST_CASE("every backward kernel applies an explicit softmax_scale", "[backward]
       const BackwardReference reference(shape, inputs, stream);
       BackwardOutputs out(shape);
       run_backward(*entry->backward(), shape, inputs, forward, out, stream);
-      const std::size_t count = tensor_elements(shape);
-      check_against_reference("dQ", out.d_q.data(), dtype, reference.d_q.as<float>(), count, dtype,
-                              stream);
-      check_against_reference("dK", out.d_k.data(), dtype, reference.d_k.as<float>(), count, dtype,
-                              stream);
-      check_against_reference("dV", out.d_v.data(), dtype, reference.d_v.as<float>(), count, dtype,
-                              stream);
+      check_outputs(shape, reference, out, stream);
+    }
+  }
+}
+
+// fa2_bwd's entry when this device runs it; null (and a WARN) otherwise.
+const KernelEntry* runnable_fa2_backward() {
+  for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
+    if (entry->description.name == fa2_backward_kernel.name) return entry;
+  }
+  return nullptr;
+}
+
+// fa2_bwd's pre-pass zeroes its dQ accumulator: a workspace full of NaN, and
+// the same workspace again, give the reference's gradients both times.
+TEST_CASE("fa2_bwd takes a workspace of any contents, twice", "[backward]") {
+  const KernelEntry* entry = runnable_fa2_backward();
+  if (entry == nullptr) return;
+  measure::CudaStream stream;
+  const AttentionShape shape = make_shape(DType::fp16, 333, 64, true);
+  const Inputs inputs(shape, seed + 11, stream);
+  const ForwardReference forward(shape, inputs, stream);
+  const BackwardReference reference(shape, inputs, stream);
+  const BackwardKernel& kernel = *entry->backward();
+  DeviceBuffer o(tensor_bytes(shape));
+  CFR_CUDA_CHECK(convert_from_fp32(forward.o.as<float>(), o.data(), tensor_elements(shape),
+                                   shape.dtype, stream));
+  DeviceBuffer workspace(kernel.workspace_bytes(shape));
+  CFR_CUDA_CHECK(poison(workspace.data(), workspace.bytes(), stream));
+  for (int run = 0; run < 2; ++run) {
+    INFO("run " << run);
+    BackwardOutputs out(shape);
+    const BackwardBuffers io{inputs.q.data(), inputs.k.data(),   inputs.v.data(),
+                             o.data(),        inputs.d_o.data(), forward.lse.as<float>(),
+                             out.d_q.data(),  out.d_k.data(),    out.d_v.data()};
+    const LaunchContext context{stream, nullptr, workspace.data(), workspace.bytes()};
+    REQUIRE(kernel.launch(shape, io, context) == cudaSuccess);
+    check_outputs(shape, reference, out, stream);
+  }
+}
+
+// The d = 128 tile sm_86 and sm_89 get (Br 32 over Bc 64, 4 warps: 69 KB of
+// shared memory): every config is compiled for every architecture the kernel
+// is built for, so this device runs it too.
+TEST_CASE("fa2_bwd at sm_86's config matches the reference backward", "[backward]") {
+  const KernelEntry* entry = runnable_fa2_backward();
+  if (entry == nullptr) return;
+  CHECK(fa2_backward_kernel.tile_for(128, {8, 6}) == TileShape{32, 64});
+  const BackwardKernel sm86{
+      entry->backward()->workspace_bytes,
+      [](const AttentionShape& shape, const BackwardBuffers& io, const LaunchContext& context) {
+        return launch_fa2_backward_for_arch({8, 6}, shape, io, context);
+      }};
+  measure::CudaStream stream;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (int seq_len : test_seq_lens) {
+      for (bool causal : {false, true}) {
+        const AttentionShape shape = make_shape(dtype, seq_len, 128, causal);
+        INFO("fa2_bwd at sm_86, " << describe(shape));
+        const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
+        const ForwardReference forward(shape, inputs, stream);
+        const BackwardReference reference(shape, inputs, stream);
+        BackwardOutputs out(shape);
+        run_backward(sm86, shape, inputs, forward, out, stream);
+        check_outputs(shape, reference, out, stream);
+      }
     }
   }
 }

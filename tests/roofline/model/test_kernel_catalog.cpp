@@ -94,11 +94,18 @@ TEST_CASE("a config is chosen per head dim and per architecture") {
   CHECK(fa2_decode_kernel.config_for(128, {8, 9}).stages == 2);
   CHECK(fa2_decode_kernel.config_for(64, {8, 6}).stages == 2);
   CHECK(fa2_decode_kernel.config_for(64, {9, 0}).stages == 3);
+  // fa2_bwd's 145 KB at d = 128 (Br 64 x Bc 128) against 69 KB (32 x 64).
+  CHECK(fa2_backward_kernel.tile_for(128, {8, 0}) == TileShape{64, 128});
+  CHECK(fa2_backward_kernel.config_for(128, {8, 6}) ==
+        KernelConfig{.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1});
+  CHECK(fa2_backward_kernel.tile_for(128, {8, 9}) == TileShape{32, 64});
+  CHECK(fa2_backward_kernel.tile_for(128, {9, 0}) == TileShape{64, 128});
   for (const KernelDescription& kernel : kernel_catalog) {
     for (int head_dim : kernel.head_dims) {
       INFO(kernel.name << " d=" << head_dim);
       const bool varies =
-          (kernel.name == "fa2_mma" && head_dim == 128) || kernel.name == "fa2_decode";
+          ((kernel.name == "fa2_mma" || kernel.name == "fa2_bwd") && head_dim == 128) ||
+          kernel.name == "fa2_decode";
       CHECK(kernel.config_independent_of_arch(head_dim) == !varies);
     }
   }

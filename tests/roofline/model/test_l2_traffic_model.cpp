@@ -59,6 +59,29 @@ TEST_CASE("no L2 to speak of: the backward model is the fa1_backward count") {
   }
 }
 
+TEST_CASE(
+    "no L2 to speak of: fa2_bwd's model is the fa2_backward count, the atomics written once") {
+  // The byte model counts each K/V block's read-modify-write of the dQ
+  // accumulator; the simulation reads it per K/V block and writes it back
+  // once per head (its CTAs' shares), the read-modify-write staying in L2.
+  for (bool causal : {false, true}) {
+    const AttentionProblem p{1, 2, 500, 64, causal, DType::bf16};
+    const TileShape tile{64, 128};
+    const LaunchGeometry geometry{tile, 1, 4};
+    const DramEstimate e = fa2_backward_dram(p, geometry, geometry, geometry, {1, 1});
+    const TrafficEstimate model =
+        estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, tile);
+    const double accumulator_row = 64 * 4;
+    const double atomic_writes = 2 * q_rows_loaded_per_head(500, tile, causal) * accumulator_row;
+    const double write_back = 2 * 500 * accumulator_row;
+    CHECK(e.bytes() == Approx(model.bytes - atomic_writes + write_back).epsilon(1e-12));
+    REQUIRE(e.launches.size() == 3);
+    CHECK(e.launches[0].launch == "prepass");
+    CHECK(e.launches[1].launch == "dk_dv_dq");
+    CHECK(e.launches[2].launch == "dq_convert");
+  }
+}
+
 TEST_CASE("an L2 that holds everything: each tensor once, the writes still in L2 at the end") {
   const AttentionProblem p{1, 4, 2048, 128, true, DType::fp16};
   const DramEstimate e = flash_forward_dram(p, fa2_d128, {1e12, 2});

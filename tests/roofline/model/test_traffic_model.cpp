@@ -106,6 +106,38 @@ TEST_CASE("fa1_backward bytes follow its three passes (docs/model.md)") {
   CHECK(t.compulsory_bytes == 8 * m + 128 * 4.0);
 }
 
+TEST_CASE("fa2_backward bytes follow its launches, the dQ atomics included (docs/model.md)") {
+  // B = H = 1, N = 256, d = 32, fp16, Br 64 x Bc 128: one [N, d] tensor is
+  // 256 · 32 · 2 = 16384 B, its fp32 accumulator 32768 B; 2 K/V blocks each
+  // stream all 4 Q blocks: R_q = 512 rows.
+  const AttentionProblem p{1, 1, 256, 32, false, DType::fp16};
+  const TrafficEstimate t =
+      estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, {64, 128});
+  const double m = 16384;
+  const double accumulator = 32768;
+  CHECK(tensor(t, "Q") == 2 * m);   // once per K/V block
+  CHECK(tensor(t, "dO") == 3 * m);  // plus the pre-pass
+  CHECK(tensor(t, "O") == m);
+  CHECK(tensor(t, "K") == m);
+  CHECK(tensor(t, "V") == m);
+  CHECK(tensor(t, "dQ") == m);
+  CHECK(tensor(t, "dK") == m);
+  CHECK(tensor(t, "dV") == m);
+  CHECK(tensor(t, "LSE") == 512 * 4.0);
+  CHECK(tensor(t, "D") == (256 + 512) * 4.0);  // written by the pre-pass, read per K/V block
+  // Zeroed, read and written by the atomics once per K/V block (2), read by the convert.
+  CHECK(tensor(t, "dQ_accum") == accumulator + 2 * 2 * accumulator + accumulator);
+  CHECK(t.compulsory_bytes == 8 * m + 256 * 4.0);
+
+  // Causal: K/V block 1 (keys 128-255) streams only Q blocks 2 and 3.
+  AttentionProblem causal = p;
+  causal.causal = true;
+  const TrafficEstimate c =
+      estimate_traffic(causal, Direction::backward, TrafficModelKind::fa2_backward, {64, 128});
+  CHECK(tensor(c, "Q") == 1.5 * m);
+  CHECK(tensor(c, "dQ_accum") == accumulator + 2 * 1.5 * accumulator + accumulator);
+}
+
 TEST_CASE("causal backward: a K/V block reads only the Q blocks at or below the diagonal") {
   // N = 128, 64x64: K/V block 0 needs Q blocks 0, 1 (128 rows); block 1 needs Q block 1 (64).
   CHECK(q_rows_loaded_per_head(128, {64, 64}, true) == 192.0);
@@ -118,6 +150,12 @@ TEST_CASE("tiled models refuse an untiled kernel and direction mismatches") {
       std::invalid_argument);
   CHECK_THROWS_AS(
       estimate_traffic(seed_shape(), Direction::forward, TrafficModelKind::fa1_backward, {64, 64}),
+      std::invalid_argument);
+  CHECK_THROWS_AS(
+      estimate_traffic(seed_shape(), Direction::forward, TrafficModelKind::fa2_backward, {64, 128}),
+      std::invalid_argument);
+  CHECK_THROWS_AS(
+      estimate_traffic(seed_shape(), Direction::backward, TrafficModelKind::fa2_backward, {}),
       std::invalid_argument);
   AttentionProblem bad = seed_shape();
   bad.seq_len = 0;

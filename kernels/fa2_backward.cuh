@@ -1,0 +1,459 @@
+#pragma once
+
+// FlashAttention-2 backward on mma.sync (sm_80+), fp16 and bf16 with fp32
+// accumulate, in three launches (the catalog's fa2_backward_launches):
+//   (a) a pre-pass per Q block: D = rowsum(dO * O) into the workspace, and
+//       the block's rows of the fp32 dQ accumulator set to zero;
+//   (b) one CTA per K/V block of Bc rows, each warp owning 16 of them: K and
+//       V stay in shared memory while the Q blocks of Br rows that see the
+//       block stream through a cp.async double buffer (Q, dO, and their LSE
+//       and D). Per Q block each warp recomputes S^T = K Q^T for its keys,
+//       P^T = 2^(S^T * scale * log2(e) - LSE * log2(e)) from the forward's
+//       natural-log LSE, dP^T = V dO^T and dS^T = P^T * (dP^T - D), all in
+//       registers: the accumulator layout of S^T is the A-operand layout of
+//       P^T dO and dS^T Q, so dV and dK accumulate in fp32 registers with no
+//       shared-memory round trip (the forward's P V trick, transposed). dS^T
+//       goes to shared memory once, and the warps, now split over the Q
+//       block's rows and d, add dQ += dS K to the fp32 accumulator with
+//       atomics (RED in L2);
+//   (c) dQ = scale * accumulator in the output dtype.
+// Why atomics and not a separate dQ pass (FA1's, fa1_bwd's): a dQ pass per
+// Q block must recompute S and dP, two of the five matmuls again (7 instead
+// of 5, 1.4x the tensor work), where the atomics cost an fp32 read-modify-
+// write of Br x d per (K/V block, Q block) in L2, which the tensor work
+// hides when each K/V block is 128 rows. The price is a nondeterministic
+// summation order of dQ (fp32, so within the checks' tolerance).
+//
+// Every matmul is m16n8k16 with fp32 accumulate; operands come through
+// ldmatrix from swizzled tiles (fa2_mma.cuh's helpers and swizzle): K, V as
+// A operands and Q, dO as "col" B operands of S^T and dP^T with plain
+// ldmatrix; dO and Q as k-major B operands of dV and dK, and K of dQ, with
+// ldmatrix.trans; dS (stored as dS^T) as the A operand of dQ with
+// ldmatrix.trans.
+//
+// Causal (bottom-right aligned, square here): a CTA starts at the first Q
+// block whose last row sees its first key, and masks only where a warp's keys
+// can be right of a row's diagonal or past the ends (ragged blocks).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/async_copy.cuh"
+#include "kernels/element_type.cuh"
+#include "kernels/fa2_mma.cuh"
+#include "kernels/launch_preamble.cuh"
+#include "kernels/softmax_constants.hpp"
+
+namespace cfr::kernels::fa2_bwd {
+
+using fa2::exp2_approx;
+using fa2::ldmatrix_x4;
+using fa2::ldmatrix_x4_trans;
+using fa2::mma_16x8x16;
+using fa2::pack_pair;
+using fa2::swizzled;
+using fa2::x4_address;
+using fa2::x4_lane_part;
+
+// The swizzled layout of a tile whose rows are `RowBytes` long (the helpers
+// of fa2_mma.cuh read only row_bytes of their Cfg).
+template <int RowBytes>
+struct RowLayout {
+  static constexpr int row_bytes = RowBytes;
+};
+
+template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm>
+struct BwdConfig {
+  static constexpr int head_dim = HeadDim;
+  static constexpr int br = Br;  // Q rows per streamed block
+  static constexpr int bc = Bc;  // K/V rows per CTA, 16 per warp
+  static constexpr int warps = Warps;
+  static constexpr int threads = warps * 32;
+  static constexpr int min_ctas_per_sm = MinCtasPerSm;
+  static constexpr int stages = 2;  // Q/dO blocks in flight
+  // The catalog's launch orders (fa2_backward_launches): the same for every config.
+  static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
+  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
+  static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
+
+  // What fa2::load_tile reads of a config.
+  static constexpr int row_bytes = head_dim * 2;
+  static constexpr int chunks_per_row = head_dim / 8;  // 16-byte chunks
+
+  static constexpr int kv_tile_bytes = bc * row_bytes;
+  static constexpr int q_tile_bytes = br * row_bytes;
+  using DsLayout = RowLayout<br * 2>;  // dS^T: [bc][br] elements
+  static constexpr int ds_bytes = bc * DsLayout::row_bytes;
+  static constexpr int k_offset = 0;
+  static constexpr int v_offset = k_offset + kv_tile_bytes;
+  static constexpr int q_offset = v_offset + kv_tile_bytes;
+  static constexpr int do_offset = q_offset + stages * q_tile_bytes;
+  static constexpr int ds_offset = do_offset + stages * q_tile_bytes;
+  // LSE (times log2(e)) and D of each stage's Br rows, fp32.
+  static constexpr int stats_offset = ds_offset + ds_bytes;
+  static constexpr int smem_bytes = stats_offset + 2 * stages * br * 4;
+
+  static constexpr int d_steps = head_dim / 16;  // k16 steps of S^T and dP^T
+  static constexpr int q_tiles = br / 8;         // n8 tiles of S^T per warp
+  static constexpr int q_steps = br / 16;        // k16 steps of dV and dK
+  static constexpr int d_tiles = head_dim / 8;   // n8 tiles of dK and dV
+  static constexpr int kv_steps = bc / 16;       // k16 steps of dQ
+  // dQ += dS K: warp w takes the Q block's row tile w % dq_row_tiles and the
+  // part w / dq_row_tiles of d.
+  static constexpr int dq_row_tiles = br / 16;
+  static constexpr int dq_parts = warps / dq_row_tiles;
+  static constexpr int dq_tiles = d_tiles / dq_parts;  // n8 tiles of dQ per warp
+
+  static_assert(bc == 16 * warps, "each warp owns one 16-row tile of keys");
+  static_assert(head_dim % 32 == 0, "ldmatrix.x4 pairs two 16-wide steps");
+  static_assert(br % 32 == 0, "dS^T rows of 64 bytes or more keep the swizzle's period");
+  static_assert(warps % dq_row_tiles == 0 && d_tiles % dq_parts == 0 && dq_tiles % 2 == 0,
+                "the warps tile dQ's rows and d in pairs of n8 tiles");
+  static_assert(threads >= 2 * br, "one thread per LSE and per D value of a block");
+  static_assert(kv_tile_bytes % 1024 == 0 && q_tile_bytes % 1024 == 0 && ds_bytes % 1024 == 0,
+                "tiles must start on the swizzle's 1024-byte period");
+  static_assert(32 % chunks_per_row == 0, "a row's chunks lie in one warp (the pre-pass)");
+};
+
+// ---- (a) D and the dQ accumulator's zeros ---------------------------------
+
+template <typename T, typename Cfg>
+__global__ void __launch_bounds__(Cfg::threads)
+    fa2_backward_prepass(const T* __restrict__ o, const T* __restrict__ d_o,
+                         float* __restrict__ d_rows, float* __restrict__ dq_accum, int q_len) {
+  constexpr int lanes = Cfg::chunks_per_row;  // lanes per row, one 16-byte chunk each
+  const GridPosition at = grid_position<Cfg::prepass_order, GridAxis::q_blocks>();
+  const int q0 = at.block * Cfg::br;
+  const int rows = min(Cfg::br, q_len - q0);
+  const std::int64_t row0 = at.head * q_len + q0;  // over all heads
+  // Whole-block passes, so every lane of a row's shuffle group takes part.
+  for (int base = 0; base < Cfg::br * lanes; base += Cfg::threads) {
+    const int chunk = base + static_cast<int>(threadIdx.x);
+    const int row = chunk / lanes;
+    const int column = (chunk % lanes) * 8;
+    float sum = 0.f;
+    if (row < rows) {
+      const std::int64_t offset = (row0 + row) * Cfg::head_dim + column;
+      float o_values[8];
+      float do_values[8];
+      unpack_16_bytes<T>(__ldg(reinterpret_cast<const uint4*>(o + offset)), o_values);
+      unpack_16_bytes<T>(__ldg(reinterpret_cast<const uint4*>(d_o + offset)), do_values);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) sum = fmaf(o_values[e], do_values[e], sum);
+    }
+#pragma unroll
+    for (int offset = lanes / 2; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    }
+    if (row < rows && column == 0) d_rows[row0 + row] = sum;
+  }
+  auto* accum = reinterpret_cast<float4*>(dq_accum + row0 * Cfg::head_dim);
+  for (int i = static_cast<int>(threadIdx.x); i < rows * Cfg::head_dim / 4; i += Cfg::threads) {
+    accum[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+// ---- (c) dQ in the output dtype ---------------------------------------------
+
+template <typename T, typename Cfg>
+__global__ void __launch_bounds__(Cfg::threads)
+    fa2_backward_convert_dq(const float* __restrict__ dq_accum, T* __restrict__ d_q, int q_len,
+                            float scale) {
+  const GridPosition at = grid_position<Cfg::convert_order, GridAxis::q_blocks>();
+  const int q0 = at.block * Cfg::br;
+  const int rows = min(Cfg::br, q_len - q0);
+  const std::int64_t first = (at.head * q_len + q0) * Cfg::head_dim;  // element index
+  const auto* src = reinterpret_cast<const float4*>(dq_accum + first);
+  for (int chunk = static_cast<int>(threadIdx.x); chunk < rows * Cfg::chunks_per_row;
+       chunk += Cfg::threads) {
+    const float4 low = src[2 * chunk];
+    const float4 high = src[2 * chunk + 1];
+    const float values[8] = {low.x * scale,  low.y * scale,  low.z * scale,  low.w * scale,
+                             high.x * scale, high.y * scale, high.z * scale, high.w * scale};
+    store_converted<T, 8>(d_q + first + static_cast<std::int64_t>(chunk) * 8, values);
+  }
+}
+
+// ---- (b) dK, dV and the dQ atomics -----------------------------------------
+
+// The LSE (in log2 units) and D of Q rows [q0, q0 + br) into a stage: one
+// value per thread of the first 2 br; rows past q_len get 0, which keeps
+// their (masked) exponentials finite.
+template <typename Cfg>
+__device__ __forceinline__ float stat_of(const float* __restrict__ lse,
+                                         const float* __restrict__ d_rows, int q0, int q_len) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (t >= 2 * Cfg::br) return 0.f;
+  const int row = q0 + t % Cfg::br;
+  if (row >= q_len) return 0.f;
+  return t < Cfg::br ? __ldg(lse + row) * log2_e : __ldg(d_rows + row);
+}
+
+template <int tiles>
+__device__ __forceinline__ void zero_tiles(float (&acc)[tiles][4]) {
+#pragma unroll
+  for (int nt = 0; nt < tiles; ++nt) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[nt][e] = 0.f;
+  }
+}
+
+// acc = A B over d for this warp's 16 keys (A: K or V rows, plain
+// ldmatrix) and the block's Br query rows (B: Q or dO rows, the "col"
+// operand): S^T = K Q^T, dP^T = V dO^T.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void keys_times_rows(float (&acc)[Cfg::q_tiles][4], std::uint32_t a_tile,
+                                                std::uint32_t a_lane, int a_row0,
+                                                std::uint32_t b_tile, std::uint32_t b_lane) {
+  zero_tiles(acc);
+#pragma unroll
+  for (int step = 0; step < Cfg::d_steps; ++step) {
+    std::uint32_t a[4];
+    ldmatrix_x4(a, x4_address<Cfg>(a_tile, a_lane, a_row0, step));
+#pragma unroll
+    for (int pair = 0; pair < Cfg::q_tiles / 2; ++pair) {
+      std::uint32_t b[4];  // query rows 16 * pair + 0-7 then 8-15
+      ldmatrix_x4(b, x4_address<Cfg>(b_tile, b_lane, 16 * pair, step));
+      mma_16x8x16<T>(acc[2 * pair], a, b[0], b[1]);
+      mma_16x8x16<T>(acc[2 * pair + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// acc += A B where A (this warp's 16 keys x the block's Br query rows) is
+// one k16 step of register accumulators and B is a [Br, d] tile read with
+// ldmatrix.trans: dV += P^T dO, dK += dS^T Q.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void accumulate_over_rows(float (&acc)[Cfg::d_tiles][4],
+                                                     const std::uint32_t (&a)[4],
+                                                     std::uint32_t b_tile, std::uint32_t b_lane,
+                                                     int step) {
+#pragma unroll
+  for (int pair = 0; pair < Cfg::d_tiles / 2; ++pair) {
+    std::uint32_t b[4];  // dims 16 * pair + 0-7 then 8-15
+    ldmatrix_x4_trans(b, x4_address<Cfg>(b_tile, b_lane, 16 * step, pair));
+    mma_16x8x16<T>(acc[2 * pair], a, b[0], b[1]);
+    mma_16x8x16<T>(acc[2 * pair + 1], a, b[2], b[3]);
+  }
+}
+
+// Two n8 accumulator tiles as one k16 A operand (fa2_mma's P V packing).
+template <typename T>
+__device__ __forceinline__ void pack_a(std::uint32_t (&a)[4], const float (&low)[4],
+                                       const float (&high)[4]) {
+  a[0] = pack_pair<T>(low[0], low[1]);
+  a[1] = pack_pair<T>(low[2], low[3]);
+  a[2] = pack_pair<T>(high[0], high[1]);
+  a[3] = pack_pair<T>(high[2], high[3]);
+}
+
+// Rows [row0, row0 + 16) of a [kv_len, d] output from one warp's
+// accumulators times `factor`: rows past kv_len are not written.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void store_key_rows(T* __restrict__ head,
+                                               const float (&acc)[Cfg::d_tiles][4], int row0,
+                                               int kv_len, float factor) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = row0 + lane / 4 + 8 * h;
+    if (row >= kv_len) continue;
+    T* out = head + static_cast<std::int64_t>(row) * Cfg::head_dim + 2 * (lane % 4);
+#pragma unroll
+    for (int nt = 0; nt < Cfg::d_tiles; ++nt) {
+      *reinterpret_cast<std::uint32_t*>(out + 8 * nt) =
+          pack_pair<T>(acc[nt][2 * h] * factor, acc[nt][2 * h + 1] * factor);
+    }
+  }
+}
+
+template <typename T, typename Cfg>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
+    fa2_backward_main(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                      const T* __restrict__ d_o, const float* __restrict__ lse,
+                      const float* __restrict__ d_rows, float* __restrict__ dq_accum,
+                      T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len, bool causal,
+                      float scale, float scale_log2) {
+  using DsLayout = typename Cfg::DsLayout;
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  const std::uint32_t k_tile = smem_base + Cfg::k_offset;
+  const std::uint32_t v_tile = smem_base + Cfg::v_offset;
+  const std::uint32_t ds_tile = smem_base + Cfg::ds_offset;
+  float* stats = reinterpret_cast<float*>(smem + Cfg::stats_offset);  // [stage][LSE br, D br]
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = lane / 4;  // the accumulator row within an 8-row half
+  const int quad = lane % 4;   // the accumulator column pair
+
+  const GridPosition at = grid_position<Cfg::main_order, GridAxis::kv_blocks>();
+  const int c0 = at.block * Cfg::bc;
+  const std::int64_t head = at.head;
+  const std::int64_t q_offset = head * q_len * Cfg::head_dim;
+  const std::int64_t kv_offset = head * kv_len * Cfg::head_dim;
+  const float* lse_head = lse + head * q_len;
+  const float* d_head = d_rows + head * q_len;
+  float* dq_head = dq_accum + q_offset;
+  // Causal is bottom-right aligned: query row i sees keys up to i + shift.
+  const int shift = kv_len - q_len;
+  const int q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
+  // Causal: from the Q block whose last row sees key c0 (every CTA has one:
+  // c0 - shift <= q_len - 1).
+  const int first_q_block = causal ? max(0, c0 - shift) / Cfg::br : 0;
+  const int warp_key0 = 16 * warp;  // within the K/V block
+  const int warp_first_key = c0 + warp_key0;
+
+  fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + kv_offset, c0, kv_len);
+  fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + kv_offset, c0, kv_len);
+  fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::q_offset, q + q_offset, first_q_block * Cfg::br,
+                                  q_len);
+  fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::do_offset, d_o + q_offset,
+                                  first_q_block * Cfg::br, q_len);
+  commit_async_copies();
+  if (threadIdx.x < 2 * Cfg::br) {
+    stats[threadIdx.x] = stat_of<Cfg>(lse_head, d_head, first_q_block * Cfg::br, q_len);
+  }
+
+  float dk[Cfg::d_tiles][4];
+  float dv[Cfg::d_tiles][4];
+  zero_tiles(dk);
+  zero_tiles(dv);
+  const std::uint32_t a_lane = x4_lane_part<Cfg, true>(0, lane);         // K, V as A operands
+  const std::uint32_t b_lane = x4_lane_part<Cfg, false>(0, lane);        // Q, dO as "col" B
+  const std::uint32_t t_lane = x4_lane_part<Cfg, true>(0, lane);         // k-major B, .trans
+  const std::uint32_t ds_lane = x4_lane_part<DsLayout, false>(0, lane);  // dS from dS^T, .trans
+  const int dq_row_tile = warp % Cfg::dq_row_tiles;
+  const int dq_part = warp / Cfg::dq_row_tiles;
+
+  for (int q_block = first_q_block; q_block < q_blocks; ++q_block) {
+    const int stage = (q_block - first_q_block) % Cfg::stages;
+    wait_async_copies<0>();  // this block's Q and dO (and K, V) have landed
+    __syncthreads();         // ... for every thread; the other stage and dS^T are free
+    const int next = q_block + 1;
+    float next_stat = 0.f;
+    if (next < q_blocks) {
+      const int other = stage ^ 1;
+      fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::q_offset + other * Cfg::q_tile_bytes,
+                                      q + q_offset, next * Cfg::br, q_len);
+      fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::do_offset + other * Cfg::q_tile_bytes,
+                                      d_o + q_offset, next * Cfg::br, q_len);
+      next_stat = stat_of<Cfg>(lse_head, d_head, next * Cfg::br, q_len);  // stored at the end
+    }
+    commit_async_copies();
+
+    const int q0 = q_block * Cfg::br;
+    const std::uint32_t q_tile = smem_base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
+    const std::uint32_t do_tile = smem_base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
+    const float* lse_log2 = stats + stage * 2 * Cfg::br;
+    const float* d_block = lse_log2 + Cfg::br;
+
+    // P^T = 2^(S^T * scale_log2 - LSE_log2), masked only where a key of this
+    // warp can be past kv_len or right of a row's diagonal, or a row past q_len.
+    float p[Cfg::q_tiles][4];
+    keys_times_rows<T, Cfg>(p, k_tile, a_lane, warp_key0, q_tile, b_lane);
+    const bool masked = q0 + Cfg::br > q_len || warp_first_key + 16 > kv_len ||
+                        (causal && warp_first_key + 15 > q0 + shift);
+#pragma unroll
+    for (int nt = 0; nt < Cfg::q_tiles; ++nt) {
+      const float2 row_lse = *reinterpret_cast<const float2*>(lse_log2 + 8 * nt + 2 * quad);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float base = e % 2 == 0 ? row_lse.x : row_lse.y;
+        p[nt][e] = exp2_approx(fmaf(p[nt][e], scale_log2, -base));
+        if (masked) {
+          const int key = warp_first_key + group + 8 * (e / 2);
+          const int row = q0 + 8 * nt + 2 * quad + (e % 2);
+          if (row >= q_len || key >= kv_len || (causal && key > row + shift)) p[nt][e] = 0.f;
+        }
+      }
+    }
+
+    // dS^T = P^T * (dP^T - D), dP^T = V dO^T.
+    float ds[Cfg::q_tiles][4];
+    keys_times_rows<T, Cfg>(ds, v_tile, a_lane, warp_key0, do_tile, b_lane);
+#pragma unroll
+    for (int nt = 0; nt < Cfg::q_tiles; ++nt) {
+      const float2 row_d = *reinterpret_cast<const float2*>(d_block + 8 * nt + 2 * quad);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        ds[nt][e] = p[nt][e] * (ds[nt][e] - (e % 2 == 0 ? row_d.x : row_d.y));
+      }
+    }
+
+    // dV += P^T dO, dK += dS^T Q: two n8 tiles of P^T (dS^T) are one k16 A operand.
+#pragma unroll
+    for (int step = 0; step < Cfg::q_steps; ++step) {
+      std::uint32_t a[4];
+      pack_a<T>(a, p[2 * step], p[2 * step + 1]);
+      accumulate_over_rows<T, Cfg>(dv, a, do_tile, t_lane, step);
+      pack_a<T>(a, ds[2 * step], ds[2 * step + 1]);
+      accumulate_over_rows<T, Cfg>(dk, a, q_tile, t_lane, step);
+    }
+
+    // dS^T to shared memory, rows = this warp's keys: no other warp writes them.
+#pragma unroll
+    for (int nt = 0; nt < Cfg::q_tiles; ++nt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::uint32_t packed = pack_pair<T>(ds[nt][2 * h], ds[nt][2 * h + 1]);
+        const std::uint32_t address =
+            ds_tile + (swizzled(warp_key0 + group + 8 * h, nt, DsLayout::row_bytes) | (quad * 4));
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(packed) : "memory");
+      }
+    }
+    __syncthreads();  // every warp's dS^T
+
+    // dQ += dS K for this warp's 16 rows and d / dq_parts columns.
+    float dq[Cfg::dq_tiles][4];
+    zero_tiles(dq);
+#pragma unroll
+    for (int step = 0; step < Cfg::kv_steps; ++step) {
+      std::uint32_t a[4];  // rows 16 * dq_row_tile.., keys 16 * step..
+      ldmatrix_x4_trans(a, x4_address<DsLayout>(ds_tile, ds_lane, 16 * step, dq_row_tile));
+#pragma unroll
+      for (int pair = 0; pair < Cfg::dq_tiles / 2; ++pair) {
+        std::uint32_t b[4];
+        ldmatrix_x4_trans(
+            b, x4_address<Cfg>(k_tile, t_lane, 16 * step, dq_part * (Cfg::dq_tiles / 2) + pair));
+        mma_16x8x16<T>(dq[2 * pair], a, b[0], b[1]);
+        mma_16x8x16<T>(dq[2 * pair + 1], a, b[2], b[3]);
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = q0 + 16 * dq_row_tile + group + 8 * h;
+      if (row >= q_len) continue;
+      float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim +
+                   8 * dq_part * Cfg::dq_tiles + 2 * quad;
+#pragma unroll
+      for (int nt = 0; nt < Cfg::dq_tiles; ++nt) {
+        atomicAdd(out + 8 * nt, dq[nt][2 * h]);
+        atomicAdd(out + 8 * nt + 1, dq[nt][2 * h + 1]);
+      }
+    }
+
+    // The next block's LSE and D into the other stage: its last reader was the
+    // previous block, before this block's first barrier.
+    if (next < q_blocks && threadIdx.x < 2 * Cfg::br) {
+      stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
+    }
+  }
+
+  store_key_rows<T, Cfg>(d_k + kv_offset, dk, warp_first_key, kv_len, scale);
+  store_key_rows<T, Cfg>(d_v + kv_offset, dv, warp_first_key, kv_len, 1.f);
+}
+
+// The bytes of the workspace: D (fp32 per query row), then the fp32 dQ
+// accumulator from the next 256-byte boundary.
+inline std::size_t d_rows_bytes(std::int64_t rows) {
+  return static_cast<std::size_t>(rows) * sizeof(float);
+}
+inline std::size_t dq_accum_offset(std::int64_t rows) {
+  return (d_rows_bytes(rows) + 255) / 256 * 256;
+}
+
+}  // namespace cfr::kernels::fa2_bwd
