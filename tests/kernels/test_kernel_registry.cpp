@@ -141,16 +141,16 @@ TEST_CASE("add refuses a duplicate name, the wrong launcher, a missing partner",
   CHECK(refusal(registry, nameless, forward_stub) == "kernel '': has no name");
 
   KernelDescription backward = fa1_backward_kernel;
-  backward.name = "fa2_bwd";
+  backward.name = "fa1_bwd_copy";
   backward.forward_partner = "fa3_mma";
   CHECK(refusal(registry, backward, backward_stub) ==
-        "kernel 'fa2_bwd': its forward partner is not a known kernel ('fa3_mma')");
+        "kernel 'fa1_bwd_copy': its forward partner is not a known kernel ('fa3_mma')");
   backward.forward_partner = "fa1_wmma";  // has no fp32, which fa1_bwd's description has
   CHECK(refusal(registry, backward, backward_stub) ==
-        "kernel 'fa2_bwd': its forward partner lacks one of its dtypes ('fa1_wmma')");
+        "kernel 'fa1_bwd_copy': its forward partner lacks one of its dtypes ('fa1_wmma')");
   backward.forward_partner = "fa1_scalar";
   CHECK(refusal(registry, backward, backward_stub) == "added");
-  CHECK(registry.forward_partner(*registry.find("fa2_bwd"))->description.name == "fa1_scalar");
+  CHECK(registry.forward_partner(*registry.find("fa1_bwd_copy"))->description.name == "fa1_scalar");
 }
 
 TEST_CASE("the build's architecture lists parse", "[registry]") {
