@@ -47,7 +47,8 @@ json tampered(const Figure& f, const json& value) {
       return value == "memory-bound" ? "compute-bound" : "memory-bound";
     }
     if (f.tag == "ceiling/memory_roof") return value == "dram" ? "dram_read" : "dram";
-    if (f.tag == "model/interval_regime") return value == "uncertain" ? "memory-bound" : "uncertain";
+    if (f.tag == "model/interval_regime")
+      return value == "uncertain" ? "memory-bound" : "uncertain";
     return value == "compulsory" ? "kv_reload" : "compulsory";  // model/dram_model
   }
   const double x = value.get<double>();

@@ -70,6 +70,10 @@ const std::map<std::string, std::function<json(const json& original_parent)>>& a
          return timing.value("throttled", true) ? json("(not implied: a throttled row)")
                                                 : json(false);
        }},
+      // the L2-aware interval: a peer's row has no launches to simulate
+      {"results[].ai_low", [](const json&) { return json(nullptr); }},
+      {"results[].ai_high", [](const json&) { return json(nullptr); }},
+      {"results[].interval_regime", [](const json&) { return json(nullptr); }},
       {"results[].traffic.dram_model", [](const json& traffic) { return traffic["model"]; }},
       {"results[].traffic.by_model",
        [](const json& traffic) {
