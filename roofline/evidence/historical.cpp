@@ -49,12 +49,6 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-std::optional<Direction> parse_direction(std::string_view text) {
-  if (text == "forward") return Direction::forward;
-  if (text == "backward") return Direction::backward;
-  return std::nullopt;
-}
-
 double positive(const Node& node, std::string_view key) {
   const double value = node.number(key);
   if (value <= 0) {

@@ -84,6 +84,7 @@ RawRow read_row(const Node& n, const RawSamples& raw) {
     throw InputError(
         fmt::format("{}: '{}' is not one of backends", n.key_path("kernel"), row.kernel));
   }
+  if (n.has("direction")) row.direction = n.named("direction", parse_direction, "direction");
   row.problem = read_problem(n.object("problem"));
   row.device = n.int32("device");
   if (!contains(raw.devices, [&](const DeviceRecord& d) { return d.index == row.device; })) {
@@ -161,23 +162,34 @@ json row_json(const RawRow& row) {
               {"device", row.device},
               {"status", to_string(row.status)},
               {"reason", row.reason}};
+  // Written only where it is not the forward, so a forward row reads as
+  // every file written before the key did.
+  if (row.direction != Direction::forward) out["direction"] = to_string(row.direction);
   if (row.check) out["check"] = check_json(*row.check);
   if (row.timing) out["timing"] = timing_json(*row.timing);
   return out;
 }
 
 // A peer's kernel as model_row takes it: every dtype, the row's head dim, any
-// GPU and any shape (a shape its framework refuses is a skipped raw row),
-// untiled, the compulsory bytes. `head_dim` must outlive the description.
-KernelDescription peer_kernel(const RawBackend& backend, const std::array<int, 1>& head_dim) {
+// GPU, untiled, the compulsory bytes of its direction. A forward takes any
+// shape (one its framework refuses is a skipped raw row); a backward only
+// square self-attention, the only backward the traffic models describe, as
+// fa1_bwd and fa2_bwd. `head_dim` must outlive the description.
+KernelDescription peer_kernel(const RawBackend& backend, Direction direction,
+                              const std::array<int, 1>& head_dim) {
+  const bool forward = direction == Direction::forward;
   return {.name = backend.kernel,
-          .direction = Direction::forward,
+          .direction = direction,
           .dtypes = {.fp16 = true, .bf16 = true, .fp32 = true},
           .head_dims = head_dim,
           .arithmetic = backend.arithmetic,
           .traffic = TrafficModelKind::compulsory,
           .summary = "a peer's kernel (docs/peers.md)",
-          .shapes = {.kv_len = true, .kv_heads = true, .paged = true}};
+          .shapes = {.kv_len = forward,
+                     .kv_heads = forward,
+                     .paged = forward,
+                     .square_only_reason =
+                         forward ? "" : "the backward models describe square self-attention only"}};
 }
 
 ResultRow report_row(const RawSamples& raw, const RawRow& measured, const CeilingRecord& ceiling,
@@ -191,8 +203,8 @@ ResultRow report_row(const RawSamples& raw, const RawRow& measured, const Ceilin
   // A head dim beyond an int is refused by model_row's limits before it is read.
   const std::array<int, 1> head_dim{static_cast<int>(
       std::min<std::int64_t>(measured.problem.head_dim, std::numeric_limits<int>::max()))};
-  ResultRow row = model_row(peer_kernel(backend, head_dim), measured.problem, ceiling, convention,
-                            parse_compute_capability(device.cc));
+  ResultRow row = model_row(peer_kernel(backend, measured.direction, head_dim), measured.problem,
+                            ceiling, convention, parse_compute_capability(device.cc));
   row.device = measured.device;
   if (row.status != RowStatus::ok) return row;  // the sweep would not have measured it
   row.status = measured.status;

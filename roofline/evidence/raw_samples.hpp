@@ -42,9 +42,12 @@ struct RawCheck {
 
 // One configuration the peer tried. `ok`: it ran, its output was checked and
 // (unless it never started in time) timed; `skipped` and `failed` say why in
-// `reason`, with no check or timing.
+// `reason`, with no check or timing. `direction`: what was timed, the
+// forward or (optional key "direction": "backward", absent in every file
+// written before it) the backward alone, its gradients dQ, dK, dV checked.
 struct RawRow {
   std::string kernel;  // one of the document's backends
+  Direction direction = Direction::forward;
   AttentionProblem problem;
   int device = 0;
   RowStatus status = RowStatus::ok;
@@ -80,8 +83,10 @@ RawSamples raw_samples_from_json(const nlohmann::json& document);
 nlohmann::json to_json(const RawSamples& raw);
 
 // The report of `raw` against `ceiling`: per row, model_row with the peer's
-// kernel (every FLOP, byte and roofline figure; a row the ceiling has no peak
-// for is skipped, its measurement dropped), then the measuring side's
+// kernel in the row's direction (every FLOP, byte and roofline figure, a
+// backward row's as the sweep's backward rows count them; a row the ceiling
+// has no peak for, or a backward row of a shape the backward models lack, is
+// skipped, its measurement dropped), then the measuring side's
 // status, correctness_record's verdict on the check (a failed check fails
 // the row, untimed, as the sweep never times one) and record_timing's
 // summary and achieved figures. Provenance: the raw one, source measured,

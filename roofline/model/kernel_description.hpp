@@ -30,6 +30,12 @@ constexpr std::string_view to_string(Direction direction) {
   return direction == Direction::forward ? "forward" : "backward";
 }
 
+constexpr std::optional<Direction> parse_direction(std::string_view text) {
+  if (text == "forward") return Direction::forward;
+  if (text == "backward") return Direction::backward;
+  return std::nullopt;
+}
+
 // Which byte model describes the kernel's HBM traffic (see docs/model.md).
 // l2_aware is never a kernel's own: it simulates the L2 over the kernel's
 // launches (l2_aware_model.hpp) and predicts the DRAM bytes where it applies.
@@ -184,8 +190,9 @@ struct ShapeSupport {
   bool paged = false;
   int max_q_len = 0;
   // Why it takes square shapes only when that is no choice of the kernel's
-  // (a plugin of an ABI version without the served shapes): the reason a row
-  // of any other shape is skipped. Empty for every other kernel.
+  // (a plugin of an ABI version without the served shapes, a peer's backward,
+  // which the backward models cannot count otherwise): the reason a row of
+  // any other shape is skipped. Empty for every other kernel.
   std::string_view square_only_reason{};
 };
 

@@ -146,12 +146,6 @@ void write_figures(const ResultRow& row, json& out) {
 
 // ---- reading ---------------------------------------------------------------
 
-std::optional<Direction> parse_direction(std::string_view text) {
-  if (text == "forward") return Direction::forward;
-  if (text == "backward") return Direction::backward;
-  return std::nullopt;
-}
-
 std::optional<ProvenanceSource> parse_source(std::string_view text) {
   for (auto s :
        {ProvenanceSource::model, ProvenanceSource::measured, ProvenanceSource::historical}) {

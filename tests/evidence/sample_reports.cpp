@@ -260,3 +260,28 @@ nlohmann::json peer_raw_samples() {
              {"status", "skipped"},
              {"reason", "torch refused: no kernel"}}}}};
 }
+
+nlohmann::json raw_backward_check() {
+  nlohmann::json check = raw_passing_check();
+  check["reference"] = "fp32 materialized backward";
+  const nlohmann::json errors = check["tensors"][0];
+  check["tensors"] = nlohmann::json::array();
+  for (const char* tensor : {"dQ", "dK", "dV"}) {
+    check["tensors"].push_back(errors);
+    check["tensors"].back()["tensor"] = tensor;
+  }
+  return check;
+}
+
+nlohmann::json peer_backward_raw_samples() {
+  nlohmann::json document = peer_raw_samples();
+  const nlohmann::json forward = document["results"][0];
+  nlohmann::json backward = forward;
+  backward["direction"] = "backward";
+  backward["check"] = raw_backward_check();
+  backward["timing"] = raw_timing({0.062, 0.060, 0.061});
+  nlohmann::json grouped = backward;
+  grouped["problem"]["kv_heads"] = 2;
+  document["results"] = {forward, backward, grouped};
+  return document;
+}

@@ -63,6 +63,14 @@ nlohmann::json peer_raw_samples();
 nlohmann::json raw_problem(const char* dtype, std::int64_t seq_len);
 nlohmann::json raw_passing_check();
 nlohmann::json raw_timing(std::vector<double> samples);
+// The gradients a backward row checks, dQ, dK and dV, each with
+// raw_passing_check's errors.
+nlohmann::json raw_backward_check();
+// peer_raw_samples() with the backward timed too: flash's forward row of fp16
+// N 1024, then its backward ("direction": "backward") and the backward of
+// the same problem under GQA (8 query heads over 2 K/V heads), which the
+// backward models do not describe.
+nlohmann::json peer_backward_raw_samples();
 
 // A file of the source tree (defined in tests/app/cli_runner.cpp, which every
 // binary using these reports links).

@@ -126,3 +126,26 @@ TEST_CASE("import-samples RAW: an unusable file is refused naming it and the key
         "--plan lists problems and reads no samples: drop " + raw);
   std::remove(raw.c_str());
 }
+
+TEST_CASE("import-samples RAW: a backward row reaches the report backward and audits clean") {
+  const std::string raw = write_raw("peer-raw-backward.json", peer_backward_raw_samples());
+  const std::string report = temp_path("peer-report-backward.json");
+  const CliResult r = run_cli({"import-samples", raw, "--gpu", "h200", "--json", report});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json written = json::parse(read_file(report));
+  CHECK(written["results"][0]["direction"] == "forward");
+  CHECK(written["results"][1]["direction"] == "backward");
+  CHECK(written["results"][1]["traffic"]["bytes"] == 8421376.0);  // test_raw_samples.cpp
+  CHECK(written["results"][2]["status"] == "skipped");
+  const CliResult audit = run_cli({"audit", report});
+  INFO(audit.out);
+  CHECK(audit.exit_code == 0);
+  CHECK(audit.out.find("consistent: 3 rows") != std::string::npos);
+  // the backward row pairs with a backward row only: here, itself
+  const CliResult compare = run_cli({"compare", report, report});
+  CHECK(compare.exit_code == 0);
+  CHECK(compare.out.find("backward") != std::string::npos);
+  std::remove(report.c_str());
+  std::remove(raw.c_str());
+}

@@ -190,3 +190,39 @@ TEST_CASE("raw samples: a peer's kernel takes whatever shape its framework ran")
   CHECK(row.model->flops.exact == 2147483648.0);
   CHECK(to_json(raw_samples_from_json(document))["results"][0]["problem"]["kv_heads"] == 2);
 }
+
+TEST_CASE("raw samples: a backward row is counted as the sweep counts a backward kernel's") {
+  const Report report = import(peer_backward_raw_samples());
+  REQUIRE(report.results.size() == 3);
+  CHECK(report.results[0].direction == Direction::forward);  // no key: the forward
+  const ResultRow& backward = report.results[1];
+  CHECK(backward.status == RowStatus::ok);
+  CHECK(backward.direction == Direction::backward);
+  // 2.5 x 4 B H N^2 d (flop_model.cpp); Q, K, V, O, dO, dQ, dK, dV of 8 x 1024 x 64 x 2 B
+  // and the LSE, 8 x 1024 x 4 B (traffic_model.cpp's backward compulsory bytes)
+  CHECK(backward.model->flops.exact == 2.5 * 2147483648.0);
+  CHECK(backward.model->traffic.model == TrafficModelKind::compulsory);
+  CHECK(backward.model->traffic.bytes == 8 * 1048576.0 + 32768.0);
+  CHECK(backward.model->ai == Approx(5368709120.0 / 8421376.0));
+  CHECK(backward.timing->summary.median == 0.061);
+  CHECK(backward.achieved->TFLOPs == Approx(5368709120.0 / 0.061e-3 / 1e12));
+  CHECK(backward.correctness->passed);
+  CHECK(backward.correctness->tensors.size() == 3);
+  CHECK(backward.correctness->tensors[2].tensor == "dV");
+  const ResultRow& grouped = report.results[2];
+  CHECK(grouped.status == RowStatus::skipped);
+  CHECK(grouped.reason ==
+        "torch_sdpa_flash: the backward models describe square self-attention only");
+  CHECK_FALSE(grouped.timing);
+  CHECK(report.provenance.auditable);
+  CHECK(audit_report(report).consistent());
+}
+
+TEST_CASE("raw samples: the direction is written only for a backward row, and read back") {
+  const json written = to_json(raw_samples_from_json(peer_backward_raw_samples()));
+  CHECK_FALSE(written["results"][0].contains("direction"));
+  CHECK(written["results"][1]["direction"] == "backward");
+  CHECK(to_json(raw_samples_from_json(written)) == written);
+  CHECK(refusal([](json& d) { d["results"][0]["direction"] = "sideways"; }) ==
+        "results[0].direction: unknown direction 'sideways'");
+}

@@ -89,8 +89,8 @@ evidence::RawCheck raw_check(const Correctness& correctness, DType dtype) {
 }
 
 evidence::RawRow raw_row(const ResultRow& row) {
-  evidence::RawRow raw{row.kernel,   row.problem, row.device.value_or(0), row.status, row.reason,
-                       std::nullopt, std::nullopt};
+  evidence::RawRow raw{row.kernel, row.direction, row.problem,  row.device.value_or(0),
+                       row.status, row.reason,    std::nullopt, std::nullopt};
   if (row.correctness) {
     // A row that was checked ran: its status and reason follow from the check and the samples.
     raw.status = RowStatus::ok;

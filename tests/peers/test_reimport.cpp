@@ -120,9 +120,8 @@ void differences(const json& original, const json& reimported, const std::string
   }
 }
 
-json reimport(const std::string& path, const std::string& name) {
-  const Reimport inputs =
-      raw_samples_of_report(cfr::report_from_json(json::parse(read_file(path))));
+// The report import-samples computes from `inputs`, as the script has it do.
+json imported(const Reimport& inputs, const std::string& name) {
   const std::string raw = temp_path(name + ".samples.json");
   const std::string out = temp_path(name + ".json");
   std::ofstream(raw) << cfr::evidence::to_json(inputs.raw).dump(2);
@@ -132,12 +131,17 @@ json reimport(const std::string& path, const std::string& name) {
   CliLimits limits;
   limits.working_directory = source_path("");  // the --gpu-table path is the report's
   const CliResult result = run_cli(arguments, limits);
-  INFO(path << ": " << result.err);
+  INFO(name << ": " << result.err);
   REQUIRE(result.exit_code <= 1);  // 1: a failed row, which the report records
-  const json reimported = json::parse(read_file(out));
+  const json report = json::parse(read_file(out));
   std::filesystem::remove(raw);
   std::filesystem::remove(out);
-  return reimported;
+  return report;
+}
+
+json reimport(const std::string& path, const std::string& name) {
+  INFO(path);
+  return imported(raw_samples_of_report(cfr::report_from_json(json::parse(read_file(path)))), name);
 }
 
 }  // namespace
@@ -201,4 +205,20 @@ TEST_CASE("a report whose ceiling came from a ceilings file cannot give its inpu
   report.ceiling.source = "measured";
   CHECK_THROWS_WITH(raw_samples_of_report(report),
                     "the ceiling is h200's measured: the file is not in the report");
+}
+
+TEST_CASE("a backward peer report re-imports unchanged, each row's direction too") {
+  // The fixture's raw samples with every row's timing taken as the backward's.
+  Reimport inputs =
+      raw_samples_of_report(cfr::report_from_json(json::parse(read_file(peer_fixture_path()))));
+  for (cfr::evidence::RawRow& row : inputs.raw.rows) row.direction = cfr::Direction::backward;
+  const json original = imported(inputs, "peer-backward");
+  for (const json& row : original["results"]) CHECK(row["direction"] == "backward");
+  const std::string path = temp_path("peer-backward.json");
+  std::ofstream(path) << original.dump(2);
+  std::vector<std::string> found;
+  differences(original, reimport(path, "peer-backward-reimport"), "", found);
+  for (const std::string& difference : found) INFO(difference);
+  CHECK(found.empty());
+  std::filesystem::remove(path);
 }
