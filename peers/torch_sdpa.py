@@ -13,6 +13,11 @@ report: `cuflash-roofline import-samples` derives every figure as `sweep` does,
 so the report (schema cuflash-roofline/report/v1) is read by `audit`, `table`,
 `compare` and `plot` like any other.
 
+With --backward it times each backend's backward alone instead: the forward
+run once, then torch.autograd.grad(out, (q, k, v), dO) per launch under the
+same timer, dQ, dK and dV checked against an fp32 reference backward (square
+self-attention only).
+
 Needs Python 3.11+, torch with CUDA, and the built tool (--tool). The command
 line is checked, with the tool, before torch is imported.
 """
@@ -85,6 +90,10 @@ def parse_arguments(argv):
     mask.add_argument("--both", action="store_true", help="both causal and not")
     p.add_argument("--dtype", "--dtypes", dest="dtypes",
                    help="element types: fp16, bf16, fp32 (a list; default fp16)")
+    p.add_argument("--backward", action="store_true",
+                   help="time each backend's backward alone (torch.autograd.grad of its "
+                        "forward, run once), checking dQ, dK, dV; square self-attention only, "
+                        "other shapes are skipped rows")
     p.add_argument("--backends", default="",
                    help="flash, cudnn, efficient, math (default: every one this torch has)")
     p.add_argument("--gpu", default="auto", help="ceiling: a GPU table id or 'auto'")

@@ -11,13 +11,18 @@ Served shapes (docs/model.md section 7) go to torch as it takes them: K and V
 with fewer heads through enable_gqa, a causal mask with Nq != Nk as torch's
 bottom-right CausalBias; a paged cache, which SDPA has no layout for, is a
 skipped row (shape_gap).
+
+The backward (BackendRunner's `backward`): the forward once on leaves that
+require the gradient, then torch.autograd.grad of it per launch, dQ, dK and dV
+checked against the fp32 reference backward; square self-attention only
+(backward_gap), as the tool's backward kernels.
 """
 
 import warnings
 from dataclasses import dataclass, field
 
-from .reference import (compare_with_reference, make_inputs, reference_output,
-                        reference_working_bytes)
+from .reference import (compare_with_reference, make_inputs, make_output_gradient,
+                        reference_gradients, reference_output, reference_working_bytes)
 
 GIB = 1024.0 ** 3
 # Errors after which the CUDA context is unusable (kernels/bench's is_sticky).
@@ -73,15 +78,29 @@ def math_scores_bytes(problem, upcast):
     return scores + (repeated if problem.grouped() else 0.0)
 
 
-def bytes_needed(problem):
+def bytes_needed(problem, backward=False):
     """Q, K, V and O, the fp32 reference O, and the larger of the reference's
     working block and the check's float64 copies, which never coexist (the
-    math backend's Nq x Nk tensors come on top)."""
+    math backend's Nq x Nk tensors come on top). The backward (square only)
+    adds dO and the three gradients, the three fp32 reference gradients and a
+    backend's fp32 dQ accumulator, and its reference holds more a block."""
     queries = float(problem.heads_total() * problem.seq_len * problem.head_dim)
     keys = float(problem.batch * problem.key_heads() * problem.keys() * problem.head_dim)
     element = 4 if problem.dtype == "fp32" else 2
-    working = max(reference_working_bytes(problem), 3 * queries * 8)
+    working = max(reference_working_bytes(problem, backward), 3 * queries * 8)
+    if backward:
+        return 8 * queries * element + 4 * queries * 4 + working
     return (2 * queries + 2 * keys) * element + queries * 4 + working
+
+
+BACKWARD_SQUARE_REASON = ("the backward is timed on square self-attention only (Nq = Nk, as "
+                          "many K/V heads as query heads), as fa1_bwd and fa2_bwd are")
+
+
+def backward_gap(problem):
+    """Why the backward of the problem is not asked; '' when it is."""
+    square = problem.keys() == problem.seq_len and not problem.grouped() and not problem.paged()
+    return "" if square else BACKWARD_SQUARE_REASON
 
 
 # torch 2.5 added scaled_dot_product_attention's enable_gqa (K/V with fewer heads).
@@ -156,24 +175,36 @@ def _first_line(error):
 
 
 class ProblemData:
-    """One problem's inputs and fp32 reference O, shared by its backends."""
+    """One problem's inputs and fp32 reference, shared by its backends: O, or
+    for the backward dO and the reference dQ, dK, dV."""
 
-    def __init__(self, torch, problem, seed, device):
+    def __init__(self, torch, problem, seed, device, backward=False):
         self.problem = problem
         self.q, self.k, self.v = make_inputs(torch, problem, seed, device)
-        self.reference = reference_output(torch, self.q, self.k, self.v, problem.causal)
+        self.d_out = None
+        with torch.no_grad():
+            if backward:
+                self.d_out = make_output_gradient(torch, problem, seed, device)
+                self.reference = reference_gradients(torch, self.q, self.k, self.v, self.d_out,
+                                                     problem.causal)
+            else:
+                self.reference = reference_output(torch, self.q, self.k, self.v, problem.causal)
         torch.cuda.synchronize(device)
+
+
+GRADIENTS = ("dQ", "dK", "dV")
 
 
 class BackendRunner:
     """Runs configurations on one device; keeps the last problem's data."""
 
-    def __init__(self, torch, device, timer, seed, math_budget_bytes):
+    def __init__(self, torch, device, timer, seed, math_budget_bytes, backward=False):
         self.torch = torch
         self.device = device
         self.timer = timer
         self.seed = seed
         self.math_budget_bytes = math_budget_bytes
+        self.backward = backward  # time torch.autograd.grad of the forward, not the forward
         self.upcast = math_upcasts(torch)
         self.data = None
 
@@ -189,14 +220,16 @@ class BackendRunner:
         if self.data is None or self.data.problem != problem:
             self.data = None
             self.torch.cuda.empty_cache()
-            needed, free = bytes_needed(problem), self._free_bytes()
+            needed, free = bytes_needed(problem, self.backward), self._free_bytes()
             if needed > 0.95 * free:
                 return Outcome("skipped", f"needs {needed / GIB:.2f} GiB of device memory, "
                                           f"{free / GIB:.2f} GiB free")
             self.data = ProblemData(self.torch, problem, self.seed,
-                                    self.torch.device("cuda", self.device))
+                                    self.torch.device("cuda", self.device), self.backward)
         if backend.name == "math":
-            scores, free = math_scores_bytes(problem, self.upcast), self._free_bytes()
+            # the backward keeps the forward's probabilities and adds their gradient
+            scores = math_scores_bytes(problem, self.upcast) * (2 if self.backward else 1)
+            free = self._free_bytes()
             if scores > self.math_budget_bytes:
                 return Outcome("skipped", (
                     f"math materializes Nq x Nk: about {scores / GIB:.2f} GiB, over the "
@@ -206,16 +239,20 @@ class BackendRunner:
                                           f"GiB, {free / GIB:.2f} GiB free")
         return None
 
-    def _poisoned_call(self, call):
-        """Frees a NaN-filled block of the output's size just before the call, so
-        the caching allocator hands it to the output and an element the backend
-        forgets to write fails the check. Returns (output, poisoned)."""
-        poison = self.torch.empty_like(self.data.q)
-        poison.view(self.torch.uint8).fill_(0xFF)  # NaN in fp16, bf16 and fp32
-        address = poison.data_ptr()
-        del poison
-        out = call()
-        return out, out.untyped_storage().data_ptr() == address
+    def _poisoned_call(self, call, outputs=1):
+        """Frees `outputs` NaN-filled blocks of Q's size (the output's, and each
+        gradient's of square attention) just before the call, so the caching
+        allocator hands them to the outputs and an element the backend forgets
+        to write fails the check. Returns (the call's result, for each output
+        tensor whether it landed on a poisoned block)."""
+        poison = [self.torch.empty_like(self.data.q) for _ in range(outputs)]
+        for block in poison:
+            block.view(self.torch.uint8).fill_(0xFF)  # NaN in fp16, bf16 and fp32
+        addresses = {block.data_ptr() for block in poison}
+        del poison, block
+        result = call()
+        tensors = result if isinstance(result, tuple) else (result,)
+        return result, [t.untyped_storage().data_ptr() in addresses for t in tensors]
 
     def run(self, problem, backend):
         torch = self.torch
@@ -227,11 +264,13 @@ class BackendRunner:
             not_ready = self._prepare(problem, backend)
             if not_ready is not None:
                 return not_ready
-            q, k, v = self.data.q, self.data.k, self.data.v
+            inputs = (self.data.q, self.data.k, self.data.v)
+            if self.backward:  # leaves that share the inputs' memory, for autograd
+                inputs = tuple(t.detach().requires_grad_() for t in inputs)
             keywords = sdpa_keywords(problem, causal_lower_right)
 
             def launch():
-                return scaled_dot_product_attention(q, k, v, **keywords)
+                return scaled_dot_product_attention(*inputs, **keywords)
 
             with sdpa_kernel(getattr(SDPBackend, backend.enum_name)):
                 with warnings.catch_warnings(record=True) as caught:
@@ -247,7 +286,9 @@ class BackendRunner:
                         refusal = ""
                 if refusal:
                     return Outcome("skipped", refusal)
-                return self._check_and_time(out, poisoned, launch)
+                if self.backward:
+                    return self._check_and_time_backward(out, inputs)
+                return self._check_and_time(out, poisoned[0], launch)
         except torch.cuda.OutOfMemoryError as error:
             self.data = None
             torch.cuda.empty_cache()
@@ -255,6 +296,41 @@ class BackendRunner:
         except Exception as error:  # noqa: BLE001 - any failure is recorded in the row
             text = _first_line(error)
             return Outcome("failed", text, device_lost=any(s in text for s in STICKY_ERRORS))
+
+    def _check_and_time_backward(self, out, inputs):
+        """The backward alone, of the forward `out` computed once: each launch is
+        torch.autograd.grad(out, (q, k, v), dO, retain_graph=True), the graph
+        kept for the next; dQ, dK, dV checked against the fp32 reference."""
+        torch = self.torch
+        d_out = self.data.d_out
+
+        def launch():
+            return torch.autograd.grad(out, inputs, d_out, retain_graph=True)
+
+        grads, poisoned = self._poisoned_call(launch, len(GRADIENTS))
+        torch.cuda.synchronize(self.device)
+        landed = [name for name, hit in zip(GRADIENTS, poisoned) if hit]
+        reference = ("fp32 materialized backward on the same inputs and dO (torch.matmul "
+                     "without TF32, softmax in fp32, P recomputed per block of rows); gradient "
+                     "memory " + (f"poisoned with NaN before the call for {', '.join(landed)}"
+                                  if landed else
+                                  "not poisoned (the allocator placed it elsewhere)"))
+        check = {"reference": reference,
+                 "tensors": [compare_with_reference(torch, grad, expected, name)
+                             for name, grad, expected in zip(GRADIENTS, grads,
+                                                             self.data.reference)]}
+        del grads
+        return self._timed(check, launch)
+
+    def _timed(self, check, launch):
+        timing, held = self.timer.time(launch)
+        outcome = Outcome(check=check, timing=timing)
+        if not timing["samples_ms"]:
+            outcome = Outcome("failed", "no sample was timed: every launch started late")
+        if not held:
+            outcome.notes.append("the stream could not be held while the launch was enqueued; "
+                                 "some samples include host launch time")
+        return outcome
 
     def _check_and_time(self, out, poisoned, launch):
         reference = ("fp32 materialized attention on the same inputs (torch.matmul without "
@@ -264,11 +340,4 @@ class BackendRunner:
         check = {"reference": reference,
                  "tensors": [compare_with_reference(self.torch, out, self.data.reference)]}
         del out
-        timing, held = self.timer.time(launch)
-        outcome = Outcome(check=check, timing=timing)
-        if not timing["samples_ms"]:
-            outcome = Outcome("failed", "no sample was timed: every launch started late")
-        if not held:
-            outcome.notes.append("the stream could not be held while the launch was enqueued; "
-                                 "some samples include host launch time")
-        return outcome
+        return self._timed(check, launch)

@@ -13,7 +13,8 @@ import sys
 import time
 
 from . import raw_samples
-from .backends import BACKENDS, BackendRunner, math_upcasts, missing_from_build, shape_gap
+from .backends import (BACKENDS, BackendRunner, backward_gap, math_upcasts, missing_from_build,
+                       shape_gap)
 from .cold_timer import ColdTimer
 from .cuda_driver import CU_DEVICE_ATTRIBUTE_CLOCK_RATE, CudaDriver, DriverError, SmClockReader
 from .device_record import device_record, environment_record
@@ -51,8 +52,12 @@ def arithmetic(backend, upcast):
     return "fp32_simt" if backend.name == "math" and upcast else "tensor_for_dtype"
 
 
-def describe(problem, backend):
-    return f"{backend.kernel} forward {problem.describe()}"
+def direction_of(backward):
+    return "backward" if backward else "forward"
+
+
+def describe(problem, backend, direction):
+    return f"{backend.kernel} {direction} {problem.describe()}"
 
 
 class SweepState:
@@ -98,16 +103,19 @@ class SweepState:
         raw_samples.write_atomically(self.samples_path, raw_samples.text(partial))
 
 
-def plan_rows(problems, backends, build_gaps, device, shape_gap=lambda problem: ""):
+def plan_rows(problems, backends, build_gaps, device, shape_gap=lambda problem: "",
+              direction="forward"):
     """(problem, backend, raw row) for every pair, problems outside; a problem
-    no backend can be asked for (shape_gap: a paged cache, ...) and a backend
-    this torch lacks are skipped rows, saying why."""
+    no backend can be asked for (shape_gap: a paged cache, ...; for the
+    backward, any but square self-attention) and a backend this torch lacks
+    are skipped rows, saying why."""
     rows = []
     for problem in problems:
         for backend in backends:
-            gap = shape_gap(problem) or build_gaps[backend.name]
+            gap = (shape_gap(problem) or (backward_gap(problem) if direction == "backward" else "")
+                   or build_gaps[backend.name])
             row = raw_samples.row(backend.kernel, problem, device, "skipped" if gap else "ok",
-                                  gap)
+                                  gap, direction)
             rows.append((problem, backend, row))
     return rows
 
@@ -164,7 +172,8 @@ def run_measurement(args, problems, backend_names, device, timing, tool, provena
     upcast = math_upcasts(torch)
     planned = plan_rows(problems, backends, {b.name: missing_from_build(torch, b)
                                              for b in backends}, device,
-                        lambda problem: shape_gap(problem, torch.__version__))
+                        lambda problem: shape_gap(problem, torch.__version__),
+                        direction_of(args.backward))
     raw = raw_samples.document(
         tool, provenance, [record],
         [{"kernel": b.kernel, "arithmetic": arithmetic(b, upcast)} for b in backends],
@@ -178,7 +187,7 @@ def run_measurement(args, problems, backend_names, device, timing, tool, provena
     timer = ColdTimer(torch, driver, clock, device, timing, max_MHz, record["l2_bytes"])
     budget = (args.math_budget_gib * GIB if args.math_budget_gib is not None
               else record["memory_bytes"] / 2)
-    runner = BackendRunner(torch, device, timer, args.seed, budget)
+    runner = BackendRunner(torch, device, timer, args.seed, budget, args.backward)
     state = SweepState(raw, samples_path,
                        sum(1 for _, _, row in planned if row["status"] == "ok"))
     notes, lost = [], ""
@@ -192,10 +201,11 @@ def run_measurement(args, problems, backend_names, device, timing, tool, provena
             elif lost:
                 row["status"], row["reason"] = "failed", lost
             else:
-                state.begin(describe(problem, backend), device)
+                text = describe(problem, backend, direction_of(args.backward))
+                state.begin(text, device)
                 outcome = runner.run(problem, backend)
                 apply_outcome(row, outcome)
-                notes += [f"{describe(problem, backend)}: {note}" for note in outcome.notes]
+                notes += [f"{text}: {note}" for note in outcome.notes]
                 if outcome.device_lost:
                     lost = f"device {device} lost after: {outcome.reason}"
             state.finish(index)

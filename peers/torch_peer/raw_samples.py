@@ -36,10 +36,15 @@ def document(tool, provenance_record, devices, backends, rows):
             "devices": devices, "backends": backends, "results": rows}
 
 
-def row(kernel, problem, device, status="ok", reason=""):
-    """One configuration; an ok row gets its `check` and `timing` once measured."""
-    return {"kernel": kernel, "problem": problem.record, "device": device, "status": status,
-            "reason": reason}
+def row(kernel, problem, device, status="ok", reason="", direction="forward"):
+    """One configuration; an ok row gets its `check` and `timing` once measured.
+    A backward row says so ("direction"); a forward row has no such key, as
+    every file written before it."""
+    out = {"kernel": kernel, "problem": problem.record, "device": device, "status": status,
+           "reason": reason}
+    if direction != "forward":
+        out["direction"] = direction
+    return out
 
 
 def unfinished(raw, reason):

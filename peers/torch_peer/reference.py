@@ -16,6 +16,10 @@ with Nq > Nk the first queries would see no key, and such a problem is refused.
 It runs in blocks of K/V heads or rows so any length fits. The comparison (as
 kernels/attention_check.cu makes it) sums over the finite elements of the
 output in float64; `import-samples` judges what it found.
+
+The backward (reference_gradients): dO standard normal from the problem's seed
+salted 'D', and dQ, dK, dV in fp32 from the same blocks of rows (P recomputed),
+for square self-attention only, as the tool's backward reference.
 """
 
 import math
@@ -39,19 +43,28 @@ def torch_dtype(torch, dtype):
     return {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
 
 
+def _normal(torch, problem, seed, salt, shape, device):
+    """Standard normal in the problem's dtype, from its seed salted as the tool
+    salts its seeds ('Q', 'K', 'V', 'D')."""
+    generator = torch.Generator(device=device)
+    generator.manual_seed(problem_seed(seed, problem) ^ salt)
+    return torch.randn(shape, generator=generator, device=device,
+                       dtype=torch_dtype(torch, problem.dtype))
+
+
 def make_inputs(torch, problem, seed, device):
     """Q, K and V of the problem, from its seed."""
     shapes = ((problem.batch, problem.heads, problem.seq_len, problem.head_dim),
               (problem.batch, problem.key_heads(), problem.keys(), problem.head_dim))
-    base = problem_seed(seed, problem)
-    tensors = []
-    for salt, shape in ((0x51, shapes[0]), (0x4B, shapes[1]), (0x56, shapes[1])):
-        # 'Q', 'K', 'V', as the tool salts its seeds
-        generator = torch.Generator(device=device)
-        generator.manual_seed(base ^ salt)
-        tensors.append(torch.randn(shape, generator=generator, device=device,
-                                   dtype=torch_dtype(torch, problem.dtype)))
-    return tensors
+    return [_normal(torch, problem, seed, salt, shape, device)
+            for salt, shape in ((0x51, shapes[0]), (0x4B, shapes[1]), (0x56, shapes[1]))]
+
+
+def make_output_gradient(torch, problem, seed, device):
+    """dO of the problem's backward, shaped as O: standard normal from its seed
+    salted 'D'."""
+    shape = (problem.batch, problem.heads, problem.seq_len, problem.head_dim)
+    return _normal(torch, problem, seed, 0x44, shape, device)
 
 
 def blocks(group_rows, keys, head_dim):
@@ -65,15 +78,43 @@ def blocks(group_rows, keys, head_dim):
     return 1, max(1, REFERENCE_BLOCK_ELEMENTS // keys)
 
 
-def reference_working_bytes(problem):
+def reference_working_bytes(problem, backward=False):
     """The fp32 tensors of the reference's largest block: scores and
-    probabilities, the block's K and V, and its slice of O."""
+    probabilities (the backward's P and dP), the block's K and V, and its
+    slice of O (the backward's Q, dO and O slices)."""
     groups = problem.batch * problem.key_heads()
     rows = (problem.heads // problem.key_heads()) * problem.seq_len
     heads, rows_per_block = blocks(rows, problem.keys(), problem.head_dim)
     heads = min(heads, groups)
     keys, d = problem.keys(), problem.head_dim
-    return 4.0 * heads * (2 * rows_per_block * keys + 2 * keys * d + rows_per_block * d)
+    slices = 3 if backward else 1
+    return 4.0 * heads * (2 * rows_per_block * keys + 2 * keys * d + slices * rows_per_block * d)
+
+
+def _probability_blocks(torch, qf, kf, vf, n_q, causal):
+    """The blocks of `blocks` over groups of rows qf [G, R, d] (row r is query
+    r mod Nq) and their keys and values kf, vf [G, Nk, d]: yields (g0, g1),
+    (r0, r1), the groups' fp32 K and V, and P, the fp32 softmax of
+    scale * Q K^T over those rows, bottom-right masked when causal."""
+    groups, rows, d = qf.shape
+    n_k = kf.shape[1]
+    scale = 1.0 / math.sqrt(d)
+    heads_per_block, rows_per_block = blocks(rows, n_k, d)
+    columns = torch.arange(n_k, device=qf.device)
+    for g0 in range(0, groups, heads_per_block):
+        g1 = min(groups, g0 + heads_per_block)
+        keys = kf[g0:g1].float()
+        values = vf[g0:g1].float()
+        for r0 in range(0, rows, rows_per_block):
+            r1 = min(rows, r0 + rows_per_block)
+            scores = torch.matmul(qf[g0:g1, r0:r1].float(), keys.transpose(1, 2)) * scale
+            if causal:
+                last_key = torch.arange(r0, r1, device=qf.device) % n_q + (n_k - n_q)
+                scores.masked_fill_(columns[None, :] > last_key[:, None], float("-inf"))
+            probabilities = torch.softmax(scores, dim=-1)
+            del scores  # one block of scores at a time
+            yield (g0, g1), (r0, r1), keys, values, probabilities
+            del probabilities
 
 
 def reference_output(torch, q, k, v, causal):
@@ -92,22 +133,40 @@ def reference_output(torch, q, k, v, causal):
     qf = q.reshape(groups, rows, d)
     kf, vf = (t.reshape(groups, n_k, d) for t in (k, v))
     out = torch.empty((groups, rows, d), dtype=torch.float32, device=q.device)
-    scale = 1.0 / math.sqrt(d)
-    heads_per_block, rows_per_block = blocks(rows, n_k, d)
-    columns = torch.arange(n_k, device=q.device)
-    for g0 in range(0, groups, heads_per_block):
-        g1 = min(groups, g0 + heads_per_block)
-        keys = kf[g0:g1].float()
-        values = vf[g0:g1].float()
-        for r0 in range(0, rows, rows_per_block):
-            r1 = min(rows, r0 + rows_per_block)
-            scores = torch.matmul(qf[g0:g1, r0:r1].float(), keys.transpose(1, 2)) * scale
-            if causal:
-                last_key = torch.arange(r0, r1, device=q.device) % n_q + (n_k - n_q)
-                scores.masked_fill_(columns[None, :] > last_key[:, None], float("-inf"))
-            out[g0:g1, r0:r1] = torch.matmul(torch.softmax(scores, dim=-1), values)
-            del scores
+    for (g0, g1), (r0, r1), _, values, p in _probability_blocks(torch, qf, kf, vf, n_q, causal):
+        out[g0:g1, r0:r1] = torch.matmul(p, values)
+        del p
     return out.reshape(batch, heads, n_q, d)
+
+
+def reference_gradients(torch, q, k, v, d_out, causal):
+    """fp32 dQ, dK, dV of softmax(scale * Q K^T, masked) V for the output
+    gradient d_out, materialized per block of rows as reference_output is:
+    P recomputed, O = P V, D = rowsum(dO * O), dS = P * (dO V^T - D),
+    dQ = scale dS K, and dK += scale dS^T Q, dV += P^T dO over the blocks.
+    Square self-attention only (Q, K and V of one shape), as the tool's
+    backward reference; under it the causal mask is j <= i."""
+    if not q.shape == k.shape == v.shape == d_out.shape:
+        raise ValueError("the backward reference takes square self-attention: Q, K, V and dO "
+                         f"of one shape, not {tuple(q.shape)}, {tuple(k.shape)}, "
+                         f"{tuple(v.shape)}, {tuple(d_out.shape)}")
+    batch, heads, n, d = q.shape
+    groups = batch * heads
+    qf, kf, vf, gf = (t.reshape(groups, n, d) for t in (q, k, v, d_out))
+    dq = torch.empty((groups, n, d), dtype=torch.float32, device=q.device)
+    dk = torch.zeros((groups, n, d), dtype=torch.float32, device=q.device)
+    dv = torch.zeros((groups, n, d), dtype=torch.float32, device=q.device)
+    scale = 1.0 / math.sqrt(d)
+    for (g0, g1), (r0, r1), keys, values, p in _probability_blocks(torch, qf, kf, vf, n, causal):
+        queries = qf[g0:g1, r0:r1].float()
+        grad = gf[g0:g1, r0:r1].float()
+        delta = (grad * torch.matmul(p, values)).sum(dim=-1, keepdim=True)
+        ds = torch.matmul(grad, values.transpose(1, 2)).sub_(delta).mul_(p)
+        dq[g0:g1, r0:r1] = torch.matmul(ds, keys) * scale
+        dk[g0:g1] += torch.matmul(ds.transpose(1, 2), queries) * scale
+        dv[g0:g1] += torch.matmul(p.transpose(1, 2), grad)
+        del p, ds
+    return tuple(t.reshape(batch, heads, n, d) for t in (dq, dk, dv))
 
 
 def checked_tensor(name, squared_error, squared_ref, max_abs_err, ref_max_abs, non_finite):
@@ -120,8 +179,9 @@ def checked_tensor(name, squared_error, squared_ref, max_abs_err, ref_max_abs, n
             "all_finite": non_finite == 0}
 
 
-def compare_with_reference(torch, out, reference):
-    """kernels::compare_with_reference for O: errors over the finite outputs."""
+def compare_with_reference(torch, out, reference, name="O"):
+    """kernels::compare_with_reference for the tensor `name` (O, dQ, ...):
+    errors over the finite outputs."""
     value = out.detach().reshape(-1).double()
     expected = reference.reshape(-1).double()
     finite = torch.isfinite(value)
@@ -130,7 +190,7 @@ def compare_with_reference(torch, out, reference):
         value, expected = value[finite], expected[finite]
     error = value - expected
     if error.numel() == 0:
-        return checked_tensor("O", 0.0, 0.0, 0.0, 0.0, non_finite)
+        return checked_tensor(name, 0.0, 0.0, 0.0, 0.0, non_finite)
     return checked_tensor(
-        "O", float((error * error).sum().item()), float((expected * expected).sum().item()),
+        name, float((error * error).sum().item()), float((expected * expected).sum().item()),
         float(error.abs().max().item()), float(expected.abs().max().item()), non_finite)

@@ -19,7 +19,8 @@ from tool_binary import require_tool, run_tool, tool_path
 
 import torch_sdpa
 from torch_peer import raw_samples, tool as tools
-from torch_peer.backends import BACKENDS, PAGED_REASON, Outcome, shape_gap
+from torch_peer.backends import (BACKENDS, BACKWARD_SQUARE_REASON, PAGED_REASON, Outcome,
+                                 shape_gap)
 from torch_peer.measured_sweep import apply_outcome, arithmetic, finish, plan_rows
 from torch_peer.reference import checked_tensor
 from torch_peer.stop_rule import SampleLog, TimingOptions
@@ -46,6 +47,11 @@ def arguments(gpu="h200", axes=SQUARE_AXES):
     return torch_sdpa.parse_arguments(["--json", "unused.json", "--gpu", gpu, *axes])
 
 
+# The square axes' backward, and one GQA prefill shape whose backward is not asked
+BACKWARD_AXES = (*SQUARE_AXES, "--backward")
+GQA_BACKWARD_AXES = ("--heads", "8", "--kv-heads", "2", "--seq-lens", "256", "--backward")
+
+
 def synthetic_timing(base_ms):
     log = SampleLog(TimingOptions(), 1980.0)
     log.warmup_runs = 3
@@ -56,30 +62,35 @@ def synthetic_timing(base_ms):
     return log.timing()
 
 
-def outcome_for(problem, backend):
+def outcome_for(problem, backend, direction="forward"):
     """ok for most rows; cudnn refuses causal fp16 at N = 1000 and math's output
-    is far off at N = 1000, so every status appears."""
+    is far off at N = 1000, so every status appears. The backward checks dQ, dK
+    and dV and takes 2.5 times as long."""
     if backend.name == "cudnn" and problem.causal and problem.seq_len == 1000:
         return Outcome("skipped", "torch refused: cuDNN attention ... (synthetic)")
-    check = checked_tensor("O", 1e-8 * problem.seq_len, float(problem.seq_len), 1e-4, 3.0, 0)
+    names = ("O",) if direction == "forward" else ("dQ", "dK", "dV")
+    checks = [checked_tensor(name, 1e-8 * problem.seq_len, float(problem.seq_len), 1e-4, 3.0, 0)
+              for name in names]
     if backend.name == "math" and problem.seq_len == 1000:
-        check = checked_tensor("O", 1.0, 2.0, 0.5, 3.0, 0)
-    return Outcome(check={"reference": "synthetic reference", "tensors": [check]},
-                   timing=synthetic_timing(0.01 * problem.seq_len / 256))
+        checks[0] = checked_tensor(names[0], 1.0, 2.0, 0.5, 3.0, 0)
+    scale = 1.0 if direction == "forward" else 2.5
+    return Outcome(check={"reference": "synthetic reference", "tensors": checks},
+                   timing=synthetic_timing(scale * 0.01 * problem.seq_len / 256))
 
 
 def build_raw(path, args, interrupted=False):
     """The raw samples a run of these axes writes, every backend present."""
     problems = tools.plan(tool_path(), args)
+    direction = "backward" if args.backward else "forward"
     planned = plan_rows(problems, list(BACKENDS), {b.name: "" for b in BACKENDS}, 0,
-                        lambda problem: shape_gap(problem, ENVIRONMENT["torch"]))
+                        lambda problem: shape_gap(problem, ENVIRONMENT["torch"]), direction)
     raw = raw_samples.document(
         TOOL_RECORD, raw_samples.provenance("peers/torch_sdpa.py --json x", dict(ENVIRONMENT)),
         [H200_DEVICE], [{"kernel": b.kernel, "arithmetic": arithmetic(b, True)} for b in BACKENDS],
         [row for _, _, row in planned])
     for problem, backend, row in planned:
         if row["status"] == "ok":
-            apply_outcome(row, outcome_for(problem, backend))
+            apply_outcome(row, outcome_for(problem, backend, direction))
     with contextlib.redirect_stderr(io.StringIO()):
         return finish(raw, path, ["a note from the run"], interrupted)
 
@@ -241,6 +252,75 @@ class ServedPeerReport(ImportedRun):
         compare = run_tool("compare", self.path, self.path, "--by", "shape")
         self.assertEqual(compare.returncode, 0, compare.stderr)
         self.assertIn("torch_sdpa_cudnn vs torch_sdpa_flash", compare.stdout)
+
+
+class BackwardPeerReport(ImportedRun):
+    """--backward's raw samples through the same writer and import: each row
+    says it is the backward, checks dQ, dK and dV, and is counted as the
+    sweep counts a backward kernel (2.5 times the forward's FLOPs, the
+    backward's compulsory bytes); audit re-derives it, and compare pairs it
+    with backward rows only."""
+
+    AXES = BACKWARD_AXES
+
+    def test_it_imports_consistent_and_auditable(self):
+        self.assertEqual(self.status, 1)  # math's failed check, as the forward's
+        self.assertTrue(self.report["provenance"]["auditable"], self.report["provenance"])
+        result = run_tool("audit", self.path)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("consistent: 16 rows", result.stdout)
+        with open(self.samples, encoding="utf-8") as file:
+            raw = json.load(file)
+        self.assertEqual({row["direction"] for row in raw["results"]}, {"backward"})
+
+    def test_rows_are_counted_as_a_backward_kernels(self):
+        rows = [r for r in self.report["results"] if r["status"] == "ok"]
+        self.assertTrue(rows)
+        for row in rows:
+            n, d = row["seq_len"], row["head_dim"]
+            self.assertEqual(row["direction"], "backward")
+            self.assertEqual([t["tensor"] for t in row["correctness"]["tensors"]],
+                             ["dQ", "dK", "dV"])
+            # docs/model.md: 2.5 x 4 B H N^2 d; Q, K, V, O, dO, dQ, dK, dV and the LSE
+            if not row["causal"]:
+                self.assertEqual(row["flops"]["exact"], 2.5 * 4 * 8 * n * n * d)
+            self.assertEqual(row["traffic"]["bytes"], 8 * (8 * n * d * 2 + n * 4))
+
+    def test_compare_pairs_backward_rows_with_backward_rows(self):
+        forward = os.path.join(self.folder.name, "forward.json")
+        samples = os.path.join(self.folder.name, "forward.samples.json")
+        self.assertEqual(build_raw(samples, arguments()), 0)
+        imported(samples, forward, arguments())
+        compare = run_tool("compare", forward, self.path)
+        self.assertEqual(compare.returncode, 0, compare.stderr)
+        # no forward row meets a backward one
+        self.assertIn("0 SAME, 0 FASTER, 0 SLOWER", compare.stdout)
+        self.assertIn("16 only in base, 16 only in new", compare.stdout)
+        matched = run_tool("compare", self.path, self.path, "--match-kernel",
+                           "torch_sdpa_flash=torch_sdpa_cudnn")
+        self.assertEqual(matched.returncode, 0, matched.stderr)
+        self.assertRegex(matched.stdout, r"torch_sdpa_cudnn +backward +fp16 +1 +8 +256 ")
+
+
+class GroupedBackwardPeerReport(ImportedRun):
+    """A GQA problem's backward is a skipped row in the raw samples, saying
+    why, and stays skipped through the import."""
+
+    AXES = GQA_BACKWARD_AXES
+
+    def test_every_row_is_skipped_with_the_backwards_reason(self):
+        self.assertEqual(self.status, 0)
+        with open(self.samples, encoding="utf-8") as file:
+            raw = json.load(file)["results"]
+        self.assertEqual({(r["status"], r["reason"]) for r in raw},
+                         {("skipped", BACKWARD_SQUARE_REASON)})
+        # the import writes the model's reason over the script's, as for any shape
+        self.assertEqual(len(self.report["results"]), len(BACKENDS))
+        for row in self.report["results"]:
+            self.assertEqual((row["direction"], row["status"], row["reason"]),
+                             ("backward", "skipped", f"{row['kernel']}: the backward models "
+                                                     "describe square self-attention only"))
+        self.assertEqual(run_tool("audit", self.path).returncode, 0)
 
 
 if __name__ == "__main__":

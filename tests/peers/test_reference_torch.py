@@ -4,7 +4,8 @@ its group of query heads), Nq != Nk with the bottom-right causal mask of
 docs/model.md section 7, odd lengths (Nk = 1, 17, 4097), and the blocks that
 let any length fit. The expected outputs come from a float64 attention written
 here the plain way (K and V repeated per query head, the mask built with
-torch.tril), not from the reference's own grouping. Needs torch (any device):
+torch.tril), not from the reference's own grouping; the backward reference's
+gradients from torch's autograd through that attention. Needs torch (any device):
 test_peers_torch skips this module where the tests' python has none."""
 
 import math
@@ -104,6 +105,52 @@ class ServedReference(unittest.TestCase):
         again = reference.make_inputs(torch, p, 7, "cpu")
         self.assertTrue(all(torch.equal(a, b) for a, b in zip((q, k, v), again)))
         self.assertFalse(torch.equal(k, v))
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class BackwardReference(unittest.TestCase):
+    """reference_gradients against torch's autograd through plain_attention in
+    float64, on square shapes (the only backward the tool checks), causal and
+    not, N = 1 and odd N, whole and split into blocks of rows."""
+
+    SHAPES = [(2, 3, 17, 8, True), (1, 2, 33, 16, False), (1, 1, 1, 8, True),
+              (2, 2, 64, 16, True)]
+
+    def setUp(self):
+        self.block = reference.REFERENCE_BLOCK_ELEMENTS
+
+    def tearDown(self):
+        reference.REFERENCE_BLOCK_ELEMENTS = self.block
+
+    def test_gradients_match_autograd_in_float64(self):
+        for elements in (self.block, 40, 300):
+            reference.REFERENCE_BLOCK_ELEMENTS = elements
+            for batch, heads, n, d, causal in self.SHAPES:
+                with self.subTest(elements=elements, shape=(batch, heads, n, d, causal)):
+                    p = problem(batch, heads, heads, n, n, d, causal)
+                    q, k, v = reference.make_inputs(torch, p, 20261202, "cpu")
+                    d_out = reference.make_output_gradient(torch, p, 20261202, "cpu")
+                    leaves = [t.double().requires_grad_() for t in (q, k, v)]
+                    expected = torch.autograd.grad(plain_attention(*leaves, causal), leaves,
+                                                   d_out.double())
+                    got = reference.reference_gradients(torch, q, k, v, d_out, causal)
+                    for name, a, b in zip(("dQ", "dK", "dV"), got, expected):
+                        self.assertEqual(a.dtype, torch.float32, name)
+                        self.assertLess((a.double() - b).abs().max().item(), 1e-5, name)
+
+    def test_output_gradient_is_its_own_draw(self):
+        p = problem(1, 2, 2, 5, 5, 8, False, "bf16")
+        d_out = reference.make_output_gradient(torch, p, 7, "cpu")
+        q, _, _ = reference.make_inputs(torch, p, 7, "cpu")
+        self.assertEqual((tuple(d_out.shape), d_out.dtype), (tuple(q.shape), torch.bfloat16))
+        self.assertTrue(torch.equal(d_out, reference.make_output_gradient(torch, p, 7, "cpu")))
+        self.assertFalse(torch.equal(d_out, q))
+
+    def test_served_shapes_are_refused(self):
+        p = problem(1, 4, 2, 8, 8, 8, False)
+        q, k, v = reference.make_inputs(torch, p, 1, "cpu")
+        with self.assertRaisesRegex(ValueError, "square self-attention"):
+            reference.reference_gradients(torch, q, k, v, torch.zeros_like(q), False)
 
 
 if __name__ == "__main__":

@@ -302,5 +302,47 @@ class ServedShapes(unittest.TestCase):
                          4.0 * heads * (2 * 4 * 131072 + 2 * 131072 * 128 + 4 * 128))
 
 
+class Backward(unittest.TestCase):
+    """--backward before torch is asked: the rows it plans (square self-
+    attention only, as fa1_bwd and fa2_bwd), the direction they carry into the
+    raw samples, and the memory it budgets."""
+
+    def test_only_square_self_attention_is_asked_for_its_backward(self):
+        square = served(batch=1, heads=8, kv_heads=8, q_len=4096, kv_len=4096, causal=True)
+        problems = [square, served(q_len=4096, kv_len=4096), served(kv_heads=32, q_len=4),
+                    served(kv_heads=32, q_len=4096, kv_len=4096, page_size=16)]
+        gaps = {b.name: "" for b in BACKENDS}
+        rows = plan_rows(problems, list(BACKENDS), gaps, 0,
+                         lambda p: backends.shape_gap(p, "2.11.0+cu130"), "backward")
+        self.assertEqual({row["direction"] for _, _, row in rows}, {"backward"})
+        self.assertEqual([row["status"] for p, _, row in rows if p == square],
+                         ["ok"] * len(BACKENDS))
+        reasons = {row["reason"] for p, _, row in rows if p != square}
+        # GQA and Nq != Nk: the backward's reason; a paged cache: torch's gap first
+        self.assertEqual(reasons, {backends.BACKWARD_SQUARE_REASON, backends.PAGED_REASON})
+
+    def test_a_forward_row_has_no_direction_key(self):
+        rows = plan_rows([served()], list(BACKENDS), {b.name: "" for b in BACKENDS}, 0)
+        self.assertFalse([row for _, _, row in rows if "direction" in row])
+
+    def test_the_backward_budgets_its_gradients_and_reference(self):
+        square = served(batch=1, heads=8, kv_heads=8, q_len=16384, kv_len=16384)
+        queries = 8 * 16384 * 128
+        working = reference.reference_working_bytes(square, backward=True)
+        # Q, K, V, O, dO and the 3 gradients in fp16, 3 fp32 reference gradients
+        # and an fp32 dQ accumulator, then the backward reference's block
+        self.assertEqual(backends.bytes_needed(square, backward=True),
+                         8 * queries * 2 + 4 * queries * 4 + working)
+        heads, rows = reference.blocks(16384, 16384, 128)
+        self.assertEqual(working, 4.0 * heads * (2 * rows * 16384 + 2 * 16384 * 128
+                                                 + 3 * rows * 128))
+        self.assertGreater(working, reference.reference_working_bytes(square))
+
+    def test_the_command_line_takes_backward(self):
+        args = torch_sdpa.parse_arguments(["--json", "x.json", "--backward"])
+        self.assertTrue(args.backward)
+        self.assertFalse(torch_sdpa.parse_arguments(["--json", "x.json"]).backward)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -86,6 +86,21 @@ class ScriptCommandLine(unittest.TestCase):
         result = self.run_script("--json", self.report, "--tool", tool_path(), *axes)
         self.assertEqual(result.stderr, f"torch_sdpa.py: error: {expected}\n")
 
+    def test_backward_is_a_flag_checked_with_the_others(self):
+        # --backward takes no value and leaves the axes to the tool: a bad one is
+        # still refused in one line before torch, and a mistyped flag too
+        result = self.run_script("--json", self.report, "--tool", tool_path(), "--backward",
+                                 "--head-dims", "0")
+        self.assertEqual((result.returncode, result.stderr),
+                         (2, "torch_sdpa.py: error: --head-dims: 0 must be positive\n"))
+        result = self.run_script("--json", self.report, "--tool", tool_path(), "--backward=yes")
+        self.assertEqual((result.returncode, result.stderr.count("\n")), (2, 1))
+        self.assertIn("--backward: ignored explicit argument 'yes'", result.stderr)
+        result = self.run_script("--json", self.report, "--tool", tool_path(), "--backwards")
+        self.assertEqual((result.returncode, result.stderr.count("\n")), (2, 1))
+        self.assertIn("unrecognized arguments: --backwards", result.stderr)
+        self.assertEqual(os.listdir(self.folder.name), [])
+
     def test_the_report_path_is_required(self):
         result = self.run_script("--seq-lens", "256")
         self.assertEqual((result.returncode, result.stderr.count("\n")), (2, 1))
