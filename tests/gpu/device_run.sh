@@ -5,7 +5,8 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd.
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
+# peers_backward.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -728,6 +729,60 @@ step_fa2bwd() {
   local audit_rc=${PIPESTATUS[0]}
   echo "fa2bwd: sweep exit $rc, audit exit $audit_rc"
   [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+}
+
+# Issue 19's judgement in one run: fa2_bwd's backward sweep and torch's flash
+# and cuDNN backward (peers/torch_sdpa.py --backward: the backward alone, by
+# the same cold timer) on the same axes and timing flags, each report audited,
+# then fa2_bwd against each of them per shape (ratio = fa2_bwd / torch). The
+# reports go to results/h200/backward/, everything to $OUT. 24 problems a
+# side at 0.5 s a row: about 2-3 minutes.
+step_peers_backward() {
+  local dir=results/h200/backward
+  local axes=(--batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 --both
+              --dtype fp16,bf16 --max-seconds 0.5)
+  if [[ ! -x $tool ]]; then
+    echo "peers_backward: $tool is not built"
+    status=1
+    return
+  fi
+  mkdir -p "$dir"
+  "$tool" sweep --kernels fa2_bwd --backward "${axes[@]}" --json "$dir/sweep-fa2-bwd.json" \
+    --md "$dir/sweep-fa2-bwd.md" 2>"$out/sweep-fa2-bwd.log" | tail -n 3
+  local rc=${PIPESTATUS[0]}
+  echo "peers_backward: fa2_bwd sweep exit $rc (0 expected; log sweep-fa2-bwd.log)"
+  [[ $rc -eq 0 ]] || status=1
+  # Without a device the sweep writes the model alone, and exits 0.
+  if ! grep -q '"source": "measured"' "$dir/sweep-fa2-bwd.json" 2>/dev/null; then
+    echo "peers_backward: $dir/sweep-fa2-bwd.json holds no measurement (no CUDA device?)"
+    status=1
+  fi
+  peer_script "${axes[@]}" --backward --backends flash,cudnn \
+    --json "$dir/torch-sdpa-backward.json" 2>"$out/torch-sdpa-backward.log"
+  rc=$?
+  tail -n 3 "$out/torch-sdpa-backward.log"
+  echo "peers_backward: torch backward exit $rc (0, or 1 for a failed row the report records)"
+  [[ $rc -le 1 ]] || status=1
+  cp "$dir"/*.json "$dir"/*.md "$out/" 2>/dev/null
+  local report
+  for report in sweep-fa2-bwd torch-sdpa-backward; do
+    if [[ ! -s $dir/$report.json ]]; then
+      echo "peers_backward: $dir/$report.json was not written"
+      status=1
+      return
+    fi
+    "$tool" audit "$dir/$report.json" >"$out/$report-audit.txt" 2>&1
+    rc=$?
+    echo "peers_backward: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
+    [[ $rc -eq 0 ]] || status=1
+  done
+  local peer
+  for peer in flash cudnn; do
+    "$tool" compare "$dir/torch-sdpa-backward.json" "$dir/sweep-fa2-bwd.json" \
+      --match-kernel "torch_sdpa_$peer=fa2_bwd" >"$out/fa2-bwd-vs-$peer.txt" 2>&1
+    echo "peers_backward: compare against torch_sdpa_$peer exit $?"
+    grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$out/fa2-bwd-vs-$peer.txt" | head -n 30
+  done
 }
 
 for step in "$@"; do
