@@ -25,6 +25,10 @@ constexpr int gemm_block_rows = 128;
 // point's, and the two that bound the hardware's.
 enum class Schedule { point, lock_step, drifted };
 
+// Whether the repeats of a launch's state are skipped (l2_cache_sim.hpp):
+// always, but for the full simulation that the skip must equal.
+enum class Repeats { skipped, simulated };
+
 // The bounds' step budget: 2^21 CTA-steps, a sixteenth of the point's, so the
 // interval adds at most an eighth to the point's cost on a long launch.
 constexpr std::int64_t bound_max_steps = std::int64_t{1} << 21;
@@ -40,8 +44,9 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
 
 // Lock-step also holds one copy of a line in the whole L2 (no partition
 // keeps its own); drifted spreads the resident CTAs' starts.
-L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule) {
+L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule, Repeats repeats) {
   L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+  l2.skip_repeats = repeats == Repeats::skipped;
   if (schedule == Schedule::point) return l2;
   l2.max_steps = bound_max_steps;
   if (schedule == Schedule::lock_step) l2.partitions = 1;
@@ -70,8 +75,8 @@ namespace {
 
 std::optional<DramEstimate> simulate(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs,
-                                     Schedule schedule) {
-  const L2Config l2 = l2_config(inputs, schedule);
+                                     Schedule schedule, Repeats repeats = Repeats::skipped) {
+  const L2Config l2 = l2_config(inputs, schedule, repeats);
   if (problem.paged() && kernel.traffic != TrafficModelKind::split_kv) return std::nullopt;
   if (!problem.square() && kernel.traffic != TrafficModelKind::kv_reload &&
       kernel.traffic != TrafficModelKind::split_kv) {
@@ -162,7 +167,7 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
 std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,
                                                     const AttentionProblem& problem,
                                                     const L2ModelInputs& inputs) {
-  return simulate(kernel, problem, inputs, Schedule::point);
+  return simulate(kernel, problem, inputs, Schedule::point, Repeats::simulated);
 }
 
 namespace {
@@ -198,10 +203,12 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
   return memoized(kernel, problem, inputs, Schedule::point);
 }
 
-std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
-                                              const AttentionProblem& problem,
-                                              const L2ModelInputs& inputs) {
-  const auto point = memoized(kernel, problem, inputs, Schedule::point);
+namespace {
+
+// The interval from `estimate(schedule)`: memoized, or fully simulated.
+template <typename Estimate>
+std::optional<DramInterval> interval_of(const L2ModelInputs& inputs, Estimate estimate) {
+  const auto point = estimate(Schedule::point);
   if (!point) return std::nullopt;
   // A launch whose every line fits the L2 the point sees is read once and
   // evicts nothing under any schedule: only when its writes reach DRAM is
@@ -212,11 +219,28 @@ std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
   if (eventual <= L2Config{inputs.l2_bytes, inputs.l2_partitions}.effective_bytes()) {
     return DramInterval{point->bytes(), eventual};
   }
-  const auto low = memoized(kernel, problem, inputs, Schedule::lock_step);
-  const auto high = memoized(kernel, problem, inputs, Schedule::drifted);
+  const auto low = estimate(Schedule::lock_step);
+  const auto high = estimate(Schedule::drifted);
   if (!low || !high) return std::nullopt;
   return DramInterval{std::min(point->bytes(), low->bytes()),
                       std::max(eventual, high->eventual_bytes())};
+}
+
+}  // namespace
+
+std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
+                                              const AttentionProblem& problem,
+                                              const L2ModelInputs& inputs) {
+  return interval_of(
+      inputs, [&](Schedule schedule) { return memoized(kernel, problem, inputs, schedule); });
+}
+
+std::optional<DramInterval> l2_aware_interval_simulated(const KernelDescription& kernel,
+                                                        const AttentionProblem& problem,
+                                                        const L2ModelInputs& inputs) {
+  return interval_of(inputs, [&](Schedule schedule) {
+    return simulate(kernel, problem, inputs, schedule, Repeats::simulated);
+  });
 }
 
 }  // namespace cfr

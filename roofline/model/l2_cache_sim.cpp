@@ -1,10 +1,9 @@
 #include "roofline/model/l2_cache_sim.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
-#include <numeric>
-#include <queue>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,33 +12,44 @@ namespace cfr {
 
 namespace {
 
+using Id = std::int32_t;
+
+struct Node {
+  Id prev = -1;
+  Id next = -1;
+  double bytes = 0;
+  bool resident = false;
+  bool dirty = false;
+};
+
+// The arrays of one simulation, kept per thread between simulations: a launch
+// of a million tiles would otherwise fault in tens of MB of fresh pages on
+// every call.
+struct LruStorage {
+  std::vector<Node> nodes;
+  std::vector<Id> free;
+};
+
 // Byte-capacity LRU over dense ids: stream tiles are ids [0, stream_ids),
-// private blocks get ids above that, recycled once evicted. The links are
-// 32-bit and the bytes a separate array: a launch of a million tiles keeps
-// its list in 12 MB, and each step touches one 12-byte node.
+// private blocks get ids above that, recycled once evicted. Each node holds
+// its links and bytes, so a step touches one 24-byte node and its neighbours.
 class LruCache {
  public:
-  LruCache(double capacity, std::int64_t stream_ids, std::int64_t private_ids)
-      : capacity_(capacity), stream_ids_(static_cast<Id>(stream_ids)) {
+  LruCache(LruStorage& storage, double capacity, std::int64_t stream_ids, std::int64_t private_ids)
+      : nodes_(storage.nodes),
+        free_(storage.free),
+        capacity_(capacity),
+        stream_ids_(static_cast<Id>(stream_ids)) {
     if (stream_ids + private_ids >= std::numeric_limits<Id>::max()) {
       throw std::invalid_argument(fmt::format("{} stream tiles: too many to simulate", stream_ids));
     }
+    nodes_.assign(static_cast<std::size_t>(stream_ids), Node{});
     nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
-    nodes_.resize(static_cast<std::size_t>(stream_ids));
-    bytes_.reserve(nodes_.capacity());
-    bytes_.resize(nodes_.size(), -1);
-  }
-
-  // The bytes of stream tile `id`, computed once from `bytes_of`.
-  template <typename BytesOf>
-  double stream_bytes(std::int64_t id, BytesOf bytes_of) {
-    double& bytes = bytes_[static_cast<std::size_t>(id)];
-    if (bytes < 0) bytes = bytes_of();
-    return bytes;
+    free_.clear();
   }
 
   // Returns the bytes read from DRAM when `readers` CTAs read stream tile
-  // `id` (of `bytes`, from stream_bytes) in the same step.
+  // `id` of `bytes` in the same step.
   double read_stream(std::int64_t id, double bytes, std::int64_t readers) {
     if (nodes_[static_cast<std::size_t>(id)].resident) {
       move_to_front(static_cast<Id>(id));
@@ -64,33 +74,63 @@ class LruCache {
     } else {
       id = static_cast<Id>(nodes_.size());
       nodes_.emplace_back();
-      bytes_.push_back(0);
     }
     insert(id, bytes, dirty);
   }
 
   double written() const { return written_; }
+  void add_written(double bytes) { written_ += bytes; }
   double resident_dirty() const {
     double bytes = 0;
-    for (Id id = head_; id >= 0; id = nodes_[static_cast<std::size_t>(id)].next) {
-      if (nodes_[static_cast<std::size_t>(id)].dirty) bytes += bytes_[static_cast<std::size_t>(id)];
+    for (Id id = head_; id >= 0; id = node(id).next) {
+      if (node(id).dirty) bytes += node(id).bytes;
     }
     return bytes;
   }
 
+  // Visits the resident lines from least to most recently used:
+  // visit(stream id or -1 for a private block, bytes, dirty).
+  template <typename Visit>
+  void for_each_lru(Visit visit) const {
+    for (Id id = tail_; id >= 0; id = node(id).prev) {
+      visit(id < stream_ids_ ? std::int64_t{id} : std::int64_t{-1}, node(id).bytes, node(id).dirty);
+    }
+  }
+
+  // The same lines in the same order, each stream tile renamed by `rename`.
+  template <typename Rename>
+  void rename_streams(Rename rename) {
+    std::vector<Node> lines;
+    std::vector<std::int64_t> ids;
+    for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
+      ids.push_back(id);
+      lines.push_back({-1, -1, bytes, true, dirty});
+    });
+    for (Id id = head_; id >= 0;) {
+      const Id next = node(id).next;
+      nodes_[static_cast<std::size_t>(id)] = Node{};
+      id = next;
+    }
+    nodes_.resize(static_cast<std::size_t>(stream_ids_));
+    free_.clear();
+    head_ = tail_ = -1;
+    used_ = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (ids[i] >= 0) {
+        insert(static_cast<Id>(rename(ids[i])), lines[i].bytes, lines[i].dirty);
+      } else {
+        touch_private(lines[i].bytes, lines[i].dirty);
+      }
+    }
+  }
+
  private:
-  using Id = std::int32_t;
-  struct Node {
-    Id prev = -1;
-    Id next = -1;
-    bool resident = false;
-    bool dirty = false;
-  };
+  const Node& node(Id id) const { return nodes_[static_cast<std::size_t>(id)]; }
 
   void insert(Id id, double bytes, bool dirty) {
     while (used_ + bytes > capacity_ && tail_ >= 0) evict_tail();
     Node& node = nodes_[static_cast<std::size_t>(id)];
-    bytes_[static_cast<std::size_t>(id)] = bytes;
+    node.bytes = bytes;
     node.dirty = dirty;
     node.resident = true;
     node.prev = -1;
@@ -130,25 +170,24 @@ class LruCache {
     unlink(id);
     Node& node = nodes_[static_cast<std::size_t>(id)];
     node.resident = false;
-    const double bytes = bytes_[static_cast<std::size_t>(id)];
-    used_ -= bytes;
-    if (node.dirty) written_ += bytes;
+    used_ -= node.bytes;
+    if (node.dirty) written_ += node.bytes;
     if (id >= stream_ids_) free_.push_back(id);
   }
 
+  std::vector<Node>& nodes_;
+  std::vector<Id>& free_;
   double capacity_;
   Id stream_ids_;
-  std::vector<Node> nodes_;
-  std::vector<double> bytes_;  // of each id; -1: a stream tile not yet read
-  std::vector<Id> free_;
   Id head_ = -1;
   Id tail_ = -1;
   double used_ = 0;
   double written_ = 0;
 };
 
-// CTAs identical in start, group and range, merged: they read every tile in
-// the same step.
+// Consecutive CTAs identical in start, group and range, merged: they read
+// every tile in the same step. `pos` is the tile of the current pass it
+// reads next, `left` the steps it still holds its slot.
 struct Stream {
   std::int64_t start = 0;
   std::int64_t group = 0;
@@ -158,8 +197,32 @@ struct Stream {
   std::int64_t ctas = 0;
   double own_read_bytes = 0;
   double own_write_bytes = 0;
+  std::int64_t pos = 0;
+  std::int64_t left = 1;
+  // Of its first tile: the cache id, and the index of its bytes (Simulation::tile_bytes_).
+  std::int64_t first_id = 0;
+  std::int64_t first_bytes = 0;
 
-  std::int64_t steps() const { return std::max<std::int64_t>(1, tiles * passes); }
+  static Stream of(const StreamedCta& cta, std::int64_t start) {
+    Stream stream;
+    stream.start = start;
+    stream.group = cta.group;
+    stream.first_tile = cta.first_tile;
+    stream.tiles = cta.tiles;
+    stream.passes = cta.passes;
+    stream.ctas = 1;
+    stream.own_read_bytes = cta.own_read_bytes;
+    stream.own_write_bytes = cta.own_write_bytes;
+    stream.left = steps_of(cta);
+    return stream;
+  }
+  static std::int64_t steps_of(const StreamedCta& cta) {
+    return std::max<std::int64_t>(1, cta.tiles * cta.passes);
+  }
+  bool takes(const StreamedCta& cta) const {
+    return group == cta.group && first_tile == cta.first_tile && tiles == cta.tiles &&
+           passes == cta.passes;
+  }
 };
 
 void validate(const StreamedLaunch& launch, double cache_bytes) {
@@ -171,6 +234,9 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
   if (launch.concurrency <= 0)
     fail(fmt::format("concurrency {} is not positive", launch.concurrency));
   if (launch.groups < 0 || launch.tiles_per_group < 0) fail("negative tile count");
+  if (launch.tile_bytes_period < 0 || launch.period_ctas < 0 || launch.period_groups < 0) {
+    fail("negative period");
+  }
   if (!launch.tile_bytes && !launch.ctas.empty()) fail("no tile_bytes function");
   for (const StreamedCta& cta : launch.ctas) {
     if (cta.group < 0 || cta.group >= launch.groups || cta.tiles < 0 || cta.passes < 1 ||
@@ -180,39 +246,6 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
                        launch.tiles_per_group));
     }
   }
-}
-
-// List scheduling: each CTA, in dispatch order, starts when the earliest of
-// `concurrency` slots frees; it holds the slot for tiles x passes steps.
-std::vector<Stream> schedule(const StreamedLaunch& launch) {
-  std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> free_at;
-  const auto slots =
-      std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
-  for (std::int64_t slot = 0; slot < slots; ++slot) {
-    free_at.push(slots > 0 ? slot * launch.stagger_steps / slots : 0);
-  }
-  std::vector<Stream> streams;
-  streams.reserve(launch.ctas.size());
-  for (const StreamedCta& cta : launch.ctas) {
-    const std::int64_t start = free_at.top();
-    free_at.pop();
-    const Stream stream{start,      cta.group, cta.first_tile,     cta.tiles,
-                        cta.passes, 1,         cta.own_read_bytes, cta.own_write_bytes};
-    free_at.push(start + stream.steps());
-    Stream* previous = streams.empty() ? nullptr : &streams.back();
-    if (previous != nullptr && previous->start == start && previous->group == cta.group &&
-        previous->first_tile == cta.first_tile && previous->tiles == cta.tiles &&
-        previous->passes == cta.passes) {
-      previous->ctas += 1;
-      previous->own_read_bytes += cta.own_read_bytes;
-      previous->own_write_bytes += cta.own_write_bytes;
-    } else {
-      streams.push_back(stream);
-    }
-  }
-  // Start times never decrease in dispatch order: each CTA takes the
-  // earliest free slot and frees it no earlier than it took it.
-  return streams;
 }
 
 std::int64_t tile_grouping(const StreamedLaunch& launch) {
@@ -235,6 +268,10 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
   merged.concurrency = launch.concurrency;
   merged.stagger_steps = (launch.stagger_steps + group - 1) / group;
   merged.max_steps = launch.max_steps;
+  merged.tile_bytes_period = launch.tile_bytes_period;
+  merged.period_ctas = launch.period_ctas;
+  merged.period_groups = launch.period_groups;
+  merged.skip_repeats = launch.skip_repeats;
   merged.tile_bytes = [&launch, group](std::int64_t g, std::int64_t tile) {
     double bytes = 0;
     const std::int64_t end = std::min(launch.tiles_per_group, (tile + 1) * group);
@@ -253,6 +290,274 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
   return merged;
 }
 
+// Whether the launch repeats as it claims: each CTA is the one `period_ctas`
+// before it with its group moved on, and the tile bytes of a group are those
+// of the group it is renamed to.
+bool repeats(const StreamedLaunch& launch) {
+  const std::int64_t period = launch.period_ctas;
+  const std::int64_t shift = launch.period_groups;
+  const std::int64_t bytes_period = launch.tile_bytes_period;
+  if (!launch.skip_repeats || period <= 0 || launch.groups <= 0 || bytes_period <= 0 ||
+      launch.groups % bytes_period != 0 || shift % bytes_period != 0) {
+    return false;
+  }
+  const auto& ctas = launch.ctas;
+  for (std::size_t i = static_cast<std::size_t>(period); i < ctas.size(); ++i) {
+    const StreamedCta& a = ctas[i - static_cast<std::size_t>(period)];
+    const StreamedCta& b = ctas[i];
+    if (b.group != (a.group + shift) % launch.groups || b.first_tile != a.first_tile ||
+        b.tiles != a.tiles || b.passes != a.passes || b.own_read_bytes != a.own_read_bytes ||
+        b.own_write_bytes != a.own_write_bytes) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::int64_t bits_of(double value) {
+  return std::bit_cast<std::int64_t>(value);
+}
+
+// Byte counters of a launch so far.
+struct Counters {
+  double own_read = 0;
+  double stream_read = 0;
+  double written = 0;
+  double requested = 0;
+};
+
+// The simulation of one launch, step by step: list scheduling (each CTA, in
+// dispatch order, starts when the earliest of `concurrency` slots frees and
+// holds it for tiles x passes steps) run alongside the cache, with the
+// repeats of its state skipped (StreamedLaunch::period_ctas).
+class Simulation {
+ public:
+  Simulation(const StreamedLaunch& launch, double cache_bytes, LruStorage& storage)
+      : launch_(launch),
+        // Private blocks in the cache at once: about two per resident CTA.
+        cache_(storage, cache_bytes, launch.groups * launch.tiles_per_group,
+               2 * launch.concurrency),
+        repeats_(repeats(launch)) {
+    const std::int64_t period =
+        launch.tile_bytes_period > 0 ? launch.tile_bytes_period : launch.groups;
+    tile_bytes_.assign(static_cast<std::size_t>(period * launch.tiles_per_group), -1);
+    const auto slots =
+        std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
+    for (std::int64_t slot = 0; slot < slots; ++slot) {
+      free_at_.push_back(slots > 0 ? slot * launch.stagger_steps / slots : 0);
+    }
+    std::make_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+    spacing_ = launch.period_ctas *
+               std::max<std::int64_t>(1, (launch.concurrency + launch.period_ctas - 1) /
+                                             std::max<std::int64_t>(1, launch.period_ctas));
+  }
+
+  LaunchTraffic run() {
+    const std::size_t count = launch_.ctas.size();
+    while (next_ < count || !active_.empty()) {
+      if (active_.empty()) step_ = std::max(step_, free_at_.front());
+      dispatch();
+      read_step();
+      ++step_;
+    }
+    LaunchTraffic traffic;
+    traffic.name = launch_.name;
+    traffic.own_read_bytes = counters_.own_read;
+    traffic.stream_read_bytes = counters_.stream_read;
+    traffic.stream_requested_bytes = counters_.requested;
+    traffic.written_bytes = cache_.written();
+    traffic.retained_dirty_bytes = cache_.resident_dirty();
+    traffic.skipped_cycles = skipped_;
+    return traffic;
+  }
+
+ private:
+  // Starts the CTAs whose slots free at this step, merging consecutive equal
+  // ones into one stream.
+  void dispatch() {
+    const std::size_t count = launch_.ctas.size();
+    Stream pending;
+    bool has_pending = false;
+    while (next_ < count && free_at_.front() == step_) {
+      const StreamedCta& cta = launch_.ctas[next_];
+      const bool merges = has_pending && pending.takes(cta);
+      if (!merges && repeats_ && at_boundary()) {
+        if (has_pending) activate(pending);
+        has_pending = false;
+        checkpoint();
+        if (next_ >= count || free_at_.front() != step_) break;
+        continue;
+      }
+      std::pop_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+      free_at_.back() = step_ + Stream::steps_of(cta);
+      std::push_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+      if (merges) {
+        pending.ctas += 1;
+        pending.own_read_bytes += cta.own_read_bytes;
+        pending.own_write_bytes += cta.own_write_bytes;
+      } else {
+        if (has_pending) activate(pending);
+        pending = Stream::of(cta, step_);
+        has_pending = true;
+      }
+      ++next_;
+    }
+    if (has_pending) activate(pending);
+  }
+
+  void activate(Stream stream) {
+    cache_.touch_private(stream.own_read_bytes, false);
+    counters_.own_read += stream.own_read_bytes;
+    locate(stream);
+    active_.push_back(stream);
+  }
+
+  void locate(Stream& stream) const {
+    const std::int64_t key =
+        launch_.tile_bytes_period > 0 ? stream.group % launch_.tile_bytes_period : stream.group;
+    stream.first_id = stream.group * launch_.tiles_per_group + stream.first_tile;
+    stream.first_bytes = key * launch_.tiles_per_group + stream.first_tile;
+  }
+
+  // The bytes of the stream's current tile, from tile_bytes once per tile.
+  double tile_bytes(const Stream& stream) {
+    double& bytes = tile_bytes_[static_cast<std::size_t>(stream.first_bytes + stream.pos)];
+    if (bytes < 0) {
+      bytes = launch_.tile_bytes(
+          stream.first_bytes / std::max<std::int64_t>(1, launch_.tiles_per_group),
+          stream.first_tile + stream.pos);
+    }
+    return bytes;
+  }
+
+  // Every running stream reads its next tile; those that end write their own.
+  void read_step() {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      Stream& stream = active_[i];
+      if (stream.tiles > 0) {
+        const double bytes = tile_bytes(stream);
+        counters_.requested += bytes * static_cast<double>(stream.ctas);
+        counters_.stream_read +=
+            cache_.read_stream(stream.first_id + stream.pos, bytes, stream.ctas);
+        if (++stream.pos == stream.tiles) stream.pos = 0;
+      }
+      if (--stream.left == 0) {
+        cache_.touch_private(stream.own_write_bytes, true);
+      } else {
+        if (kept != i) active_[kept] = stream;
+        ++kept;
+      }
+    }
+    active_.resize(kept);
+  }
+
+  bool at_boundary() const {
+    const auto next = static_cast<std::int64_t>(next_);
+    return next % launch_.period_ctas == 0 && next >= last_checkpoint_ + spacing_;
+  }
+
+  // The group of the CTA `next_` is about to start is renamed to this one.
+  std::int64_t base_group() const {
+    const auto cycles = static_cast<std::int64_t>(next_) / launch_.period_ctas;
+    return (cycles % launch_.groups) * (launch_.period_groups % launch_.groups) % launch_.groups;
+  }
+
+  std::int64_t relative(std::int64_t group, std::int64_t base) const {
+    return (group - base + launch_.groups) % launch_.groups;
+  }
+
+  // The whole state, with time counted from this step and groups from the
+  // base group: the free slots, the running streams, the cache's lines.
+  std::vector<std::int64_t> canonical_state() const {
+    const std::int64_t base = base_group();
+    std::vector<std::int64_t> state;
+    std::vector<std::int64_t> free = free_at_;
+    std::sort(free.begin(), free.end());
+    state.push_back(static_cast<std::int64_t>(free.size()));
+    for (std::int64_t at : free) state.push_back(at - step_);
+    state.push_back(static_cast<std::int64_t>(active_.size()));
+    for (const Stream& s : active_) {
+      state.insert(state.end(),
+                   {s.start - step_, relative(s.group, base), s.first_tile, s.tiles, s.passes,
+                    s.ctas, bits_of(s.own_read_bytes), bits_of(s.own_write_bytes), s.pos, s.left});
+    }
+    const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
+    cache_.for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
+      const std::int64_t line = id < 0 ? -1 : relative(id / tiles, base) * tiles + id % tiles;
+      state.insert(state.end(), {line, bits_of(bytes), dirty ? 1 : 0});
+    });
+    return state;
+  }
+
+  struct Checkpoint {
+    std::int64_t step = 0;
+    std::size_t next = 0;
+    Counters counters;
+    double written = 0;
+    std::vector<std::int64_t> state;
+  };
+
+  // At a period boundary: if the state equals, renamed and shifted, one seen
+  // at an earlier boundary, the cycles between them repeat until the CTAs
+  // run out; skip all whole cycles that remain.
+  void checkpoint() {
+    last_checkpoint_ = static_cast<std::int64_t>(next_);
+    Checkpoint now{step_, next_, counters_, cache_.written(), canonical_state()};
+    for (const Checkpoint& seen : checkpoints_) {
+      if (seen.state == now.state) {
+        skip(seen, now);
+        checkpoints_.clear();
+        return;
+      }
+    }
+    if (checkpoints_.size() >= 64) checkpoints_.erase(checkpoints_.begin());
+    checkpoints_.push_back(std::move(now));
+  }
+
+  void skip(const Checkpoint& seen, const Checkpoint& now) {
+    const auto ctas = static_cast<std::int64_t>(now.next - seen.next);
+    const auto cycles = (static_cast<std::int64_t>(launch_.ctas.size() - now.next)) / ctas;
+    if (cycles == 0) return;
+    const std::int64_t steps = (now.step - seen.step) * cycles;
+    const std::int64_t shift = (ctas / launch_.period_ctas * cycles % launch_.groups) *
+                               (launch_.period_groups % launch_.groups) % launch_.groups;
+    const auto times = static_cast<double>(cycles);
+    counters_.own_read += (now.counters.own_read - seen.counters.own_read) * times;
+    counters_.stream_read += (now.counters.stream_read - seen.counters.stream_read) * times;
+    counters_.requested += (now.counters.requested - seen.counters.requested) * times;
+    cache_.add_written((now.written - seen.written) * times);
+    const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
+    const auto renamed = [&](std::int64_t group) { return (group + shift) % launch_.groups; };
+    cache_.rename_streams(
+        [&](std::int64_t id) { return renamed(id / tiles) * tiles + id % tiles; });
+    for (Stream& stream : active_) {
+      stream.start += steps;
+      stream.group = renamed(stream.group);
+      locate(stream);
+    }
+    for (std::int64_t& at : free_at_) at += steps;
+    step_ += steps;
+    next_ += static_cast<std::size_t>(ctas * cycles);
+    last_checkpoint_ = static_cast<std::int64_t>(next_);
+    skipped_ += cycles;
+  }
+
+  const StreamedLaunch& launch_;
+  LruCache cache_;
+  bool repeats_;
+  std::vector<double> tile_bytes_;  // per tile of the groups below tile_bytes_period; -1: not read
+  std::vector<std::int64_t> free_at_;  // a min-heap of the slots' free steps
+  std::vector<Stream> active_;
+  std::size_t next_ = 0;  // the next CTA to start
+  std::int64_t step_ = 0;
+  Counters counters_;
+  std::int64_t spacing_ = 0;  // CTAs at least between two checkpoints
+  std::int64_t last_checkpoint_ = std::numeric_limits<std::int64_t>::min() / 2;
+  std::vector<Checkpoint> checkpoints_;
+  std::int64_t skipped_ = 0;
+};
+
 }  // namespace
 
 LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
@@ -263,46 +568,8 @@ LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) 
     traffic.tile_group = group * traffic.tile_group;
     return traffic;
   }
-  LaunchTraffic traffic;
-  traffic.name = launch.name;
-  const std::vector<Stream> streams = schedule(launch);
-  // Private blocks in the cache at once: about two per resident CTA.
-  LruCache cache(cache_bytes, launch.groups * launch.tiles_per_group, 2 * launch.concurrency);
-
-  std::vector<const Stream*> active;
-  std::size_t next = 0;
-  std::int64_t step = 0;
-  while (next < streams.size() || !active.empty()) {
-    if (active.empty()) step = std::max(step, streams[next].start);
-    for (; next < streams.size() && streams[next].start == step; ++next) {
-      cache.touch_private(streams[next].own_read_bytes, false);
-      traffic.own_read_bytes += streams[next].own_read_bytes;
-      active.push_back(&streams[next]);
-    }
-    std::size_t kept = 0;
-    for (const Stream* stream : active) {
-      if (stream->tiles == 0) {
-        cache.touch_private(stream->own_write_bytes, true);
-        continue;
-      }
-      const std::int64_t tile = stream->first_tile + (step - stream->start) % stream->tiles;
-      const std::int64_t id = stream->group * launch.tiles_per_group + tile;
-      const double bytes =
-          cache.stream_bytes(id, [&] { return launch.tile_bytes(stream->group, tile); });
-      traffic.stream_requested_bytes += bytes * static_cast<double>(stream->ctas);
-      traffic.stream_read_bytes += cache.read_stream(id, bytes, stream->ctas);
-      if (step - stream->start + 1 == stream->steps()) {
-        cache.touch_private(stream->own_write_bytes, true);
-      } else {
-        active[kept++] = stream;
-      }
-    }
-    active.resize(kept);
-    ++step;
-  }
-  traffic.written_bytes = cache.written();
-  traffic.retained_dirty_bytes = cache.resident_dirty();
-  return traffic;
+  thread_local LruStorage storage;
+  return Simulation(launch, cache_bytes, storage).run();
 }
 
 }  // namespace cfr

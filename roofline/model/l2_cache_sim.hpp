@@ -57,6 +57,21 @@ struct StreamedLaunch {
   // Stream tiles are merged (max_simulated_steps) until the launch is at most
   // this many CTA-steps.
   std::int64_t max_steps = max_simulated_steps;
+  // What repeats (docs/model.md, "Cost"). tile_bytes depends on a group only
+  // through group modulo `tile_bytes_period` (0: on the group itself); the
+  // simulation calls it with groups below that only. The CTA list is the same
+  // every `period_ctas` CTAs with each group moved `period_groups` on, modulo
+  // `groups` (0: no such claim; the simulation checks it and simulates a list
+  // that does not repeat in full). Heads are disjoint tiles read alike, so
+  // renaming them changes nothing the simulation counts: once its whole state
+  // (cache, running CTAs, free slots) recurs renamed and shifted in time at two
+  // period boundaries, every later cycle adds the same bytes, and the
+  // simulation skips all whole cycles that remain. Exact for byte counts that
+  // are whole numbers below 2^53 (every sum of them is then exact in a double).
+  std::int64_t tile_bytes_period = 0;
+  std::int64_t period_ctas = 0;
+  std::int64_t period_groups = 0;
+  bool skip_repeats = true;  // false: every step simulated (what the skip must equal)
 };
 
 struct LaunchTraffic {
@@ -67,6 +82,7 @@ struct LaunchTraffic {
   double retained_dirty_bytes = 0;    // written lines still cached at the end
   double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss
   std::int64_t tile_group = 1;        // stream tiles simulated as one (see max_simulated_steps)
+  std::int64_t skipped_cycles = 0;    // repeats of the state not simulated (skip_repeats)
 
   double read_bytes() const { return own_read_bytes + stream_read_bytes; }
   // What a per-launch DRAM counter sees: reads plus evicted writes.

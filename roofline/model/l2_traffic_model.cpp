@@ -75,6 +75,17 @@ std::vector<StreamedCta> grid_ctas(std::int64_t heads, const std::vector<std::in
   return ctas;
 }
 
+// The CTAs of a grid repeat every head (every query head of a K/V group,
+// `group` heads, when blocks run fastest) with the group moved on by one:
+// the period StreamedLaunch::period_ctas states, checked by the simulation.
+void repeat_per_head(StreamedLaunch& launch, GridOrder order, std::int64_t blocks_per_head,
+                     std::int64_t group) {
+  const bool blocks_first = order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks;
+  launch.period_ctas = (blocks_first ? blocks_per_head : 1) * group;
+  launch.period_groups = 1;
+  launch.tile_bytes_period = 1;  // every group's tiles are alike
+}
+
 struct Shape {
   std::int64_t n;      // query rows of a head
   std::int64_t heads;  // query heads, batch included
@@ -121,6 +132,7 @@ StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeom
         return StreamedCta{head / s.group,          0, tiles(q_block), 1, rows * own_read_per_row,
                            rows * own_write_per_row};
       });
+  repeat_per_head(launch, geometry.grid_order, static_cast<std::int64_t>(owned.size()), s.group);
   return launch;
 }
 
@@ -149,6 +161,7 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
         return StreamedCta{head, first_q_block(kv_block), tiles(kv_block),
                            1,    rows * 2 * s.row,        rows * 2 * s.row};
       });
+  repeat_per_head(launch, geometry.grid_order, static_cast<std::int64_t>(owned.size()), 1);
   return launch;
 }
 
@@ -190,6 +203,8 @@ StreamedLaunch row_pass_launch(std::string name, const Shape& s, std::int64_t bl
     }
   }
   launch.groups = 1;
+  launch.period_ctas = 1;  // alike but for a last, partial block of a head
+  launch.tile_bytes_period = 1;
   return launch;
 }
 
@@ -211,10 +226,11 @@ std::int64_t mean_cta_steps(const StreamedLaunch& launch) {
   return static_cast<std::int64_t>(steps / static_cast<double>(launch.ctas.size()));
 }
 
-DramEstimate run(const std::vector<StreamedLaunch>& launches, const L2Config& l2) {
+DramEstimate run(std::vector<StreamedLaunch> launches, const L2Config& l2) {
   DramEstimate estimate;
-  for (StreamedLaunch launch : launches) {
+  for (StreamedLaunch& launch : launches) {
     launch.max_steps = l2.max_steps;
+    launch.skip_repeats = l2.skip_repeats;
     if (l2.drifted) launch.stagger_steps = mean_cta_steps(launch);
     const LaunchTraffic traffic = simulate_launch(launch, l2.effective_bytes());
     estimate.launches.push_back(
@@ -274,6 +290,9 @@ DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry
       }
     }
   }
+  launch.period_ctas = splits * row_blocks;  // one K/V head's CTAs
+  launch.period_groups = 1;
+  launch.tile_bytes_period = 1;
   return run(in_order(std::move(launch)), l2);
 }
 
@@ -351,6 +370,11 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
     const std::int64_t keys = s.causal ? row % s.n + 1 : s.n;
     return static_cast<double>(keys) * element;
   };
+  // A row's bytes depend on its place in its head only: the rows repeat
+  // every head when causal, every row when not.
+  softmax.tile_bytes_period = s.causal ? s.n : 1;
+  softmax.period_ctas = softmax.tile_bytes_period;
+  softmax.period_groups = softmax.tile_bytes_period;
   softmax.ctas.reserve(static_cast<std::size_t>(softmax.groups));
   for (std::int64_t row = 0; row < softmax.groups; ++row) {
     softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});

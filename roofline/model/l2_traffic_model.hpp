@@ -38,6 +38,9 @@ struct L2Config {
   // The step budget of each launch's simulation (l2_cache_sim.hpp); the
   // interval's bounds use a smaller one than the point.
   std::int64_t max_steps = max_simulated_steps;
+  // Skip the repeats of a launch's simulated state (StreamedLaunch::
+  // skip_repeats); false simulates every step, which the skip equals.
+  bool skip_repeats = true;
 
   double effective_bytes() const { return bytes / partitions; }
 };

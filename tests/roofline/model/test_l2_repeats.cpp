@@ -1,0 +1,156 @@
+// Pins the skip of repeated simulation state (StreamedLaunch::period_ctas,
+// docs/model.md "Cost"): a launch whose heads repeat skips whole cycles and
+// counts, to the last bit, what simulating every step counts; a launch that
+// does not repeat as it claims is simulated in full. The model-level cases
+// run the shapes of tests/roofline/fixtures/ncu/l2data-configs.txt and a
+// corner of issue 23's 672-configuration sweep where the skip applies, on
+// the H200's L2 and SMs (configs/gpus.json: 60 MiB, 2 partitions, 132 SMs).
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/model/l2_aware_model.hpp"
+#include "roofline/model/l2_cache_sim.hpp"
+#include "tests/roofline/ncu_fixtures.hpp"
+
+using namespace cfr;
+
+namespace {
+
+// `heads` heads of `blocks` CTAs each, blocks fastest; CTA b of a head
+// streams tiles [0, b + 1) of 64 (causal) or all 64, 100 B each.
+StreamedLaunch heads_launch(std::int64_t heads, std::int64_t blocks, bool causal) {
+  StreamedLaunch launch;
+  launch.name = "heads";
+  launch.groups = heads;
+  launch.tiles_per_group = 64;
+  launch.tile_bytes = [](std::int64_t, std::int64_t tile) { return 100.0 + tile % 3; };
+  launch.concurrency = 8;
+  for (std::int64_t head = 0; head < heads; ++head) {
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      launch.ctas.push_back({head, 0, causal ? (block + 1) * 64 / blocks : 64, 1, 50, 70});
+    }
+  }
+  launch.period_ctas = blocks;
+  launch.period_groups = 1;
+  launch.tile_bytes_period = 1;
+  return launch;
+}
+
+void check_equal(const LaunchTraffic& skipped, const LaunchTraffic& full) {
+  CHECK(skipped.own_read_bytes == full.own_read_bytes);
+  CHECK(skipped.stream_read_bytes == full.stream_read_bytes);
+  CHECK(skipped.written_bytes == full.written_bytes);
+  CHECK(skipped.retained_dirty_bytes == full.retained_dirty_bytes);
+  CHECK(skipped.stream_requested_bytes == full.stream_requested_bytes);
+  CHECK(full.skipped_cycles == 0);
+}
+
+LaunchTraffic simulate_full(StreamedLaunch launch, double cache_bytes) {
+  launch.skip_repeats = false;
+  return simulate_launch(launch, cache_bytes);
+}
+
+L2ModelInputs h200() {
+  return {62914560.0, 2, 132, ComputeCapability{9, 0}, "GPU table h200"};
+}
+
+// The point always; the interval where `interval` (its bounds are two more simulations).
+void check_model(const KernelDescription& kernel, const AttentionProblem& problem,
+                 bool interval_too = true) {
+  INFO(kernel.name << " B " << problem.batch << " H " << problem.heads << " N " << problem.seq_len
+                   << " d " << problem.head_dim << " causal " << problem.causal);
+  const auto full = l2_aware_dram_simulated(kernel, problem, h200());
+  const auto skipped = l2_aware_dram(kernel, problem, h200());
+  REQUIRE(full.has_value() == skipped.has_value());
+  if (!full) return;
+  CHECK(skipped->read_bytes == full->read_bytes);
+  CHECK(skipped->written_bytes == full->written_bytes);
+  CHECK(skipped->retained_dirty_bytes == full->retained_dirty_bytes);
+  if (!interval_too) return;
+  const auto full_interval = l2_aware_interval_simulated(kernel, problem, h200());
+  const auto interval = l2_aware_interval(kernel, problem, h200());
+  REQUIRE(full_interval.has_value() == interval.has_value());
+  if (!interval) return;
+  CHECK(interval->low == full_interval->low);
+  CHECK(interval->high == full_interval->high);
+}
+
+}  // namespace
+
+TEST_CASE("heads that repeat: whole cycles skipped, every byte as the full simulation's") {
+  // 32 heads of 16 CTAs on 8 slots; a head's 6.4 kB of tiles outgrow 1 kB of cache, and
+  // 2 kB holds the tiles of the CTAs in flight.
+  for (const bool causal : {false, true}) {
+    for (const double cache : {1000.0, 2000.0, 1e6}) {
+      INFO("causal " << causal << ", cache " << cache);
+      const StreamedLaunch launch = heads_launch(32, 16, causal);
+      const LaunchTraffic skipped = simulate_launch(launch, cache);
+      // A cache that holds every head never repeats its state: nothing to skip.
+      CHECK((skipped.skipped_cycles > 0) == (cache < 1e6));
+      check_equal(skipped, simulate_full(launch, cache));
+      StreamedLaunch drifted = launch;
+      drifted.stagger_steps = 40;
+      check_equal(simulate_launch(drifted, cache), simulate_full(drifted, cache));
+    }
+  }
+}
+
+TEST_CASE("a launch that does not repeat as it claims is simulated step by step") {
+  StreamedLaunch launch = heads_launch(32, 16, false);
+  launch.ctas[300].own_write_bytes = 71;  // one CTA of head 18 differs
+  const LaunchTraffic traffic = simulate_launch(launch, 1000);
+  CHECK(traffic.skipped_cycles == 0);
+  check_equal(traffic, simulate_full(launch, 1000));
+  // Tile bytes that repeat every 3 groups while groups move on by 1: no skip.
+  launch = heads_launch(32, 16, false);
+  launch.tile_bytes_period = 3;
+  CHECK(simulate_launch(launch, 1000).skipped_cycles == 0);
+}
+
+TEST_CASE("tile_bytes is asked only for the groups below tile_bytes_period") {
+  StreamedLaunch launch = heads_launch(32, 16, true);
+  std::int64_t highest = -1;
+  launch.tile_bytes = [&highest](std::int64_t group, std::int64_t) {
+    highest = std::max(highest, group);
+    return 100.0;
+  };
+  (void)simulate_full(launch, 1000);
+  CHECK(highest == 0);
+}
+
+TEST_CASE("the model with repeats skipped equals the full simulation on the recorded shapes") {
+  std::istringstream in(test::read_fixture("l2data-configs.txt"));
+  int shapes = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> parts;
+    std::istringstream fields(line);
+    for (std::string part; std::getline(fields, part, ':');) parts.push_back(part);
+    REQUIRE(parts.size() == 7);
+    const KernelDescription* kernel = find_kernel(parts[0]);
+    REQUIRE(kernel != nullptr);
+    const std::optional<DType> dtype = parse_dtype(parts[1]);
+    REQUIRE(dtype.has_value());
+    // The interval on every fourth shape keeps the test near a second.
+    check_model(*kernel,
+                {std::stoll(parts[2]), std::stoll(parts[3]), std::stoll(parts[4]),
+                 std::stoll(parts[5]), parts[6] == "1", *dtype},
+                shapes % 4 == 0);
+    ++shapes;
+  }
+  CHECK(shapes == 120);
+}
+
+TEST_CASE("the model with repeats skipped equals the full simulation where the sweep skips") {
+  // Heads fastest, full mask (fa2_mma: every wave alike), the naive softmax's
+  // rows and the fa1 kernels' heads, at a batch x heads of issue 23's sweep.
+  check_model(*find_kernel("fa2_mma"), {4, 32, 8192, 128, false, DType::bf16});
+  check_model(*find_kernel("fa2_mma"), {4, 8, 8192, 32, true, DType::bf16});
+  check_model(*find_kernel("naive"), {4, 8, 8192, 32, false, DType::bf16});
+  check_model(*find_kernel("naive"), {4, 8, 8192, 32, true, DType::bf16});
+  check_model(*find_kernel("fa1_wmma"), {4, 32, 8192, 32, true, DType::bf16});
+}
