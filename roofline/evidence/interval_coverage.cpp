@@ -6,6 +6,14 @@
 
 namespace cfr::evidence {
 
+bool inside(const DramInterval& interval, double measured) {
+  return interval.low <= measured && measured <= interval.high;
+}
+
+bool point_within_25_percent(double point, double measured) {
+  return std::abs(point / measured - 1) <= 0.25;
+}
+
 IntervalCoverage interval_coverage(const Report& report) {
   IntervalCoverage coverage;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
@@ -17,12 +25,12 @@ IntervalCoverage interval_coverage(const Report& report) {
     if (!measured || *measured <= 0) continue;
     const DramInterval& interval = *row.model->dram_interval;
     ++coverage.rows;
-    if (interval.low <= *measured && *measured <= interval.high) {
+    if (inside(interval, *measured)) {
       ++coverage.inside;
     } else {
       coverage.outside.push_back({i, *measured, interval});
     }
-    if (std::abs(row.model->dram_bytes() / *measured - 1) <= 0.25) ++coverage.point_within_25;
+    if (point_within_25_percent(row.model->dram_bytes(), *measured)) ++coverage.point_within_25;
   }
   return coverage;
 }

@@ -13,6 +13,11 @@
 
 namespace cfr::evidence {
 
+// The rules the targets count by: the measured bytes inside [low, high], and
+// the point within ±25 % of them.
+bool inside(const DramInterval& interval, double measured);
+bool point_within_25_percent(double point, double measured);
+
 struct IntervalMiss {
   std::size_t row = 0;  // index in the report's results
   double measured = 0;  // ncu DRAM bytes (read + write)

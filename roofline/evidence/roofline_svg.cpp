@@ -219,12 +219,7 @@ class Chart {
         Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source,
                   row.compute_unit,       bandwidth,   peak->second,
                   "instruction",          name};
-        const auto same = [&](const Roof& r) {
-          return std::tie(r.source, r.instruction, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
-                 std::tie(roof.source, roof.instruction, roof.bandwidth_GBps, roof.peak_TFLOPs,
-                          roof.level);
-        };
-        if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
+        add_unique(roof);
       }
     }
   }
@@ -238,16 +233,21 @@ class Chart {
       Roof roof{ceiling_label(ceiling), ceiling.gpu, ceiling.source, unit,
                 bandwidth_GBps,         *peak,       level,          ""};
       if (!plottable(roof.ridge())) continue;
-      // The same figures are one roof, whatever the ceiling calls its GPU: a
-      // report measured against results/h200/ceilings.json names it by the GPU
-      // table ("NVIDIA H200 SXM 141GB"), the file by the device ("NVIDIA H200"),
-      // and the legend listed each roof twice and the title both names (issue 24).
-      const auto same = [&](const Roof& r) {
-        return std::tie(r.source, r.unit, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
-               std::tie(roof.source, roof.unit, roof.bandwidth_GBps, roof.peak_TFLOPs, roof.level);
-      };
-      if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
+      add_unique(roof);
     }
+  }
+
+  // The same figures are one roof, whatever the ceiling calls its GPU: a
+  // report measured against results/h200/ceilings.json names it by the GPU
+  // table ("NVIDIA H200 SXM 141GB"), the file by the device ("NVIDIA H200"),
+  // and the legend listed each roof twice and the title both names (issue 24).
+  void add_unique(const Roof& roof) {
+    const auto same = [&](const Roof& r) {
+      return std::tie(r.source, r.unit, r.instruction, r.bandwidth_GBps, r.peak_TFLOPs, r.level) ==
+             std::tie(roof.source, roof.unit, roof.instruction, roof.bandwidth_GBps,
+                      roof.peak_TFLOPs, roof.level);
+    };
+    if (std::none_of(roofs_.begin(), roofs_.end(), same)) roofs_.push_back(roof);
   }
 
   // The compute units of the ok rows that `ceiling` judges on its read

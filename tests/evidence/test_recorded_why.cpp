@@ -5,8 +5,6 @@
 // them must change what `audit` recomputes.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 #include "roofline/evidence/interval_coverage.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/roofline/ncu_fixtures.hpp"
 
 using namespace cfr;
 using namespace cfr::evidence;
@@ -22,11 +21,8 @@ using namespace cfr::evidence;
 namespace {
 
 Report recorded() {
-  std::ifstream in(std::string(CFR_SOURCE_ROOT) + "/results/h200/profile/limiter.json");
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return report_from_json(nlohmann::json::parse(text.str()));
+  return report_from_json(nlohmann::json::parse(
+      test::read_text(std::string(CFR_SOURCE_ROOT) + "/results/h200/profile/limiter.json")));
 }
 
 ProfileCounter& counter(ResultRow& row, std::string_view metric) {
