@@ -44,6 +44,7 @@
 #include "kernels/async_copy.cuh"
 #include "kernels/element_type.cuh"
 #include "kernels/fa2_mma.cuh"
+#include "kernels/kernel_dispatch.cuh"
 #include "kernels/launch_preamble.cuh"
 #include "kernels/softmax_constants.hpp"
 
@@ -65,8 +66,24 @@ struct RowLayout {
   static constexpr int row_bytes = RowBytes;
 };
 
-template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm>
+// The tuning knobs past the tiles (tests/gpu/fa2bwd_variants.cu times them
+// one against another; docs/perf-notes.md says which won and why):
+//   vector_atomics: dQ's two adjacent columns of a thread in one 8-byte
+//     atomic on sm_90 (red.global.add.v2.f32), which fills each 32-byte
+//     sector a warp's atomic touches instead of half of it;
+//   split_accumulate: dV's k16 steps all before dK's, so P^T dies before dK
+//     starts rather than step by step beside dS^T;
+//   d_step_unroll: how far the d steps of S^T and dP^T unroll (0: fully),
+//     which bounds how many fragments the compiler loads ahead.
+struct BwdTuning {
+  bool vector_atomics = false;
+  bool split_accumulate = false;
+  int d_step_unroll = 0;
+};
+
+template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>
 struct BwdConfig {
+  static constexpr BwdTuning tuning = Tuning;
   static constexpr int head_dim = HeadDim;
   static constexpr int br = Br;  // Q rows per streamed block
   static constexpr int bc = Bc;  // K/V rows per CTA, 16 per warp
@@ -209,7 +226,8 @@ __device__ __forceinline__ void keys_times_rows(float (&acc)[Cfg::q_tiles][4], s
                                                 std::uint32_t a_lane, int a_row0,
                                                 std::uint32_t b_tile, std::uint32_t b_lane) {
   zero_tiles(acc);
-#pragma unroll
+  constexpr int unroll = Cfg::tuning.d_step_unroll > 0 ? Cfg::tuning.d_step_unroll : Cfg::d_steps;
+#pragma unroll unroll
   for (int step = 0; step < Cfg::d_steps; ++step) {
     std::uint32_t a[4];
     ldmatrix_x4(a, x4_address<Cfg>(a_tile, a_lane, a_row0, step));
@@ -268,6 +286,20 @@ __device__ __forceinline__ void store_key_rows(T* __restrict__ head,
           pack_pair<T>(acc[nt][2 * h] * factor, acc[nt][2 * h + 1] * factor);
     }
   }
+}
+
+// out[0] += x, out[1] += y in fp32 atomics (8-byte aligned: a thread's
+// column pair); one vector atomic where sm_90 has it and the config asks.
+template <bool vector>
+__device__ __forceinline__ void add_pair(float* out, float x, float y) {
+#if __CUDA_ARCH__ >= 900
+  if constexpr (vector) {
+    atomicAdd(reinterpret_cast<float2*>(out), make_float2(x, y));
+    return;
+  }
+#endif
+  atomicAdd(out, x);
+  atomicAdd(out + 1, y);
 }
 
 template <typename T, typename Cfg>
@@ -385,13 +417,28 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
 
     // dV += P^T dO, dK += dS^T Q: two n8 tiles of P^T (dS^T) are one k16 A operand.
+    if constexpr (Cfg::tuning.split_accumulate) {
 #pragma unroll
-    for (int step = 0; step < Cfg::q_steps; ++step) {
-      std::uint32_t a[4];
-      pack_a<T>(a, p[2 * step], p[2 * step + 1]);
-      accumulate_over_rows<T, Cfg>(dv, a, do_tile, t_lane, step);
-      pack_a<T>(a, ds[2 * step], ds[2 * step + 1]);
-      accumulate_over_rows<T, Cfg>(dk, a, q_tile, t_lane, step);
+      for (int step = 0; step < Cfg::q_steps; ++step) {
+        std::uint32_t a[4];
+        pack_a<T>(a, p[2 * step], p[2 * step + 1]);
+        accumulate_over_rows<T, Cfg>(dv, a, do_tile, t_lane, step);
+      }
+#pragma unroll
+      for (int step = 0; step < Cfg::q_steps; ++step) {
+        std::uint32_t a[4];
+        pack_a<T>(a, ds[2 * step], ds[2 * step + 1]);
+        accumulate_over_rows<T, Cfg>(dk, a, q_tile, t_lane, step);
+      }
+    } else {
+#pragma unroll
+      for (int step = 0; step < Cfg::q_steps; ++step) {
+        std::uint32_t a[4];
+        pack_a<T>(a, p[2 * step], p[2 * step + 1]);
+        accumulate_over_rows<T, Cfg>(dv, a, do_tile, t_lane, step);
+        pack_a<T>(a, ds[2 * step], ds[2 * step + 1]);
+        accumulate_over_rows<T, Cfg>(dk, a, q_tile, t_lane, step);
+      }
     }
 
     // dS^T to shared memory, rows = this warp's keys: no other warp writes them.
@@ -431,8 +478,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
                    8 * dq_part * Cfg::dq_tiles + 2 * quad;
 #pragma unroll
       for (int nt = 0; nt < Cfg::dq_tiles; ++nt) {
-        atomicAdd(out + 8 * nt, dq[nt][2 * h]);
-        atomicAdd(out + 8 * nt + 1, dq[nt][2 * h + 1]);
+        add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[nt][2 * h], dq[nt][2 * h + 1]);
       }
     }
 
@@ -454,6 +500,48 @@ inline std::size_t d_rows_bytes(std::int64_t rows) {
 }
 inline std::size_t dq_accum_offset(std::int64_t rows) {
   return (d_rows_bytes(rows) + 255) / 256 * 256;
+}
+
+inline std::int64_t query_rows(const AttentionShape& shape) {
+  return static_cast<std::int64_t>(heads_total(shape)) * shape.seq_len;
+}
+
+// D, then the fp32 dQ accumulator: the pre-pass writes both before the main
+// launch reads them, so nothing needs to be zero beforehand.
+inline std::size_t workspace_bytes(const AttentionShape& shape) {
+  if (!has_positive_dimensions(shape)) return 0;
+  const std::int64_t rows = query_rows(shape);
+  return dq_accum_offset(rows) +
+         static_cast<std::size_t>(rows) * static_cast<std::size_t>(shape.head_dim) * sizeof(float);
+}
+
+// The three launches of one config.
+template <typename T, typename Cfg>
+cudaError_t launch_fa2_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
+                                       const LaunchContext& context) {
+  if (context.workspace == nullptr || context.workspace_bytes < workspace_bytes(shape)) {
+    return cudaErrorInvalidValue;
+  }
+  const std::int64_t rows = query_rows(shape);
+  auto* d_rows = static_cast<float*>(context.workspace);
+  auto* dq_accum = reinterpret_cast<float*>(static_cast<unsigned char*>(context.workspace) +
+                                            dq_accum_offset(rows));
+  const auto* d_o = static_cast<const T*>(io.d_o);
+  const TileShape tile{Cfg::br, Cfg::bc};
+  const int n = shape.seq_len;
+
+  CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(fa2_backward_prepass<T, Cfg>, Cfg::prepass_order, shape,
+                                       tile, Cfg::threads, 0, context.stream,
+                                       static_cast<const T*>(io.o), d_o, d_rows, dq_accum, n));
+  CFR_CUDA_CHECK_NOEXCEPT(
+      launch_tiled(fa2_backward_main<T, Cfg>, Cfg::main_order, shape, tile, Cfg::threads,
+                   Cfg::smem_bytes, context.stream, static_cast<const T*>(io.q),
+                   static_cast<const T*>(io.k), static_cast<const T*>(io.v), d_o, io.lse, d_rows,
+                   dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
+                   shape.causal, softmax_scale_of(shape), softmax_scale_log2_of(shape)));
+  return launch_tiled(fa2_backward_convert_dq<T, Cfg>, Cfg::convert_order, shape, tile,
+                      Cfg::threads, 0, context.stream, dq_accum, static_cast<T*>(io.d_q), n,
+                      softmax_scale_of(shape));
 }
 
 }  // namespace cfr::kernels::fa2_bwd

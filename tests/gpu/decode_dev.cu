@@ -25,11 +25,14 @@
 #include "kernels/fa2_decode.cuh"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/l2_flush.hpp"
+#include "tests/gpu/variant_tool.cuh"
 
 namespace {
 
 using namespace cfr;
 using namespace cfr::kernels;
+using gpu_tools::median;
+using gpu_tools::time_cold;
 using measure::DeviceBuffer;
 
 struct Shape {
@@ -337,30 +340,6 @@ bool check_with(const Variant& variant, const Shape& s, int splits, cudaStream_t
 bool check(const Variant& variant, const Shape& s, cudaStream_t stream, double& worst) {
   return check_with(variant, s, splits_for(variant, s), stream, worst) &&
          check_with(variant, s, 3, stream, worst);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-template <typename Launch>
-std::vector<double> time_cold(Launch&& launch, cudaStream_t stream, measure::L2Flusher& flusher,
-                              int samples) {
-  measure::CudaEvent start, stop;
-  std::vector<double> out;
-  for (int i = -3; i < samples; ++i) {
-    CFR_CUDA_CHECK(flusher.flush(stream));
-    CFR_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    CFR_CUDA_CHECK(launch());
-    CFR_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    CFR_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    CFR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    if (i >= 0) out.push_back(ms);
-  }
-  return out;
 }
 
 double read_stream_tbps(cudaStream_t stream, measure::L2Flusher& flusher) {

@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward.
+# peers_backward, fa2bwd_variants.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -147,6 +147,13 @@ step_cublas() {
 }
 
 # fa2_mma tile variants: checked against the reference, then timed (cold).
+# fa2_bwd's tuning knobs (fa2_bwd::BwdTuning) checked and timed side by side;
+# pack the build with `tests/gpu/pack_build.sh build-h200 fa2bwd_variants`.
+step_fa2bwd_variants() {
+  "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-}" 2>&1 | tee "$out/fa2bwd-variants.txt" |
+    grep -v '^ ' | tail -n 120
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
 step_fa2variants() {
   "$build/tests/gpu/fa2_variants" "${CFR_FA2_FILTER:-}" 2>&1 | tee "$out/fa2-variants.txt" | tail -n 60
 }

@@ -22,11 +22,13 @@
 #include "kernels/fa2_mma.cuh"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/l2_flush.hpp"
+#include "tests/gpu/variant_tool.cuh"
 
 namespace {
 
 using namespace cfr;
 using namespace cfr::kernels;
+using gpu_tools::median;
 using measure::DeviceBuffer;
 
 struct Problem {
@@ -157,58 +159,34 @@ double check(const Variant& variant, const Problem& p, cudaStream_t stream, bool
 std::vector<double> time_cold(const Variant& variant, const Problem& p, cudaStream_t stream,
                               measure::L2Flusher& flusher, int samples) {
   Tensors t(p, 99, stream);
-  measure::CudaEvent start, stop;
-  std::vector<double> out;
-  for (int i = -3; i < samples; ++i) {  // three warm-up runs
-    CFR_CUDA_CHECK(flusher.flush(stream));
-    CFR_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    CFR_CUDA_CHECK(variant.launch(p, t.q.data(), t.k.data(), t.v.data(), t.o.data(),
-                                  t.lse.as<float>(), stream));
-    CFR_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    CFR_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    CFR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    if (i >= 0) out.push_back(ms);
-  }
-  return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return gpu_tools::time_cold(
+      [&] {
+        return variant.launch(p, t.q.data(), t.k.data(), t.v.data(), t.o.data(), t.lse.as<float>(),
+                              stream);
+      },
+      stream, flusher, samples);
 }
 
 }  // namespace
 
 // One launch on random inputs, nothing else on the device but the fills.
-int run_once(const std::string& name, int heads, int seq_len, bool causal) {
+int run_once(const Variant& variant, int heads, int seq_len, bool causal) {
   measure::CudaStream stream;
-  for (const Variant& variant : variants()) {
-    if (variant.name != name) continue;
-    const Problem p{1, heads, seq_len, variant.head_dim, causal, variant.dtype};
-    Tensors t(p, 5, stream.get());
-    CFR_CUDA_CHECK(variant.launch(p, t.q.data(), t.k.data(), t.v.data(), t.o.data(),
-                                  t.lse.as<float>(), stream.get()));
-    CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    return 0;
-  }
-  std::fprintf(stderr, "no variant %s\n", name.c_str());
-  return 2;
+  const Problem p{1, heads, seq_len, variant.head_dim, causal, variant.dtype};
+  Tensors t(p, 5, stream.get());
+  CFR_CUDA_CHECK(variant.launch(p, t.q.data(), t.k.data(), t.v.data(), t.o.data(),
+                                t.lse.as<float>(), stream.get()));
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  return 0;
 }
 
 int main(int argc, char** argv) {
-  if (argc == 6 && std::string(argv[1]) == "--once") {
-    return run_once(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]) != 0);
-  }
-  const char* filter = argc > 1 ? argv[1] : "";
   measure::CudaStream stream;
   measure::L2Flusher flusher(0);
-  int failures = 0;
   std::printf("%-22s %5s %6s %3s %7s %10s %8s  samples (ms)\n", "variant", "N", "causal", "d",
               "smem", "median ms", "TFLOPS");
-  for (const Variant& variant : variants()) {
-    if (std::strstr(variant.name.c_str(), filter) == nullptr) continue;
+  // Checked on ragged and exact lengths, both masks; timed only if it passed.
+  auto check_and_time = [&](const Variant& variant) {
     bool all_passed = true;
     double worst = 0;
     for (int seq_len : {1, 17, 64, 1000, 4097}) {
@@ -231,10 +209,7 @@ int main(int argc, char** argv) {
     std::printf("%s: check %s, worst rel L2 %.2e (Br %d Bc %d warps %d stages %d)\n",
                 variant.name.c_str(), all_passed ? "passed" : "FAILED", worst, variant.br,
                 variant.bc, variant.warps, variant.stages);
-    if (!all_passed) {
-      ++failures;
-      continue;
-    }
+    if (!all_passed) return false;
     for (int seq_len : {4096, 8192, 16384}) {
       for (bool causal : {false, true}) {
         const Problem p{1, 8, seq_len, variant.head_dim, causal, variant.dtype};
@@ -248,6 +223,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
     }
-  }
-  return failures == 0 ? 0 : 1;
+    return true;
+  };
+  return gpu_tools::variant_tool_main(argc, argv, variants(), run_once, check_and_time);
 }

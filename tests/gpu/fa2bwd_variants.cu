@@ -1,0 +1,234 @@
+// fa2_bwd tuning variants, checked and timed side by side in one run
+// (METHOD.md: one script builds, checks and times several variants). Each
+// variant is first checked against the fp32 reference backward on ragged and
+// exact lengths, both masks; only a variant that passes is timed: B = 1,
+// H = 8, N = 4096, 8192 and 16384, the three launches together, cold (L2
+// flushed before every sample), median of the samples, which are printed too.
+// Not a test and not part of a report: it picks the config that
+// kernels/fa2_backward.cu registers (docs/perf-notes.md records the runs).
+//
+// usage: fa2bwd_variants [filter]   (the variants whose name contains filter)
+//        fa2bwd_variants --once NAME HEADS SEQ_LEN CAUSAL   (one call, for ncu)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/attention_api.hpp"
+#include "kernels/attention_check.hpp"
+#include "kernels/fa2_backward.cuh"
+#include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/l2_flush.hpp"
+#include "tests/gpu/variant_tool.cuh"
+
+namespace {
+
+using namespace cfr;
+using namespace cfr::kernels;
+using gpu_tools::median;
+using measure::DeviceBuffer;
+
+using Launch = cudaError_t (*)(const AttentionShape&, const BackwardBuffers&, const LaunchContext&);
+
+struct Variant {
+  std::string name;
+  int head_dim;
+  DType dtype;
+  int br, bc, warps, smem;
+  Launch launch;
+};
+
+template <typename T, typename Cfg>
+Variant make(const char* name) {
+  return {name,
+          Cfg::head_dim,
+          std::is_same_v<T, __half> ? DType::fp16 : DType::bf16,
+          Cfg::br,
+          Cfg::bc,
+          Cfg::warps,
+          Cfg::smem_bytes,
+          fa2_bwd::launch_fa2_backward_config<T, Cfg>};
+}
+
+using fa2_bwd::BwdConfig;
+using fa2_bwd::BwdTuning;
+constexpr BwdTuning base{false, false, 0};
+constexpr BwdTuning vec{true, false, 0};
+constexpr BwdTuning vec_split{true, true, 0};
+constexpr BwdTuning vec_u2{true, false, 2};
+constexpr BwdTuning vec_split_u2{true, true, 2};
+constexpr BwdTuning vec_u1{true, false, 1};
+
+std::vector<Variant> variants() {
+  using bf16 = __nv_bfloat16;
+  return {
+      make<__half, BwdConfig<64, 64, 128, 8, 1, base>>("d64_br64"),
+      make<__half, BwdConfig<64, 64, 128, 8, 1, vec>>("d64_br64_vec"),
+      make<__half, BwdConfig<64, 128, 128, 8, 1, vec>>("d64_br128_vec"),
+      make<__half, BwdConfig<64, 128, 128, 8, 1, vec_split>>("d64_br128_vec_split"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, base>>("d128_br64"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, vec>>("d128_br64_vec"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, vec_split>>("d128_br64_vec_split"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, vec_u2>>("d128_br64_vec_u2"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, vec_split_u2>>("d128_br64_vec_split_u2"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, vec_u1>>("d128_br64_vec_u1"),
+      make<__half, BwdConfig<128, 32, 128, 8, 1, vec>>("d128_br32_vec"),
+      make<__half, BwdConfig<64, 128, 128, 8, 1, vec_u2>>("d64_br128_vec_u2"),
+      make<__half, BwdConfig<64, 128, 128, 8, 1, vec_u1>>("d64_br128_vec_u1"),
+      make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_u2>>("bf16_d128_br64_vec_u2"),
+      make<bf16, BwdConfig<64, 128, 128, 8, 1, vec>>("bf16_d64_br128_vec"),
+      make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
+  };
+}
+
+AttentionShape shape_of(int batch, int heads, int seq_len, int head_dim, bool causal, DType dtype) {
+  AttentionShape s;
+  s.batch = batch;
+  s.heads = heads;
+  s.seq_len = seq_len;
+  s.head_dim = head_dim;
+  s.causal = causal;
+  s.dtype = dtype;
+  return s;
+}
+
+std::size_t elements(const AttentionShape& s) {
+  return static_cast<std::size_t>(s.batch) * s.heads * s.seq_len * s.head_dim;
+}
+std::size_t rows(const AttentionShape& s) {
+  return static_cast<std::size_t>(s.batch) * s.heads * s.seq_len;
+}
+
+// Inputs, the forward's O (the reference's, in the dtype) and LSE, and outputs.
+struct Tensors {
+  DeviceBuffer q, k, v, d_o, o, lse, d_q, d_k, d_v, workspace;
+  Tensors(const AttentionShape& s, std::uint64_t seed, cudaStream_t stream)
+      : q(elements(s) * element_bytes(s.dtype)),
+        k(q.bytes()),
+        v(q.bytes()),
+        d_o(q.bytes()),
+        o(q.bytes()),
+        lse(rows(s) * sizeof(float)),
+        d_q(q.bytes()),
+        d_k(q.bytes()),
+        d_v(q.bytes()),
+        workspace(fa2_bwd::workspace_bytes(s)) {
+    const std::size_t n = elements(s);
+    CFR_CUDA_CHECK(fill_random(q.data(), n, s.dtype, seed, Distribution::normal, stream));
+    CFR_CUDA_CHECK(fill_random(k.data(), n, s.dtype, seed + 1, Distribution::normal, stream));
+    CFR_CUDA_CHECK(fill_random(v.data(), n, s.dtype, seed + 2, Distribution::uniform, stream));
+    CFR_CUDA_CHECK(fill_random(d_o.data(), n, s.dtype, seed + 3, Distribution::normal, stream));
+    DeviceBuffer o32(n * sizeof(float));
+    CFR_CUDA_CHECK(reference_forward(s, q.data(), k.data(), v.data(), o32.as<float>(),
+                                     lse.as<float>(), stream));
+    CFR_CUDA_CHECK(convert_from_fp32(o32.as<float>(), o.data(), n, s.dtype, stream));
+    CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  cudaError_t launch(const Variant& variant, const AttentionShape& s, cudaStream_t stream) {
+    const BackwardBuffers io{q.data(),        k.data(),   v.data(),   o.data(),  d_o.data(),
+                             lse.as<float>(), d_q.data(), d_k.data(), d_v.data()};
+    const LaunchContext context{stream, nullptr, workspace.data(), workspace.bytes()};
+    return variant.launch(s, io, context);
+  }
+};
+
+// Worst rel L2 error of dQ, dK, dV against the reference; 1e9 on a launch error.
+double check(const Variant& variant, const AttentionShape& s, cudaStream_t stream, bool& passed) {
+  Tensors t(s, 4321 + s.seq_len, stream);
+  const std::size_t n = elements(s);
+  DeviceBuffer ref_dq(n * sizeof(float)), ref_dk(n * sizeof(float)), ref_dv(n * sizeof(float));
+  CFR_CUDA_CHECK(reference_backward(s, t.q.data(), t.k.data(), t.v.data(), t.d_o.data(),
+                                    ref_dq.as<float>(), ref_dk.as<float>(), ref_dv.as<float>(),
+                                    stream));
+  for (DeviceBuffer* b : {&t.d_q, &t.d_k, &t.d_v, &t.workspace}) {
+    CFR_CUDA_CHECK(poison(b->data(), b->bytes(), stream));
+  }
+  const cudaError_t status = t.launch(variant, s, stream);
+  if (status != cudaSuccess) {
+    std::printf("    launch error: %s\n", cudaGetErrorString(status));
+    passed = false;
+    return 1e9;
+  }
+  const Tolerance tolerance = tolerance_for(s.dtype);
+  passed = true;
+  double worst = 0;
+  const std::pair<const DeviceBuffer*, const DeviceBuffer*> outputs[] = {
+      {&t.d_q, &ref_dq}, {&t.d_k, &ref_dk}, {&t.d_v, &ref_dv}};
+  for (const auto& [out, ref] : outputs) {
+    CheckResult err;
+    CFR_CUDA_CHECK(compare_with_reference(out->data(), s.dtype, ref->as<float>(), n, stream, err));
+    passed = passed && passes(err, tolerance);
+    worst = std::max(worst, err.rel_l2_err);
+  }
+  return worst;
+}
+
+std::vector<double> time_cold(const Variant& variant, const AttentionShape& s, cudaStream_t stream,
+                              measure::L2Flusher& flusher, int samples) {
+  Tensors t(s, 99, stream);
+  return gpu_tools::time_cold([&] { return t.launch(variant, s, stream); }, stream, flusher,
+                              samples);
+}
+
+}  // namespace
+
+// One launch on random inputs, nothing else on the device but the fills.
+int run_once(const Variant& variant, int heads, int seq_len, bool causal) {
+  measure::CudaStream stream;
+  const AttentionShape s = shape_of(1, heads, seq_len, variant.head_dim, causal, variant.dtype);
+  Tensors t(s, 5, stream.get());
+  CFR_CUDA_CHECK(t.launch(variant, s, stream.get()));
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  return 0;
+}
+
+// Checked on ragged and exact lengths, both masks; timed only if it passed.
+bool check_and_time(const Variant& variant, cudaStream_t stream, measure::L2Flusher& flusher) {
+  bool all_passed = true;
+  double worst = 0;
+  for (int seq_len : {1, 17, 64, 200, 1000}) {
+    for (bool causal : {false, true}) {
+      const AttentionShape s =
+          shape_of(seq_len == 64 ? 1 : 2, 3, seq_len, variant.head_dim, causal, variant.dtype);
+      bool passed = false;
+      const double err = check(variant, s, stream, passed);
+      worst = std::max(worst, err);
+      if (!passed) {
+        std::printf("  %s FAILED at N=%d causal=%d (rel err %.3g)\n", variant.name.c_str(), seq_len,
+                    causal, err);
+        all_passed = false;
+      }
+    }
+  }
+  std::printf("%s: check %s, worst rel L2 %.2e (Br %d Bc %d warps %d)\n", variant.name.c_str(),
+              all_passed ? "passed" : "FAILED", worst, variant.br, variant.bc, variant.warps);
+  if (!all_passed) return false;
+  for (int seq_len : {4096, 8192, 16384}) {
+    for (bool causal : {false, true}) {
+      const AttentionShape s = shape_of(1, 8, seq_len, variant.head_dim, causal, variant.dtype);
+      const std::vector<double> samples = time_cold(variant, s, stream, flusher, 10);
+      const double ms = median(samples);
+      const double flops = 2.5 * 4.0 * s.batch * s.heads * double(s.seq_len) * s.seq_len *
+                           s.head_dim * (causal ? 0.5 : 1.0);
+      std::printf("%-26s %5d %6d %3d %7d %10.4f %8.1f ", variant.name.c_str(), seq_len, causal,
+                  variant.head_dim, variant.smem, ms, flops / ms / 1e9);
+      for (double x : samples) std::printf(" %.4f", x);
+      std::printf("\n");
+    }
+  }
+  return true;
+}
+
+int main(int argc, char** argv) {
+  measure::CudaStream stream;
+  measure::L2Flusher flusher(0);
+  std::printf("%-26s %5s %6s %3s %7s %10s %8s  samples (ms)\n", "variant", "N", "causal", "d",
+              "smem", "median ms", "TFLOPS");
+  return gpu_tools::variant_tool_main(argc, argv, variants(), run_once, [&](const Variant& v) {
+    return check_and_time(v, stream.get(), flusher);
+  });
+}

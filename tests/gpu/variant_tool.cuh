@@ -1,0 +1,68 @@
+#pragma once
+
+// What tests/gpu's variant tools share: their command line and their timing
+// (not the sweep's measure/ timer: `samples` event-timed calls of `launch`,
+// each after an L2 flush, after three warm-up calls, and their median).
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/l2_flush.hpp"
+
+namespace cfr::gpu_tools {
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <typename Launch>
+std::vector<double> time_cold(Launch&& launch, cudaStream_t stream, measure::L2Flusher& flusher,
+                              int samples) {
+  measure::CudaEvent start, stop;
+  std::vector<double> out;
+  for (int i = -3; i < samples; ++i) {
+    CFR_CUDA_CHECK(flusher.flush(stream));
+    CFR_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    CFR_CUDA_CHECK(launch());
+    CFR_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    CFR_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    CFR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (i >= 0) out.push_back(ms);
+  }
+  return out;
+}
+
+// `--once NAME HEADS SEQ_LEN CAUSAL`: once(variant, heads, seq_len, causal),
+// one launch of the named variant for Nsight Compute; otherwise
+// check_and_time(variant) for each variant whose name contains argv[1] (all
+// without it), which returns false when the variant failed its check.
+template <typename Variant, typename Once, typename CheckAndTime>
+int variant_tool_main(int argc, char** argv, const std::vector<Variant>& variants, Once&& once,
+                      CheckAndTime&& check_and_time) {
+  if (argc == 6 && std::string(argv[1]) == "--once") {
+    for (const Variant& variant : variants) {
+      if (variant.name == argv[2]) {
+        return once(variant, std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]) != 0);
+      }
+    }
+    std::fprintf(stderr, "no variant %s\n", argv[2]);
+    return 2;
+  }
+  const char* filter = argc > 1 ? argv[1] : "";
+  int failures = 0;
+  for (const Variant& variant : variants) {
+    if (std::strstr(variant.name.c_str(), filter) == nullptr) continue;
+    if (!check_and_time(variant)) ++failures;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace cfr::gpu_tools
