@@ -73,8 +73,9 @@ struct RowLayout {
 //     sector a warp's atomic touches instead of half of it;
 //   split_accumulate: dV's k16 steps all before dK's, so P^T dies before dK
 //     starts rather than step by step beside dS^T;
-//   d_step_unroll: how far the d steps of S^T and dP^T unroll (0: fully),
-//     which bounds how many fragments the compiler loads ahead.
+//   d_step_unroll: how far the k16 steps of S^T and dP^T (and, in
+//     fa2_backward_2d.cuh, of dV and dK) unroll (0: fully), which bounds how
+//     many fragments the compiler loads ahead.
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -302,6 +303,93 @@ __device__ __forceinline__ void add_pair(float* out, float x, float y) {
   atomicAdd(out + 1, y);
 }
 
+// Where a main-launch CTA works: one K/V block of one head, and the Q
+// blocks of that head that see it.
+struct KvBlockWork {
+  int c0;                  // the block's first key
+  int shift;               // bottom-right causal: query row i sees keys up to i + shift
+  int q_blocks;            // the head's Q blocks
+  int first_q_block;       // causal: the first whose last row sees key c0, else 0
+  std::int64_t q_offset;   // element offset of the head's [q_len, d] matrices
+  std::int64_t kv_offset;  // ... and of its [kv_len, d] ones
+  std::int64_t row0;       // the head's first query row (LSE, D)
+};
+
+template <typename Cfg>
+__device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool causal) {
+  const GridPosition at = grid_position<Cfg::main_order, GridAxis::kv_blocks>();
+  KvBlockWork work;
+  work.c0 = at.block * Cfg::bc;
+  work.shift = kv_len - q_len;
+  work.q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
+  // Every CTA has such a block: c0 - shift <= q_len - 1.
+  work.first_q_block = causal ? max(0, work.c0 - work.shift) / Cfg::br : 0;
+  work.q_offset = at.head * q_len * Cfg::head_dim;
+  work.kv_offset = at.head * kv_len * Cfg::head_dim;
+  work.row0 = at.head * q_len;
+  return work;
+}
+
+// The stream of Q blocks through `Cfg::stages` = 2 cp.async stages of Q, dO
+// and their LSE (log2 units) and D (`stats`, [stage][LSE br, D br]).
+// The kernel's parameters themselves, not the head's pointers: those cost
+// registers for the whole kernel, where a parameter is re-read from the
+// constant bank (fa2_bwd at d 128 spilled 8 more bytes with the head's).
+template <typename T, typename Cfg>
+struct QBlockStream {
+  std::uint32_t smem_base;
+  float* stats;
+  const T* q;
+  const T* d_o;
+  const float* lse;
+  const float* d_rows;
+  const KvBlockWork& work;
+  int q_len;
+
+  __device__ std::uint32_t q_tile(int stage) const {
+    return smem_base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
+  }
+  __device__ std::uint32_t do_tile(int stage) const {
+    return smem_base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
+  }
+  __device__ void load(int stage, int block) const {
+    fa2::load_tile<T, Cfg, Cfg::br>(q_tile(stage), q + work.q_offset, block * Cfg::br, q_len);
+    fa2::load_tile<T, Cfg, Cfg::br>(do_tile(stage), d_o + work.q_offset, block * Cfg::br, q_len);
+  }
+  // The first block's tiles (committed with whatever was issued before) and stats.
+  __device__ void start(int block) const {
+    load(0, block);
+    commit_async_copies();
+    if (threadIdx.x < 2 * Cfg::br) {
+      stats[threadIdx.x] =
+          stat_of<Cfg>(lse + work.row0, d_rows + work.row0, block * Cfg::br, q_len);
+    }
+  }
+  // At the top of Q block `block` in `stage`: its tiles and stats are there
+  // for every thread, and the other stage (and whatever the previous block
+  // left in shared memory) is free, so the next block's tiles start into it;
+  // returns the next block's stat of this thread, which finish() stores.
+  __device__ float begin(int block, int stage) const {
+    wait_async_copies<0>();
+    __syncthreads();
+    float next_stat = 0.f;
+    if (block + 1 < blocks()) {
+      load(stage ^ 1, block + 1);
+      next_stat = stat_of<Cfg>(lse + work.row0, d_rows + work.row0, (block + 1) * Cfg::br, q_len);
+    }
+    commit_async_copies();
+    return next_stat;
+  }
+  // The next block's stats into the other stage: its last reader was the
+  // previous block, before this block's first barrier.
+  __device__ void finish(int block, int stage, float next_stat) const {
+    if (block + 1 < blocks() && threadIdx.x < 2 * Cfg::br) {
+      stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
+    }
+  }
+  __device__ int blocks() const { return (q_len + Cfg::br - 1) / Cfg::br; }
+};
+
 template <typename T, typename Cfg>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     fa2_backward_main(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
@@ -322,33 +410,17 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int group = lane / 4;  // the accumulator row within an 8-row half
   const int quad = lane % 4;   // the accumulator column pair
 
-  const GridPosition at = grid_position<Cfg::main_order, GridAxis::kv_blocks>();
-  const int c0 = at.block * Cfg::bc;
-  const std::int64_t head = at.head;
-  const std::int64_t q_offset = head * q_len * Cfg::head_dim;
-  const std::int64_t kv_offset = head * kv_len * Cfg::head_dim;
-  const float* lse_head = lse + head * q_len;
-  const float* d_head = d_rows + head * q_len;
-  float* dq_head = dq_accum + q_offset;
-  // Causal is bottom-right aligned: query row i sees keys up to i + shift.
-  const int shift = kv_len - q_len;
-  const int q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
-  // Causal: from the Q block whose last row sees key c0 (every CTA has one:
-  // c0 - shift <= q_len - 1).
-  const int first_q_block = causal ? max(0, c0 - shift) / Cfg::br : 0;
+  const KvBlockWork work = kv_block_work<Cfg>(q_len, kv_len, causal);
+  const int c0 = work.c0;
+  const int shift = work.shift;
+  float* dq_head = dq_accum + work.q_offset;
   const int warp_key0 = 16 * warp;  // within the K/V block
   const int warp_first_key = c0 + warp_key0;
+  const QBlockStream<T, Cfg> stream{smem_base, stats, q, d_o, lse, d_rows, work, q_len};
 
-  fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + kv_offset, c0, kv_len);
-  fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + kv_offset, c0, kv_len);
-  fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::q_offset, q + q_offset, first_q_block * Cfg::br,
-                                  q_len);
-  fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::do_offset, d_o + q_offset,
-                                  first_q_block * Cfg::br, q_len);
-  commit_async_copies();
-  if (threadIdx.x < 2 * Cfg::br) {
-    stats[threadIdx.x] = stat_of<Cfg>(lse_head, d_head, first_q_block * Cfg::br, q_len);
-  }
+  fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, c0, kv_len);
+  fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
+  stream.start(work.first_q_block);
 
   float dk[Cfg::d_tiles][4];
   float dv[Cfg::d_tiles][4];
@@ -361,25 +433,13 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int dq_row_tile = warp % Cfg::dq_row_tiles;
   const int dq_part = warp / Cfg::dq_row_tiles;
 
-  for (int q_block = first_q_block; q_block < q_blocks; ++q_block) {
-    const int stage = (q_block - first_q_block) % Cfg::stages;
-    wait_async_copies<0>();  // this block's Q and dO (and K, V) have landed
-    __syncthreads();         // ... for every thread; the other stage and dS^T are free
-    const int next = q_block + 1;
-    float next_stat = 0.f;
-    if (next < q_blocks) {
-      const int other = stage ^ 1;
-      fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::q_offset + other * Cfg::q_tile_bytes,
-                                      q + q_offset, next * Cfg::br, q_len);
-      fa2::load_tile<T, Cfg, Cfg::br>(smem_base + Cfg::do_offset + other * Cfg::q_tile_bytes,
-                                      d_o + q_offset, next * Cfg::br, q_len);
-      next_stat = stat_of<Cfg>(lse_head, d_head, next * Cfg::br, q_len);  // stored at the end
-    }
-    commit_async_copies();
+  for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
+    const int stage = (q_block - work.first_q_block) % Cfg::stages;
+    const float next_stat = stream.begin(q_block, stage);  // this block's tiles; dS^T is free
 
     const int q0 = q_block * Cfg::br;
-    const std::uint32_t q_tile = smem_base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
-    const std::uint32_t do_tile = smem_base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
+    const std::uint32_t q_tile = stream.q_tile(stage);
+    const std::uint32_t do_tile = stream.do_tile(stage);
     const float* lse_log2 = stats + stage * 2 * Cfg::br;
     const float* d_block = lse_log2 + Cfg::br;
 
@@ -482,15 +542,11 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
 
-    // The next block's LSE and D into the other stage: its last reader was the
-    // previous block, before this block's first barrier.
-    if (next < q_blocks && threadIdx.x < 2 * Cfg::br) {
-      stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
-    }
+    stream.finish(q_block, stage, next_stat);
   }
 
-  store_key_rows<T, Cfg>(d_k + kv_offset, dk, warp_first_key, kv_len, scale);
-  store_key_rows<T, Cfg>(d_v + kv_offset, dv, warp_first_key, kv_len, 1.f);
+  store_key_rows<T, Cfg>(d_k + work.kv_offset, dk, warp_first_key, kv_len, scale);
+  store_key_rows<T, Cfg>(d_v + work.kv_offset, dv, warp_first_key, kv_len, 1.f);
 }
 
 // The bytes of the workspace: D (fp32 per query row), then the fp32 dQ
@@ -515,10 +571,11 @@ inline std::size_t workspace_bytes(const AttentionShape& shape) {
          static_cast<std::size_t>(rows) * static_cast<std::size_t>(shape.head_dim) * sizeof(float);
 }
 
-// The three launches of one config.
-template <typename T, typename Cfg>
-cudaError_t launch_fa2_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
-                                       const LaunchContext& context) {
+// The three launches of one config with `main_kernel`: fa2_backward_main or
+// a variant with its parameters (kernels/fa2_backward_2d.cuh).
+template <typename T, typename Cfg, typename MainKernel>
+cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShape& shape,
+                                     const BackwardBuffers& io, const LaunchContext& context) {
   if (context.workspace == nullptr || context.workspace_bytes < workspace_bytes(shape)) {
     return cudaErrorInvalidValue;
   }
@@ -533,15 +590,20 @@ cudaError_t launch_fa2_backward_config(const AttentionShape& shape, const Backwa
   CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(fa2_backward_prepass<T, Cfg>, Cfg::prepass_order, shape,
                                        tile, Cfg::threads, 0, context.stream,
                                        static_cast<const T*>(io.o), d_o, d_rows, dq_accum, n));
-  CFR_CUDA_CHECK_NOEXCEPT(
-      launch_tiled(fa2_backward_main<T, Cfg>, Cfg::main_order, shape, tile, Cfg::threads,
-                   Cfg::smem_bytes, context.stream, static_cast<const T*>(io.q),
-                   static_cast<const T*>(io.k), static_cast<const T*>(io.v), d_o, io.lse, d_rows,
-                   dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
-                   shape.causal, softmax_scale_of(shape), softmax_scale_log2_of(shape)));
+  CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(
+      main_kernel, Cfg::main_order, shape, tile, Cfg::threads, Cfg::smem_bytes, context.stream,
+      static_cast<const T*>(io.q), static_cast<const T*>(io.k), static_cast<const T*>(io.v), d_o,
+      io.lse, d_rows, dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
+      shape.causal, softmax_scale_of(shape), softmax_scale_log2_of(shape)));
   return launch_tiled(fa2_backward_convert_dq<T, Cfg>, Cfg::convert_order, shape, tile,
                       Cfg::threads, 0, context.stream, dq_accum, static_cast<T*>(io.d_q), n,
                       softmax_scale_of(shape));
+}
+
+template <typename T, typename Cfg>
+cudaError_t launch_fa2_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
+                                       const LaunchContext& context) {
+  return launch_fa2_backward_with<T, Cfg>(fa2_backward_main<T, Cfg>, shape, io, context);
 }
 
 }  // namespace cfr::kernels::fa2_bwd

@@ -21,6 +21,7 @@
 #include "kernels/attention_api.hpp"
 #include "kernels/attention_check.hpp"
 #include "kernels/fa2_backward.cuh"
+#include "kernels/fa2_backward_2d.cuh"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/l2_flush.hpp"
 #include "tests/gpu/variant_tool.cuh"
@@ -43,7 +44,7 @@ struct Variant {
 };
 
 template <typename T, typename Cfg>
-Variant make(const char* name) {
+Variant make_variant(const char* name, Launch launch) {
   return {name,
           Cfg::head_dim,
           std::is_same_v<T, __half> ? DType::fp16 : DType::bf16,
@@ -51,10 +52,22 @@ Variant make(const char* name) {
           Cfg::bc,
           Cfg::warps,
           Cfg::smem_bytes,
-          fa2_bwd::launch_fa2_backward_config<T, Cfg>};
+          launch};
 }
 
+template <typename T, typename Cfg>
+Variant make(const char* name) {
+  return make_variant<T, Cfg>(name, fa2_bwd::launch_fa2_backward_config<T, Cfg>);
+}
+
+using fa2_bwd::Bwd2dConfig;
 using fa2_bwd::BwdConfig;
+
+// FlashAttention-2's warp tiling (kernels/fa2_backward_2d.cuh).
+template <typename T, typename Cfg>
+Variant make_2d(const char* name) {
+  return make_variant<T, Cfg>(name, fa2_bwd::launch_fa2_backward_2d_config<T, Cfg>);
+}
 using fa2_bwd::BwdTuning;
 constexpr BwdTuning base{false, false, 0};
 constexpr BwdTuning vec{true, false, 0};
@@ -81,6 +94,16 @@ std::vector<Variant> variants() {
       make<__half, BwdConfig<64, 128, 128, 8, 1, vec_u1>>("d64_br128_vec_u1"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_u2>>("bf16_d128_br64_vec_u2"),
       make<bf16, BwdConfig<64, 128, 128, 8, 1, vec>>("bf16_d64_br128_vec"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec>>("2d_d64_br128"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec_u2>>("2d_d64_br128_u2"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec_u1>>("2d_d64_br128_u1"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec>>("2d_d64_br64"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec>>("2d_d128_br64"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2>>("2d_d128_br64_u2"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u1>>("2d_d128_br64_u1"),
+      make_2d<bf16, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec>>("2d_bf16_d64_br128"),
+      make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2>>("2d_bf16_d128_br64_u2"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec>>("2d_bf16_d64_br64"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }

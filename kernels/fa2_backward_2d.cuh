@@ -1,0 +1,354 @@
+#pragma once
+
+// fa2_bwd's main launch with FlashAttention-2's own warp tiling (a variant of
+// kernels/fa2_backward.cuh's, which it shares the pre-pass, the convert pass,
+// the workspace and the launch with; tests/gpu/fa2bwd_variants times the two).
+//
+// fa2_backward_main gives each warp 16 keys and all Br query rows, so that
+// P^T and dS^T are already the A operands of dV and dK; the price is that
+// every warp reads the whole Q and dO tiles twice, which Nsight Compute shows
+// as the busiest pipe (docs/perf-notes.md, "What limits fa2_bwd"). Here the
+// three products each tile their output 2-D over the warps, and P and dS go
+// through shared memory once:
+//   S = Q K^T and dP = dO V^T over [Br, Bc] (STiling: SWarpsM warps along
+//     the query rows); P = 2^(S * scale_log2 - LSE_log2), dS = P * (dP - D)
+//     in registers, both stored to shared memory [Br, Bc] in the I/O dtype;
+//   dV += P^T dO and dK += dS^T Q over [Bc, d] (KvTiling: KvWarpsN along the
+//     keys), P^T and dS^T read back with ldmatrix.trans;
+//   dQ = dS K over [Br, d] (QTiling: QWarpsM along the rows), added to the fp32
+//     accumulator with atomics as before.
+// Per warp and k16 step the A fragments of two m16 tiles serve every n8 tile
+// and the B fragments serve both m16 tiles, where the 16-key strip reloads B
+// for every 8 mma.
+
+#include "kernels/fa2_backward.cuh"
+
+namespace cfr::kernels::fa2_bwd {
+
+// A [Rows, Cols] output tiled over Warps warps, WarpsAlongRows of them along
+// the rows: each warp's block is [rows, cols], m_tiles m16 by n_tiles n8.
+template <int Rows, int Cols, int WarpsAlongRows, int Warps>
+struct WarpTiling {
+  static constexpr int rows = Rows / WarpsAlongRows;
+  static constexpr int cols = Cols / (Warps / WarpsAlongRows);
+  static constexpr int m_tiles = rows / 16;
+  static constexpr int n_tiles = cols / 8;
+  static_assert(Warps % WarpsAlongRows == 0);
+  static_assert(rows % 16 == 0 && cols % 16 == 0, "blocks of whole x4 loads");
+  __device__ static int row0(int warp) { return (warp % WarpsAlongRows) * rows; }
+  __device__ static int col0(int warp) { return (warp / WarpsAlongRows) * cols; }
+};
+
+template <int HeadDim, int Br, int Bc, int Warps, int SWarpsM, int KvWarpsN, int QWarpsM,
+          BwdTuning Tuning = BwdTuning{}>
+struct Bwd2dConfig {
+  static constexpr BwdTuning tuning = Tuning;
+  static constexpr int head_dim = HeadDim;
+  static constexpr int br = Br;
+  static constexpr int bc = Bc;
+  static constexpr int warps = Warps;
+  static constexpr int threads = warps * 32;
+  static constexpr int min_ctas_per_sm = 1;
+  static constexpr int stages = 2;
+  static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
+  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
+  static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
+
+  static constexpr int row_bytes = head_dim * 2;
+  static constexpr int chunks_per_row = head_dim / 8;
+
+  using STiling = WarpTiling<br, bc, SWarpsM, warps>;          // S and dP: query rows x keys
+  using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, warps>;  // dK and dV: keys x d
+  using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;    // dQ: query rows x d
+
+  static constexpr int d_steps = head_dim / 16;  // k16 steps of S and dP
+  static constexpr int r_steps = br / 16;        // k16 steps of dV and dK (query rows)
+  static constexpr int c_steps = bc / 16;        // k16 steps of dQ (keys)
+
+  using PLayout = RowLayout<bc * 2>;  // P and dS: [br][bc] elements
+  static constexpr int kv_tile_bytes = bc * row_bytes;
+  static constexpr int q_tile_bytes = br * row_bytes;
+  static constexpr int p_bytes = br * PLayout::row_bytes;
+  static constexpr int k_offset = 0;
+  static constexpr int v_offset = k_offset + kv_tile_bytes;
+  static constexpr int q_offset = v_offset + kv_tile_bytes;
+  static constexpr int do_offset = q_offset + stages * q_tile_bytes;
+  static constexpr int p_offset = do_offset + stages * q_tile_bytes;
+  static constexpr int ds_offset = p_offset + p_bytes;
+  static constexpr int stats_offset = ds_offset + p_bytes;
+  static constexpr int smem_bytes = stats_offset + 2 * stages * br * 4;
+
+  static_assert(head_dim % 32 == 0 && bc % 64 == 0, "rows of 128 bytes or more keep the swizzle");
+  static_assert(threads >= 2 * br, "one thread per LSE and per D value of a block");
+  static_assert(kv_tile_bytes % 1024 == 0 && q_tile_bytes % 1024 == 0 && p_bytes % 1024 == 0,
+                "tiles must start on the swizzle's 1024-byte period");
+};
+
+// acc[mt][nt] = A B^T over d for a warp's [16 m_tiles, 8 n_tiles] block of
+// S = Q K^T or dP = dO V^T: A rows (query rows) and B rows (keys) both
+// row-major [rows, d] tiles, B as the "col" operand.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void rows_times_keys(
+    float (&acc)[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4], std::uint32_t a_tile,
+    std::uint32_t a_lane, int a_row0, std::uint32_t b_tile, std::uint32_t b_lane, int b_row0) {
+  fa2::zero_accumulators(acc);
+  constexpr int unroll = Cfg::tuning.d_step_unroll > 0 ? Cfg::tuning.d_step_unroll : Cfg::d_steps;
+#pragma unroll unroll
+  for (int step = 0; step < Cfg::d_steps; ++step) {
+    std::uint32_t a[Cfg::STiling::m_tiles][4];
+#pragma unroll
+    for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+      ldmatrix_x4(a[mt], x4_address<Cfg>(a_tile, a_lane, a_row0 + 16 * mt, step));
+    }
+#pragma unroll
+    for (int pair = 0; pair < Cfg::STiling::n_tiles / 2; ++pair) {
+      std::uint32_t b[4];  // keys 16 * pair + 0-7 then 8-15
+      ldmatrix_x4(b, x4_address<Cfg>(b_tile, b_lane, b_row0 + 16 * pair, step));
+#pragma unroll
+      for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+        mma_16x8x16<T>(acc[mt][2 * pair], a[mt], b[0], b[1]);
+        mma_16x8x16<T>(acc[mt][2 * pair + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// acc += X^T Y over `k_steps` k16 steps: X a [k, m] tile in `XLayout` read
+// transposed (P, dS: rows = query rows = k), Y a row-major [k, n] tile read
+// as the k-major B operand (dO, Q, K). The warp's block of acc starts at
+// m0 (X's columns) and n0 (Y's columns).
+template <typename T, typename Cfg, typename XLayout, typename YLayout, int m_tiles, int n_tiles,
+          int k_steps>
+__device__ __forceinline__ void transposed_times(float (&acc)[m_tiles][n_tiles][4],
+                                                 std::uint32_t x_tile, std::uint32_t x_lane, int m0,
+                                                 std::uint32_t y_tile, std::uint32_t y_lane,
+                                                 int n0) {
+  constexpr int unroll = Cfg::tuning.d_step_unroll > 0 ? Cfg::tuning.d_step_unroll : k_steps;
+#pragma unroll unroll
+  for (int step = 0; step < k_steps; ++step) {
+    std::uint32_t a[m_tiles][4];
+#pragma unroll
+    for (int mt = 0; mt < m_tiles; ++mt) {
+      ldmatrix_x4_trans(a[mt], x4_address<XLayout>(x_tile, x_lane, 16 * step, m0 / 16 + mt));
+    }
+#pragma unroll
+    for (int pair = 0; pair < n_tiles / 2; ++pair) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, x4_address<YLayout>(y_tile, y_lane, 16 * step, n0 / 16 + pair));
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt) {
+        mma_16x8x16<T>(acc[mt][2 * pair], a[mt], b[0], b[1]);
+        mma_16x8x16<T>(acc[mt][2 * pair + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// A warp's [16 m_tiles, 8 n_tiles] accumulators into a [rows, cols] tile of
+// `Layout` in T, at rows row0.., columns col0..
+template <typename T, typename Layout, int m_tiles, int n_tiles>
+__device__ __forceinline__ void store_accumulators(std::uint32_t tile,
+                                                   const float (&acc)[m_tiles][n_tiles][4],
+                                                   int row0, int col0) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+  for (int mt = 0; mt < m_tiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < n_tiles; ++nt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + 16 * mt + lane / 4 + 8 * h;
+        const std::uint32_t packed = pack_pair<T>(acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]);
+        const std::uint32_t address =
+            tile + (swizzled(row, col0 / 8 + nt, Layout::row_bytes) | ((lane % 4) * 4));
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(packed) : "memory");
+      }
+    }
+  }
+}
+
+// Rows [row0, row0 + 16 m_tiles) and columns [col0, col0 + 8 n_tiles) of a
+// [kv_len, d] output from a warp's accumulators times `factor`.
+template <typename T, typename Cfg, int m_tiles, int n_tiles>
+__device__ __forceinline__ void store_block_rows(T* __restrict__ head,
+                                                 const float (&acc)[m_tiles][n_tiles][4], int row0,
+                                                 int col0, int kv_len, float factor) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+  for (int mt = 0; mt < m_tiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + 16 * mt + lane / 4 + 8 * h;
+      if (row >= kv_len) continue;
+      T* out = head + static_cast<std::int64_t>(row) * Cfg::head_dim + col0 + 2 * (lane % 4);
+#pragma unroll
+      for (int nt = 0; nt < n_tiles; ++nt) {
+        *reinterpret_cast<std::uint32_t*>(out + 8 * nt) =
+            pack_pair<T>(acc[mt][nt][2 * h] * factor, acc[mt][nt][2 * h + 1] * factor);
+      }
+    }
+  }
+}
+
+template <typename T, typename Cfg>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
+    fa2_backward_main_2d(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                         const T* __restrict__ d_o, const float* __restrict__ lse,
+                         const float* __restrict__ d_rows, float* __restrict__ dq_accum,
+                         T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len,
+                         bool causal, float scale, float scale_log2) {
+  using PLayout = typename Cfg::PLayout;
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  const std::uint32_t k_tile = smem_base + Cfg::k_offset;
+  const std::uint32_t v_tile = smem_base + Cfg::v_offset;
+  const std::uint32_t p_tile = smem_base + Cfg::p_offset;
+  const std::uint32_t ds_tile = smem_base + Cfg::ds_offset;
+  float* stats = reinterpret_cast<float*>(smem + Cfg::stats_offset);  // [stage][LSE br, D br]
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = lane / 4;
+  const int quad = lane % 4;
+
+  const KvBlockWork work = kv_block_work<Cfg>(q_len, kv_len, causal);
+  const int c0 = work.c0;
+  const int shift = work.shift;
+  float* dq_head = dq_accum + work.q_offset;
+  const QBlockStream<T, Cfg> stream{smem_base, stats, q, d_o, lse, d_rows, work, q_len};
+
+  // Each warp's place in the three products' tilings.
+  const int s_row0 = Cfg::STiling::row0(warp);  // within the Q block
+  const int s_key0 = Cfg::STiling::col0(warp);  // within the K/V block
+  const int kv_key0 = Cfg::KvTiling::row0(warp);
+  const int kv_dim0 = Cfg::KvTiling::col0(warp);
+  const int q_row0 = Cfg::QTiling::row0(warp);
+  const int q_dim0 = Cfg::QTiling::col0(warp);
+
+  fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, c0, kv_len);
+  fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
+  stream.start(work.first_q_block);
+
+  float dk[Cfg::KvTiling::m_tiles][Cfg::KvTiling::n_tiles][4];
+  float dv[Cfg::KvTiling::m_tiles][Cfg::KvTiling::n_tiles][4];
+  fa2::zero_accumulators(dk);
+  fa2::zero_accumulators(dv);
+  const std::uint32_t a_lane = x4_lane_part<Cfg, true>(0, lane);        // row-major A
+  const std::uint32_t b_lane = x4_lane_part<Cfg, false>(0, lane);       // "col" B
+  const std::uint32_t t_lane = x4_lane_part<Cfg, true>(0, lane);        // k-major B, .trans
+  const std::uint32_t pt_lane = x4_lane_part<PLayout, false>(0, lane);  // P^T, dS^T: .trans
+  const std::uint32_t ds_lane = x4_lane_part<PLayout, true>(0, lane);   // dS as A of dQ
+
+  for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
+    const int stage = (q_block - work.first_q_block) % Cfg::stages;
+    const float next_stat = stream.begin(q_block, stage);  // this block's tiles; P and dS free
+
+    const int q0 = q_block * Cfg::br;
+    const std::uint32_t q_tile = stream.q_tile(stage);
+    const std::uint32_t do_tile = stream.do_tile(stage);
+    const float* lse_log2 = stats + stage * 2 * Cfg::br;
+    const float* d_block = lse_log2 + Cfg::br;
+
+    {
+      // P = 2^(S * scale_log2 - LSE_log2), masked where a key of this warp
+      // can be past kv_len or right of a row's diagonal, or a row past q_len.
+      float s[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
+      rows_times_keys<T, Cfg>(s, q_tile, a_lane, s_row0, k_tile, b_lane, s_key0);
+      const int first_key = c0 + s_key0;
+      const bool masked = q0 + s_row0 + Cfg::STiling::rows > q_len ||
+                          first_key + Cfg::STiling::cols > kv_len ||
+                          (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
+#pragma unroll
+      for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+        const float row_lse[2] = {lse_log2[s_row0 + 16 * mt + group],
+                                  lse_log2[s_row0 + 16 * mt + group + 8]};
+#pragma unroll
+        for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            s[mt][nt][e] = exp2_approx(fmaf(s[mt][nt][e], scale_log2, -row_lse[e / 2]));
+            if (masked) {
+              const int row = q0 + s_row0 + 16 * mt + group + 8 * (e / 2);
+              const int key = first_key + 8 * nt + 2 * quad + (e % 2);
+              if (row >= q_len || key >= kv_len || (causal && key > row + shift)) {
+                s[mt][nt][e] = 0.f;
+              }
+            }
+          }
+        }
+      }
+      store_accumulators<T, PLayout>(p_tile, s, s_row0, s_key0);
+
+      // dS = P * (dP - D), dP = dO V^T.
+      float dp[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
+      rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
+#pragma unroll
+      for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+        const float row_d[2] = {d_block[s_row0 + 16 * mt + group],
+                                d_block[s_row0 + 16 * mt + group + 8]};
+#pragma unroll
+        for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) dp[mt][nt][e] = s[mt][nt][e] * (dp[mt][nt][e] - row_d[e / 2]);
+        }
+      }
+      store_accumulators<T, PLayout>(ds_tile, dp, s_row0, s_key0);
+    }
+    __syncthreads();  // every warp's P and dS
+
+    // dV += P^T dO, dK += dS^T Q over the block's query rows.
+    transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                     Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
+    transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                     Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+
+    // dQ += dS K for this warp's rows and columns.
+    float dq[Cfg::QTiling::m_tiles][Cfg::QTiling::n_tiles][4];
+    fa2::zero_accumulators(dq);
+#pragma unroll
+    for (int step = 0; step < Cfg::c_steps; ++step) {
+      std::uint32_t a[Cfg::QTiling::m_tiles][4];
+#pragma unroll
+      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+        ldmatrix_x4(a[mt], x4_address<PLayout>(ds_tile, ds_lane, q_row0 + 16 * mt, step));
+      }
+#pragma unroll
+      for (int pair = 0; pair < Cfg::QTiling::n_tiles / 2; ++pair) {
+        std::uint32_t b[4];
+        ldmatrix_x4_trans(b, x4_address<Cfg>(k_tile, t_lane, 16 * step, q_dim0 / 16 + pair));
+#pragma unroll
+        for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+          mma_16x8x16<T>(dq[mt][2 * pair], a[mt], b[0], b[1]);
+          mma_16x8x16<T>(dq[mt][2 * pair + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = q0 + q_row0 + 16 * mt + group + 8 * h;
+        if (row >= q_len) continue;
+        float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + q_dim0 + 2 * quad;
+#pragma unroll
+        for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
+          add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[mt][nt][2 * h],
+                                               dq[mt][nt][2 * h + 1]);
+        }
+      }
+    }
+
+    stream.finish(q_block, stage, next_stat);
+  }
+
+  store_block_rows<T, Cfg>(d_k + work.kv_offset, dk, c0 + kv_key0, kv_dim0, kv_len, scale);
+  store_block_rows<T, Cfg>(d_v + work.kv_offset, dv, c0 + kv_key0, kv_dim0, kv_len, 1.f);
+}
+
+template <typename T, typename Cfg>
+cudaError_t launch_fa2_backward_2d_config(const AttentionShape& shape, const BackwardBuffers& io,
+                                          const LaunchContext& context) {
+  return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>, shape, io, context);
+}
+
+}  // namespace cfr::kernels::fa2_bwd
