@@ -78,9 +78,11 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
                                      Schedule schedule, Repeats repeats = Repeats::skipped) {
   const L2Config l2 = l2_config(inputs, schedule, repeats);
   if (problem.paged() && kernel.traffic != TrafficModelKind::split_kv) return std::nullopt;
+  const bool gqa_backward = kernel.traffic == TrafficModelKind::fa2_backward &&
+                            problem.keys() == problem.seq_len && !problem.paged();
   if (!problem.square() && kernel.traffic != TrafficModelKind::kv_reload &&
-      kernel.traffic != TrafficModelKind::split_kv) {
-    return std::nullopt;  // the materialized and backward simulations are square's
+      kernel.traffic != TrafficModelKind::split_kv && !gqa_backward) {
+    return std::nullopt;  // the materialized and fa1_bwd simulations are square's
   }
   if (kernel.traffic == TrafficModelKind::materialized) {
     if (too_large(problem, 1)) return std::nullopt;  // the softmax runs one CTA per row

@@ -136,8 +136,23 @@ StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeom
   return launch;
 }
 
-// dK/dV: one CTA per K/V block streaming the Q blocks whose last row reaches
-// its first row (all of them when not causal): Q, dO, LSE and D per step.
+// The Q block of stream tile `tile` of a K/V head's stream (kv_block_launch).
+// Square: tile i is Q block i. GQA: the stream runs from the last Q block
+// down, the group's G query heads within each (tile t: Q block Tr - 1 - t / G
+// of head t % G), as fa2_bwd's loop does, so a CTA's range starts at tile 0.
+std::int64_t q_block_of_tile(const Shape& s, std::int64_t q_blocks, std::int64_t tile) {
+  return s.group > 1 ? q_blocks - 1 - tile / s.group : tile;
+}
+
+// dK/dV: one CTA per K/V block of a K/V head streaming the Q blocks whose
+// last row reaches its first row (all of them when not causal): Q, dO, LSE
+// and D per step. Under GQA it streams them for every query head of its
+// group, G tiles per Q block (q_block_of_tile), and dK, dV sum over the group.
+// Why down: the causal CTAs of a K/V head skip different numbers of Q blocks;
+// started together, they walk the shared tiles in step from the last block
+// down, where from the first block up CTA j trails CTA 0 by 2G·j steps
+// (Bc = 2 Br), and the tiles in between outgrow the L2 G times sooner than
+// without GQA (docs/model.md §2.4).
 StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
   const TileShape tile = geometry.tile;
   const std::int64_t q_blocks = blocks(s.n, tile.br);
@@ -149,17 +164,19 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
       dispatch_order(blocks(s.n, tile.bc), s.causal, geometry.causal_order, tiles);
   StreamedLaunch launch;
   launch.name = "dk_dv";
-  launch.groups = s.heads;
-  launch.tiles_per_group = q_blocks;
+  launch.groups = s.heads / s.group;
+  launch.tiles_per_group = q_blocks * s.group;
   launch.concurrency = geometry.concurrency();
-  launch.tile_bytes = [s, tile](std::int64_t, std::int64_t q_block) {
-    return rows_of(s.n, tile.br, q_block) * (2 * s.row + 2 * fp32_bytes);
+  launch.tile_bytes = [s, tile, q_blocks](std::int64_t, std::int64_t q_tile) {
+    return rows_of(s.n, tile.br, q_block_of_tile(s, q_blocks, q_tile)) *
+           (2 * s.row + 2 * fp32_bytes);
   };
-  launch.ctas =
-      grid_ctas(s.heads, owned, geometry.grid_order, [&](std::int64_t head, std::int64_t kv_block) {
+  launch.ctas = grid_ctas(
+      launch.groups, owned, geometry.grid_order, [&](std::int64_t kv_head, std::int64_t kv_block) {
         const double rows = rows_of(s.n, tile.bc, kv_block);
-        return StreamedCta{head, first_q_block(kv_block), tiles(kv_block),
-                           1,    rows * 2 * s.row,        rows * 2 * s.row};
+        const std::int64_t first = s.group > 1 ? 0 : first_q_block(kv_block);
+        return StreamedCta{kv_head,          first,           tiles(kv_block) * s.group, 1,
+                           rows * 2 * s.row, rows * 2 * s.row};
       });
   repeat_per_head(launch, geometry.grid_order, static_cast<std::int64_t>(owned.size()), 1);
   return launch;
@@ -169,19 +186,22 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
 // hold the Q block's fp32 dQ accumulator rows (each CTA's atomics read-modify-
 // write them in L2: a miss reads them from DRAM), and whose CTAs each write
 // back their share of the accumulator once (its rows times one accumulator
-// row: a head's CTAs together write it once), the simulation having no
-// evictions of lines a stream writes.
+// row of each query head of its group: a K/V head's CTAs together write its
+// group's accumulators once), the simulation having no evictions of lines a
+// stream writes.
 StreamedLaunch kv_block_atomic_launch(const Shape& s, const LaunchGeometry& geometry,
                                       double accumulator_row) {
   StreamedLaunch launch = kv_block_launch(s, geometry);
   const TileShape tile = geometry.tile;
+  const std::int64_t q_blocks = blocks(s.n, tile.br);
   launch.name = "dk_dv_dq";
-  launch.tile_bytes = [s, tile, accumulator_row](std::int64_t, std::int64_t q_block) {
-    return rows_of(s.n, tile.br, q_block) * (2 * s.row + 2 * fp32_bytes + accumulator_row);
+  launch.tile_bytes = [s, tile, q_blocks, accumulator_row](std::int64_t, std::int64_t q_tile) {
+    return rows_of(s.n, tile.br, q_block_of_tile(s, q_blocks, q_tile)) *
+           (2 * s.row + 2 * fp32_bytes + accumulator_row);
   };
   for (StreamedCta& cta : launch.ctas) {
     const double rows = cta.own_read_bytes / (2 * s.row);  // its K and V rows
-    cta.own_write_bytes += rows * accumulator_row;
+    cta.own_write_bytes += rows * static_cast<double>(s.group) * accumulator_row;
   }
   return launch;
 }
@@ -301,6 +321,9 @@ DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGe
   require_valid(problem, l2);
   require_valid(dk_dv, "dk_dv");
   require_valid(dq, "dq");
+  if (!problem.square()) {
+    throw std::invalid_argument("fa1_bwd's launches: square self-attention only");
+  }
   const Shape s = shape_of(problem);
   // D = rowsum(dO * O): O and dO read, D written; nothing is read twice, so
   // only its block order (dQ's tiles) and concurrency matter, for D's writes.
@@ -318,6 +341,10 @@ DramEstimate fa2_backward_dram(const AttentionProblem& problem, const LaunchGeom
   require_valid(prepass, "prepass");
   require_valid(main, "dk_dv_dq");
   require_valid(convert, "dq_convert");
+  if (problem.keys() != problem.seq_len || problem.paged()) {
+    throw std::invalid_argument(
+        "fa2_bwd's launches: as many keys as queries and a contiguous cache only");
+  }
   const Shape s = shape_of(problem);
   const double accumulator_row = static_cast<double>(problem.head_dim) * fp32_bytes;
   // Pre-pass: O and dO read; D and the zeroed accumulator written.

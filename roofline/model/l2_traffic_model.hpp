@@ -111,15 +111,17 @@ DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry
 
 // fa1_bwd's three launches: D = rowsum(dO * O); dK/dV with one CTA per K/V
 // block streaming the Q blocks that see it (Q, dO, LSE, D); dQ with one CTA
-// per Q block streaming K/V.
+// per Q block streaming K/V. Square self-attention only.
 DramEstimate flash_backward_dram(const AttentionProblem& problem, const LaunchGeometry& dk_dv,
                                  const LaunchGeometry& dq, const L2Config& l2);
 
-// fa2_bwd's three launches: a pre-pass per Q block (O and dO read, D and
-// the zeroed fp32 dQ accumulator written); one CTA per K/V block streaming
-// the Q blocks that see it (Q, dO, LSE, D and the block's accumulator rows,
-// which its atomics update in L2; each CTA writes back its share of the
-// accumulator once); dQ converted (the accumulator read, dQ written).
+// fa2_bwd's three launches: a pre-pass per Q block of a query head (O and
+// dO read, D and the zeroed fp32 dQ accumulator written); one CTA per K/V
+// block of a K/V head streaming the Q blocks that see it, of every query head
+// of its group (GQA), Q block by Q block (Q, dO, LSE, D and the block's
+// accumulator rows, which its atomics update in L2; each CTA writes back its
+// share of the group's accumulators once); dQ converted per query head (the
+// accumulator read, dQ written). As many keys as queries, a contiguous cache.
 DramEstimate fa2_backward_dram(const AttentionProblem& problem, const LaunchGeometry& prepass,
                                const LaunchGeometry& main, const LaunchGeometry& convert,
                                const L2Config& l2);
@@ -130,6 +132,7 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
                                const MaterializedGeometry& geometry, const L2Config& l2);
 
 // Throws std::invalid_argument for non-positive problem dimensions, an
-// untiled geometry, a non-positive SM or CTA count, or an L2 of no partitions.
+// untiled geometry, a non-positive SM or CTA count, an L2 of no partitions,
+// or a backward problem its launches do not take.
 
 }  // namespace cfr

@@ -43,9 +43,27 @@ double floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, std::int64_t b)
 
 class Breakdown {
  public:
-  Breakdown(TrafficModelKind model, double heads) : heads_(heads) { estimate_.model = model; }
+  // `heads` query heads and `kv_heads` K/V heads (as many unless GQA).
+  Breakdown(TrafficModelKind model, double heads, double kv_heads)
+      : heads_(heads), kv_heads_(kv_heads) {
+    estimate_.model = model;
+  }
+  Breakdown(TrafficModelKind model, double heads) : Breakdown(model, heads, heads) {}
   void add(std::string tensor, double bytes_per_head) {
-    const double bytes = bytes_per_head * heads_;
+    add_total(std::move(tensor), bytes_per_head * heads_);
+  }
+  // A tensor of the K/V heads (K, V, dK, dV under GQA): bytes per K/V head.
+  void add_per_kv_head(std::string tensor, double bytes_per_kv_head) {
+    add_total(std::move(tensor), bytes_per_kv_head * kv_heads_);
+  }
+  void set_kv_splits(int splits) { estimate_.kv_splits = splits; }
+  TrafficEstimate finish(double compulsory_bytes) {
+    estimate_.compulsory_bytes = compulsory_bytes;
+    return estimate_;
+  }
+
+ private:
+  void add_total(std::string tensor, double bytes) {
     for (TensorBytes& entry : estimate_.breakdown) {
       if (entry.tensor == tensor) {
         entry.bytes += bytes;
@@ -56,14 +74,9 @@ class Breakdown {
     estimate_.breakdown.push_back({std::move(tensor), bytes});
     estimate_.bytes += bytes;
   }
-  void set_kv_splits(int splits) { estimate_.kv_splits = splits; }
-  TrafficEstimate finish(double compulsory_bytes) {
-    estimate_.compulsory_bytes = compulsory_bytes;
-    return estimate_;
-  }
 
- private:
   double heads_;
+  double kv_heads_;
   TrafficEstimate estimate_;
 };
 
@@ -124,33 +137,58 @@ void add_row_dot_pass(Breakdown& out, double matrix, double n) {
   out.add("D", n * fp32_bytes);
 }
 
-// One CTA per K/V block: K and V once, Q, dO, LSE and D once per K/V block
-// that needs them (q_rows in all); dK and dV are the caller's.
+// One CTA per K/V block of a K/V head: K and V once; Q, dO, LSE and D of
+// each query head of its group once per K/V block that needs them (q_rows a
+// query head in all); dK and dV are the caller's.
 void add_kv_block_reads(Breakdown& out, double matrix, double row, double q_rows) {
-  out.add("K", matrix);
-  out.add("V", matrix);
+  out.add_per_kv_head("K", matrix);
+  out.add_per_kv_head("V", matrix);
   out.add("Q", q_rows * row);
   out.add("dO", q_rows * row);
   out.add("LSE", q_rows * fp32_bytes);
   out.add("D", q_rows * fp32_bytes);
 }
 
-// The backward of square self-attention: the only backward the tool has.
+// Why a backward model cannot count `problem`: it has as many keys as
+// queries and a contiguous cache (every backward kernel's), and fa1_backward
+// as many K/V heads as query heads (fa1_bwd's).
+void require_backward_shape(const AttentionProblem& problem, TrafficModelKind model) {
+  if (problem.keys() != problem.seq_len || problem.paged()) {
+    throw std::invalid_argument(
+        "the backward models describe self-attention only (as many keys as queries, a "
+        "contiguous cache)");
+  }
+  if (model == TrafficModelKind::fa1_backward && problem.key_heads() != problem.heads) {
+    throw std::invalid_argument(
+        "traffic model 'fa1_backward' describes as many K/V heads as query heads");
+  }
+}
+
+// The backward of self-attention, GQA included: Q, O, dO, dQ, LSE and D are
+// per query head, K, V, dK and dV per K/V head.
 TrafficEstimate backward_traffic(const AttentionProblem& problem, TrafficModelKind model,
                                  TileShape tile) {
-  if (!problem.square()) {
-    throw std::invalid_argument("the backward models describe square self-attention only");
-  }
+  require_backward_shape(problem, model);
   const double n = static_cast<double>(problem.seq_len);
   const double row = static_cast<double>(problem.head_dim * element_bytes(problem.dtype));
   const double matrix = n * row;  // one [N, d] tensor of one head
   const double heads = static_cast<double>(problem.heads_total());
-  // Q, K, V, O, dO, LSE read; dQ, dK, dV written.
-  const double floor = heads * (8 * matrix + n * fp32_bytes);
+  const double kv_heads = static_cast<double>(problem.kv_heads_total());
+  // Q, O, dO, LSE read and dQ written per query head; K, V read and dK, dV
+  // written per K/V head. Square problems keep the one product the committed
+  // reports hold, bit for bit past 2^53 bytes too.
+  const double floor = problem.square()
+                           ? heads * (8 * matrix + n * fp32_bytes)
+                           : heads * (4 * matrix + n * fp32_bytes) + kv_heads * (4 * matrix);
 
-  Breakdown out(model, heads);
+  Breakdown out(model, heads, kv_heads);
   if (model == TrafficModelKind::compulsory) {
-    for (const char* tensor : {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"}) out.add(tensor, matrix);
+    out.add("Q", matrix);
+    out.add_per_kv_head("K", matrix);
+    out.add_per_kv_head("V", matrix);
+    for (const char* tensor : {"O", "dO", "dQ"}) out.add(tensor, matrix);
+    out.add_per_kv_head("dK", matrix);
+    out.add_per_kv_head("dV", matrix);
     out.add("LSE", n * fp32_bytes);
     return out.finish(floor);
   }
@@ -162,16 +200,18 @@ TrafficEstimate backward_traffic(const AttentionProblem& problem, TrafficModelKi
   const double q_rows = q_rows_loaded_per_head(problem.seq_len, tile, problem.causal);
   if (model == TrafficModelKind::fa2_backward) {
     const double accumulator_row = static_cast<double>(problem.head_dim) * fp32_bytes;
-    // Pre-pass: D; the fp32 dQ accumulator zeroed.
+    // Pre-pass per query head: D; the fp32 dQ accumulator zeroed.
     add_row_dot_pass(out, matrix, n);
     out.add("dQ_accum", n * accumulator_row);
-    // One CTA per K/V block, and per Q block it streams an fp32 read-modify-
-    // write of that block's dQ accumulator rows (the atomics, in L2).
+    // One CTA per K/V block of a K/V head, and per Q block of a query head of
+    // its group it streams an fp32 read-modify-write of that block's dQ
+    // accumulator rows (the atomics, in L2); dK and dV, summed over the group
+    // in registers, written once.
     add_kv_block_reads(out, matrix, row, q_rows);
     out.add("dQ_accum", 2 * q_rows * accumulator_row);
-    out.add("dK", matrix);
-    out.add("dV", matrix);
-    // dQ converted: the accumulator read, dQ written.
+    out.add_per_kv_head("dK", matrix);
+    out.add_per_kv_head("dV", matrix);
+    // dQ converted per query head: the accumulator read, dQ written.
     out.add("dQ_accum", n * accumulator_row);
     out.add("dQ", matrix);
     return out.finish(floor);

@@ -27,9 +27,10 @@ struct TrafficEstimate {
 // Throws std::invalid_argument for a tiled model given an untiled TileShape,
 // for a problem with a non-positive dimension, heads not a multiple of
 // kv_heads, a causal mask with more queries than keys, a model that cannot
-// read the problem's cache (a backward model and anything but square
-// self-attention, a paged cache and anything but split_kv or compulsory), or
-// for `plugin`, which only the kernel can count (own_count_traffic).
+// read the problem's cache (a backward model and Nk != Nq or a paged cache;
+// fa1_backward and GQA; a paged cache and anything but split_kv or
+// compulsory), or for `plugin`, which only the kernel can count
+// (own_count_traffic).
 // kv_splits: how many CTAs split each group's keys (split_kv only).
 TrafficEstimate estimate_traffic(const AttentionProblem& problem, Direction direction,
                                  TrafficModelKind model, TileShape tile, int kv_splits = 1);

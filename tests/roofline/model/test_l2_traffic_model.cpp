@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/model/l2_aware_model.hpp"
 #include "roofline/model/l2_traffic_model.hpp"
 #include "roofline/model/traffic_model.hpp"
 
@@ -63,22 +65,64 @@ TEST_CASE(
     "no L2 to speak of: fa2_bwd's model is the fa2_backward count, the atomics written once") {
   // The byte model counts each K/V block's read-modify-write of the dQ
   // accumulator; the simulation reads it per K/V block and writes it back
-  // once per head (its CTAs' shares), the read-modify-write staying in L2.
+  // once per query head (its CTAs' shares), the read-modify-write staying in
+  // L2. Square, and 4 query heads over 2 K/V heads and over 1: a CTA of a K/V
+  // head reads its K/V block once and streams the Q blocks of every query
+  // head of its group, so with no L2 the simulation reads what the model counts.
+  AttentionProblem square{1, 2, 500, 64, false, DType::bf16};
+  AttentionProblem gqa{2, 4, 500, 64, false, DType::bf16};
+  gqa.kv_heads = 2;
+  AttentionProblem mqa = gqa;
+  mqa.kv_heads = 1;
+  for (AttentionProblem p : {square, gqa, mqa}) {
+    for (bool causal : {false, true}) {
+      p.causal = causal;
+      const TileShape tile{64, 128};
+      const LaunchGeometry geometry{tile, 1, 4};
+      const DramEstimate e = fa2_backward_dram(p, geometry, geometry, geometry, {1, 1});
+      const TrafficEstimate model =
+          estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, tile);
+      const double accumulator_row = 64 * 4;
+      const auto query_heads = static_cast<double>(p.heads_total());
+      // The model's atomics write what they read; the simulation writes back once.
+      const double atomic_writes =
+          query_heads * q_rows_loaded_per_head(500, tile, causal) * accumulator_row;
+      const double write_back = query_heads * 500 * accumulator_row;
+      CHECK(e.bytes() == Approx(model.bytes - atomic_writes + write_back).epsilon(1e-12));
+      CHECK(e.retained_dirty_bytes == 0);
+      REQUIRE(e.launches.size() == 3);
+      CHECK(e.launches[0].launch == "prepass");
+      CHECK(e.launches[1].launch == "dk_dv_dq");
+      CHECK(e.launches[2].launch == "dq_convert");
+    }
+  }
+}
+
+TEST_CASE("an L2 that holds everything, GQA: fa2_bwd reads each tensor once a launch") {
+  // Each launch starts cold: the pre-pass reads O and dO and leaves D and the
+  // zeroed accumulator in L2; the main launch reads K and V once per K/V head
+  // and Q, dO, LSE, D and the accumulator once per query head, its dK, dV and
+  // accumulator left in L2; the convert reads the accumulator, writes dQ.
   for (bool causal : {false, true}) {
-    const AttentionProblem p{1, 2, 500, 64, causal, DType::bf16};
-    const TileShape tile{64, 128};
-    const LaunchGeometry geometry{tile, 1, 4};
-    const DramEstimate e = fa2_backward_dram(p, geometry, geometry, geometry, {1, 1});
-    const TrafficEstimate model =
-        estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, tile);
-    const double accumulator_row = 64 * 4;
-    const double atomic_writes = 2 * q_rows_loaded_per_head(500, tile, causal) * accumulator_row;
-    const double write_back = 2 * 500 * accumulator_row;
-    CHECK(e.bytes() == Approx(model.bytes - atomic_writes + write_back).epsilon(1e-12));
+    AttentionProblem p{1, 8, 1000, 64, causal, DType::fp16};
+    p.kv_heads = 2;
+    const LaunchGeometry geometry{{64, 128}, 1, 132};
+    const DramEstimate e = fa2_backward_dram(p, geometry, geometry, geometry, {1e12, 2});
+    const double q = 8 * 1000 * 64 * 2.0;   // Q, O, dO or dQ of every query head
+    const double kv = 2 * 1000 * 64 * 2.0;  // K, V, dK or dV of every K/V head
+    const double rows = 8 * 1000 * 4.0;     // LSE or D
+    const double accumulator = 8 * 1000 * 64 * 4.0;
     REQUIRE(e.launches.size() == 3);
-    CHECK(e.launches[0].launch == "prepass");
-    CHECK(e.launches[1].launch == "dk_dv_dq");
-    CHECK(e.launches[2].launch == "dq_convert");
+    CHECK(e.launches[0].read_bytes == 2 * q);
+    CHECK(e.launches[1].read_bytes == 2 * kv + 2 * q + 2 * rows + accumulator);
+    CHECK(e.launches[1].retained_dirty_bytes == 2 * kv + accumulator);
+    CHECK(e.launches[2].read_bytes == accumulator);
+    CHECK(e.written_bytes == 0);
+    const TrafficEstimate compulsory =
+        estimate_traffic(p, Direction::backward, TrafficModelKind::compulsory, {});
+    // The compulsory bytes, plus dO read twice, D written and read, and the
+    // accumulator written, read and written by the main launch, and read.
+    CHECK(e.eventual_bytes() == compulsory.bytes + q + 2 * rows + 4 * accumulator);
   }
 }
 
@@ -194,6 +238,16 @@ TEST_CASE("bad inputs are rejected with the bad value named") {
   CHECK_THROWS_WITH(flash_forward_dram({1, 0, 1024, 64}, fa2_d128, h200_l2),
                     "attention problem dimensions must be positive");
   CHECK_THROWS_AS(materialized_dram(p, {0, 8, 1, 128}, h200_l2), std::invalid_argument);
+  // The backward launches: fa1_bwd's square only, fa2_bwd's as many keys as queries.
+  AttentionProblem gqa = p;
+  gqa.kv_heads = 2;
+  const LaunchGeometry bwd{{64, 128}, 1, 132};
+  CHECK_THROWS_WITH(flash_backward_dram(gqa, bwd, bwd, h200_l2),
+                    Catch::Contains("square self-attention only"));
+  AttentionProblem longer = gqa;
+  longer.kv_len = 2048;
+  CHECK_THROWS_WITH(fa2_backward_dram(longer, bwd, bwd, bwd, h200_l2),
+                    Catch::Contains("as many keys as queries"));
 }
 
 TEST_CASE("split-KV decoding reads each K/V byte from DRAM once per group, whatever the splits") {
@@ -234,4 +288,51 @@ TEST_CASE("kv_reload with GQA: the query heads of a K/V head share its tiles in 
   const double gqa_kv = flash_forward_dram(gqa, geometry, {60e6, 2}).read_bytes - q;
   CHECK(gqa_kv > 0);
   CHECK(mha_kv / gqa_kv == Approx(4).epsilon(0.02));
+}
+
+TEST_CASE("the L2-aware model simulates fa2_bwd's GQA launches, as the registry lays them out") {
+  // H200 figures; 32 query heads over 8 K/V heads, N 4096, d 128, causal and not: the
+  // registry's sm_90 config (Br 64, Bc 128, 1 CTA an SM, K/V blocks fastest), its repeats
+  // skipped exactly as every step simulated; fa1_bwd has no GQA, so no simulation.
+  const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  for (bool causal : {false, true}) {
+    AttentionProblem p{1, 32, 4096, 128, causal, DType::fp16};
+    p.kv_heads = 8;
+    const auto point = l2_aware_dram(fa2_backward_kernel, p, h200);
+    REQUIRE(point);
+    const LaunchGeometry geometry{{64, 128}, 1, 132, fa2_backward_kernel.launches[1].order};
+    CHECK(point->bytes() ==
+          fa2_backward_dram(p, geometry, geometry, geometry, {62914560, 2}).bytes());
+    const auto simulated = l2_aware_dram_simulated(fa2_backward_kernel, p, h200);
+    REQUIRE(simulated);
+    CHECK(simulated->bytes() == point->bytes());
+    CHECK(simulated->retained_dirty_bytes == point->retained_dirty_bytes);
+    CHECK_FALSE(l2_aware_dram(fa1_backward_kernel, p, h200));
+    AttentionProblem longer = p;
+    longer.kv_len = 8192;
+    CHECK_FALSE(l2_aware_dram(fa2_backward_kernel, longer, h200));
+  }
+}
+
+TEST_CASE("causal GQA: fa2_bwd's CTAs of a K/V head, streaming down, share its Q tiles in L2") {
+  // H200 figures, fa2_bwd's sm_90 config: 32 query heads over 8 K/V heads, N 4096,
+  // d 128, causal. The main launch's CTAs of a K/V head start together and walk
+  // their group's Q tiles from the last Q block down in step, so the group's Q, dO,
+  // LSE, D and accumulator rows come from DRAM about once: no more than the square
+  // problem's (32 K/V heads, whose CTAs stream one head each), where walking up
+  // (CTA 0 reading a tile 2G j steps after CTA j) read 12 times as much in the same
+  // simulation.
+  const LaunchGeometry geometry{{64, 128}, 1, 132, fa2_backward_kernel.launches[1].order};
+  AttentionProblem gqa{1, 32, 4096, 128, true, DType::fp16};
+  gqa.kv_heads = 8;
+  const AttentionProblem square{1, 32, 4096, 128, true, DType::fp16};
+  const auto main_reads = [&](const AttentionProblem& p) {
+    return fa2_backward_dram(p, geometry, geometry, geometry, {62914560, 2}).launches[1].read_bytes;
+  };
+  // Once: K and V of 8 K/V heads; Q, dO (256 B a row), LSE, D and an accumulator row
+  // (512 B) of every query head's 4096 rows.
+  const double once = 2 * 8 * 4096 * 256.0 + 32 * 4096 * (2 * 256.0 + 8 + 512);
+  CHECK(main_reads(gqa) >= once);
+  CHECK(main_reads(gqa) <= main_reads(square));
+  CHECK(main_reads(gqa) < 1.5 * once);
 }

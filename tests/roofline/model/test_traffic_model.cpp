@@ -138,6 +138,91 @@ TEST_CASE("fa2_backward bytes follow its launches, the dQ atomics included (docs
   CHECK(tensor(c, "dQ_accum") == accumulator + 2 * 1.5 * accumulator + accumulator);
 }
 
+TEST_CASE("fa2_backward with GQA: K, V, dK, dV per K/V head, the rest per query head") {
+  // B = 1, H = 4 over 2 K/V heads, N = 256, d = 32, fp16, Br 64 x Bc 128: m =
+  // 16384 B a head's [N, d], its accumulator 32768 B. A K/V head's 2 CTAs
+  // each stream all 4 Q blocks of both query heads of its group: R_q = 512
+  // rows a query head, as without GQA.
+  AttentionProblem p{1, 4, 256, 32, false, DType::fp16};
+  p.kv_heads = 2;
+  const TrafficEstimate t =
+      estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, {64, 128});
+  const double m = 16384;
+  const double accumulator = 32768;
+  CHECK(tensor(t, "Q") == 4 * 2 * m);
+  CHECK(tensor(t, "dO") == 4 * 3 * m);
+  CHECK(tensor(t, "O") == 4 * m);
+  CHECK(tensor(t, "dQ") == 4 * m);
+  CHECK(tensor(t, "K") == 2 * m);  // once per K/V head, not per query head
+  CHECK(tensor(t, "V") == 2 * m);
+  CHECK(tensor(t, "dK") == 2 * m);  // summed over the group in registers, written once
+  CHECK(tensor(t, "dV") == 2 * m);
+  CHECK(tensor(t, "LSE") == 4 * 512 * 4.0);
+  CHECK(tensor(t, "D") == 4 * (256 + 512) * 4.0);
+  CHECK(tensor(t, "dQ_accum") == 4 * (accumulator + 2 * 2 * accumulator + accumulator));
+  CHECK(t.bytes ==
+        4 * (2 + 3 + 1 + 1) * m + 4 * 2 * m + 4 * (512 + 768) * 4.0 + 4 * 6 * accumulator);
+  // Compulsory: Q, O, dO, dQ and LSE of 4 query heads; K, V, dK, dV of 2 K/V heads.
+  CHECK(t.compulsory_bytes == 4 * (4 * m + 256 * 4.0) + 2 * 4 * m);
+  const TrafficEstimate floor =
+      estimate_traffic(p, Direction::backward, TrafficModelKind::compulsory, {});
+  CHECK(floor.bytes == t.compulsory_bytes);
+  CHECK(tensor(floor, "K") == 2 * m);
+  CHECK(tensor(floor, "dQ") == 4 * m);
+
+  // MQA, causal: one K/V head; K/V block 1 streams Q blocks 2 and 3 of each query head.
+  p.kv_heads = 1;
+  p.causal = true;
+  const TrafficEstimate mqa =
+      estimate_traffic(p, Direction::backward, TrafficModelKind::fa2_backward, {64, 128});
+  CHECK(tensor(mqa, "K") == m);
+  CHECK(tensor(mqa, "Q") == 4 * 1.5 * m);
+  CHECK(tensor(mqa, "dQ_accum") == 4 * (accumulator + 2 * 1.5 * accumulator + accumulator));
+}
+
+TEST_CASE("the backward models at one K/V head per query head are the square ones, exactly") {
+  // kv_heads spelled as heads is square self-attention: the same bytes, tensor
+  // for tensor (the square figures themselves are pinned above), at a shape
+  // whose bytes are far past 2^53 too.
+  for (const TrafficModelKind model : {TrafficModelKind::compulsory, TrafficModelKind::fa1_backward,
+                                       TrafficModelKind::fa2_backward}) {
+    for (AttentionProblem p : {AttentionProblem{1, 1, 128, 32, false, DType::fp16},
+                               AttentionProblem{64, 64, 1 << 30, 128, true, DType::fp32}}) {
+      const TrafficEstimate square = estimate_traffic(p, Direction::backward, model, {64, 128});
+      p.kv_heads = p.heads;
+      const TrafficEstimate spelled = estimate_traffic(p, Direction::backward, model, {64, 128});
+      CHECK(spelled.bytes == square.bytes);
+      CHECK(spelled.compulsory_bytes == square.compulsory_bytes);
+      REQUIRE(spelled.breakdown.size() == square.breakdown.size());
+      for (std::size_t i = 0; i < square.breakdown.size(); ++i) {
+        CHECK(spelled.breakdown[i].tensor == square.breakdown[i].tensor);
+        CHECK(spelled.breakdown[i].bytes == square.breakdown[i].bytes);
+      }
+    }
+  }
+}
+
+TEST_CASE("the backward models refuse what their kernels' launches do not take") {
+  AttentionProblem gqa{1, 4, 256, 32, false, DType::fp16};
+  gqa.kv_heads = 2;
+  // fa1_bwd has no GQA: its model stays square.
+  CHECK_THROWS_WITH(
+      estimate_traffic(gqa, Direction::backward, TrafficModelKind::fa1_backward, {64, 64}),
+      Catch::Contains("as many K/V heads as query heads"));
+  // Nq != Nk, and a paged cache: no backward model.
+  AttentionProblem longer = gqa;
+  longer.kv_len = 512;
+  AttentionProblem paged = gqa;
+  paged.page_size = 16;
+  for (const AttentionProblem& p : {longer, paged}) {
+    for (const TrafficModelKind model :
+         {TrafficModelKind::compulsory, TrafficModelKind::fa2_backward}) {
+      CHECK_THROWS_WITH(estimate_traffic(p, Direction::backward, model, {64, 128}),
+                        Catch::Contains("as many keys as queries"));
+    }
+  }
+}
+
 TEST_CASE("causal backward: a K/V block reads only the Q blocks at or below the diagonal") {
   // N = 128, 64x64: K/V block 0 needs Q blocks 0, 1 (128 rows); block 1 needs Q block 1 (64).
   CHECK(q_rows_loaded_per_head(128, {64, 64}, true) == 192.0);
