@@ -34,6 +34,21 @@
 // Causal (bottom-right aligned, square here): a CTA starts at the first Q
 // block whose last row sees its first key, and masks only where a warp's keys
 // can be right of a row's diagonal or past the ends (ragged blocks).
+//
+// GQA (kv_heads dividing heads, as many keys as queries): the main launch has
+// one CTA per K/V block of a K/V head (grid heads B x Hkv), and its stream is
+// the Q blocks of every query head of the group, Q block by Q block from the
+// last one down and the group's G heads within each (step s: Q block
+// Tr - 1 - s / G of head s % G), so dK and dV sum over the group in the same
+// registers and are written once, with no atomics; dQ goes to each query
+// head's accumulator as without GQA. Down, because causal CTAs of a K/V head
+// skip different numbers of Q blocks: started together they then read each
+// shared Q tile in step, where from the first block up CTA 0 would read a
+// tile 2G j steps after CTA j (Bc = 2 Br), G times the L2 reach square
+// attention needs (the L2-aware model's figures: docs/model.md section 2.4).
+// The pre-pass and the convert stay per query head. Square self-attention
+// (G = 1) runs its own instantiation (grouped = false), whose stream is the
+// Q blocks of its one head from the first.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -304,7 +319,9 @@ __device__ __forceinline__ void add_pair(float* out, float x, float y) {
 }
 
 // Where a main-launch CTA works: one K/V block of one head, and the Q
-// blocks of that head that see it.
+// blocks of that head that see it. GQA (`grouped`): one K/V block of a K/V
+// head, and the Q blocks of its group's `group` query heads, which follow
+// one another from q_offset and row0 (those of the group's first).
 struct KvBlockWork {
   int c0;                  // the block's first key
   int shift;               // bottom-right causal: query row i sees keys up to i + shift
@@ -315,8 +332,9 @@ struct KvBlockWork {
   std::int64_t row0;       // the head's first query row (LSE, D)
 };
 
-template <typename Cfg>
-__device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool causal) {
+template <typename Cfg, bool grouped = false>
+__device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool causal,
+                                                     int group = 1) {
   const GridPosition at = grid_position<Cfg::main_order, GridAxis::kv_blocks>();
   KvBlockWork work;
   work.c0 = at.block * Cfg::bc;
@@ -324,9 +342,12 @@ __device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool
   work.q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
   // Every CTA has such a block: c0 - shift <= q_len - 1.
   work.first_q_block = causal ? max(0, work.c0 - work.shift) / Cfg::br : 0;
-  work.q_offset = at.head * q_len * Cfg::head_dim;
+  // GQA: at.head is batch x kv_heads + the K/V head, whose group's first
+  // query head is batch x heads + its index x group.
+  const std::int64_t q_head = grouped ? at.head * group : at.head;
+  work.q_offset = q_head * q_len * Cfg::head_dim;
   work.kv_offset = at.head * kv_len * Cfg::head_dim;
-  work.row0 = at.head * q_len;
+  work.row0 = q_head * q_len;
   return work;
 }
 
@@ -335,7 +356,11 @@ __device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool
 // The kernel's parameters themselves, not the head's pointers: those cost
 // registers for the whole kernel, where a parameter is re-read from the
 // constant bank (fa2_bwd at d 128 spilled 8 more bytes with the head's).
-template <typename T, typename Cfg>
+// Its steps are the head's Q blocks from the first that sees the K/V block;
+// GQA (`grouped`): from the last Q block down, the `group` query heads of
+// the K/V head's group within each (step s: Q block q_blocks - 1 - s / group
+// of the group's head s % group), steps 0 to (q_blocks - first) x group.
+template <typename T, typename Cfg, bool grouped = false>
 struct QBlockStream {
   std::uint32_t smem_base;
   float* stats;
@@ -345,6 +370,53 @@ struct QBlockStream {
   const float* d_rows;
   const KvBlockWork& work;
   int q_len;
+  int group = 1;
+
+  __device__ int first_step() const {
+    if constexpr (grouped) {
+      return 0;
+    } else {
+      return work.first_q_block;
+    }
+  }
+  // One past the last step: for the main loop, and begin()'s and finish()'s
+  // "is there a next step".
+  __device__ int steps() const {
+    if constexpr (grouped) {
+      return (work.q_blocks - work.first_q_block) * group;
+    } else {
+      return work.q_blocks;
+    }
+  }
+  // GQA: a step's Q blocks from the last, and its head within the group.
+  __device__ unsigned from_last(int step) const {
+    return static_cast<unsigned>(step) / static_cast<unsigned>(group);
+  }
+  __device__ int block_of(int step) const {
+    if constexpr (grouped) {
+      return (q_len - 1) / Cfg::br - static_cast<int>(from_last(step));
+    } else {
+      return step;
+    }
+  }
+  // The step's query head's first row (LSE, D) and its [q_len, d] offset.
+  __device__ std::int64_t row0_of(int step) const {
+    if constexpr (grouped) {
+      const unsigned h = static_cast<unsigned>(step) - from_last(step) * group;
+      // From blockIdx, re-read, rather than work.row0 held in registers.
+      const std::int64_t kv_head = grid_position<Cfg::main_order, GridAxis::kv_blocks>().head;
+      return (kv_head * group + h) * q_len;
+    } else {
+      return work.row0;
+    }
+  }
+  __device__ std::int64_t q_offset_of(int step) const {
+    if constexpr (grouped) {
+      return row0_of(step) * Cfg::head_dim;
+    } else {
+      return work.q_offset;
+    }
+  }
 
   __device__ std::uint32_t q_tile(int stage) const {
     return smem_base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
@@ -352,51 +424,63 @@ struct QBlockStream {
   __device__ std::uint32_t do_tile(int stage) const {
     return smem_base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
   }
-  __device__ void load(int stage, int block) const {
-    fa2::load_tile<T, Cfg, Cfg::br>(q_tile(stage), q + work.q_offset, block * Cfg::br, q_len);
-    fa2::load_tile<T, Cfg, Cfg::br>(do_tile(stage), d_o + work.q_offset, block * Cfg::br, q_len);
+  __device__ void load(int stage, int step) const {
+    fa2::load_tile<T, Cfg, Cfg::br>(q_tile(stage), q + q_offset_of(step), block_of(step) * Cfg::br,
+                                    q_len);
+    fa2::load_tile<T, Cfg, Cfg::br>(do_tile(stage), d_o + q_offset_of(step),
+                                    block_of(step) * Cfg::br, q_len);
   }
-  // The first block's tiles (committed with whatever was issued before) and stats.
-  __device__ void start(int block) const {
-    load(0, block);
+  __device__ float stat(int step) const {
+    return stat_of<Cfg>(lse + row0_of(step), d_rows + row0_of(step), block_of(step) * Cfg::br,
+                        q_len);
+  }
+  // The first step's tiles (committed with whatever was issued before) and stats.
+  __device__ void start(int step) const {
+    load(0, step);
     commit_async_copies();
-    if (threadIdx.x < 2 * Cfg::br) {
-      stats[threadIdx.x] =
-          stat_of<Cfg>(lse + work.row0, d_rows + work.row0, block * Cfg::br, q_len);
-    }
+    if (threadIdx.x < 2 * Cfg::br) stats[threadIdx.x] = stat(step);
   }
-  // At the top of Q block `block` in `stage`: its tiles and stats are there
-  // for every thread, and the other stage (and whatever the previous block
-  // left in shared memory) is free, so the next block's tiles start into it;
-  // returns the next block's stat of this thread, which finish() stores.
-  __device__ float begin(int block, int stage) const {
+  // At the top of step `step` in `stage`: its tiles and stats are there for
+  // every thread, and the other stage (and whatever the previous step left in
+  // shared memory) is free, so the next step's tiles start into it; returns
+  // the next step's stat of this thread, which finish() stores.
+  __device__ float begin(int step, int stage) const {
     wait_async_copies<0>();
     __syncthreads();
     float next_stat = 0.f;
-    if (block + 1 < blocks()) {
-      load(stage ^ 1, block + 1);
-      next_stat = stat_of<Cfg>(lse + work.row0, d_rows + work.row0, (block + 1) * Cfg::br, q_len);
+    if (step + 1 < last()) {
+      load(stage ^ 1, step + 1);
+      next_stat = stat(step + 1);
     }
     commit_async_copies();
     return next_stat;
   }
-  // The next block's stats into the other stage: its last reader was the
-  // previous block, before this block's first barrier.
-  __device__ void finish(int block, int stage, float next_stat) const {
-    if (block + 1 < blocks() && threadIdx.x < 2 * Cfg::br) {
+  // The next step's stats into the other stage: its last reader was the
+  // previous step, before this step's first barrier.
+  __device__ void finish(int step, int stage, float next_stat) const {
+    if (step + 1 < last() && threadIdx.x < 2 * Cfg::br) {
       stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
     }
   }
-  __device__ int blocks() const { return (q_len + Cfg::br - 1) / Cfg::br; }
+  // One past the last step, as begin() and finish() count it.
+  __device__ int last() const {
+    if constexpr (grouped) {
+      return steps();
+    } else {
+      return (q_len + Cfg::br - 1) / Cfg::br;
+    }
+  }
 };
 
-template <typename T, typename Cfg>
+// `grouped`: GQA, heads_per_kv_head (G > 1) query heads a K/V head; square
+// self-attention runs grouped = false, where heads_per_kv_head is not read.
+template <typename T, typename Cfg, bool grouped>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     fa2_backward_main(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                       const T* __restrict__ d_o, const float* __restrict__ lse,
                       const float* __restrict__ d_rows, float* __restrict__ dq_accum,
-                      T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len, bool causal,
-                      float scale, float scale_log2) {
+                      T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len,
+                      int heads_per_kv_head, bool causal, float scale, float scale_log2) {
   using DsLayout = typename Cfg::DsLayout;
   extern __shared__ __align__(1024) unsigned char smem[];
   const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
@@ -410,17 +494,18 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int group = lane / 4;  // the accumulator row within an 8-row half
   const int quad = lane % 4;   // the accumulator column pair
 
-  const KvBlockWork work = kv_block_work<Cfg>(q_len, kv_len, causal);
+  const KvBlockWork work = kv_block_work<Cfg, grouped>(q_len, kv_len, causal, heads_per_kv_head);
   const int c0 = work.c0;
   const int shift = work.shift;
   float* dq_head = dq_accum + work.q_offset;
   const int warp_key0 = 16 * warp;  // within the K/V block
   const int warp_first_key = c0 + warp_key0;
-  const QBlockStream<T, Cfg> stream{smem_base, stats, q, d_o, lse, d_rows, work, q_len};
+  const QBlockStream<T, Cfg, grouped> stream{
+      smem_base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head};
 
   fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, c0, kv_len);
   fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
-  stream.start(work.first_q_block);
+  stream.start(stream.first_step());
 
   float dk[Cfg::d_tiles][4];
   float dv[Cfg::d_tiles][4];
@@ -433,11 +518,11 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int dq_row_tile = warp % Cfg::dq_row_tiles;
   const int dq_part = warp / Cfg::dq_row_tiles;
 
-  for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
-    const int stage = (q_block - work.first_q_block) % Cfg::stages;
-    const float next_stat = stream.begin(q_block, stage);  // this block's tiles; dS^T is free
+  for (int index = stream.first_step(); index < stream.steps(); ++index) {
+    const int stage = (index - stream.first_step()) % Cfg::stages;
+    const float next_stat = stream.begin(index, stage);  // this block's tiles; dS^T is free
 
-    const int q0 = q_block * Cfg::br;
+    const int q0 = stream.block_of(index) * Cfg::br;
     const std::uint32_t q_tile = stream.q_tile(stage);
     const std::uint32_t do_tile = stream.do_tile(stage);
     const float* lse_log2 = stats + stage * 2 * Cfg::br;
@@ -514,7 +599,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
     __syncthreads();  // every warp's dS^T
 
-    // dQ += dS K for this warp's 16 rows and d / dq_parts columns.
+    // dQ += dS K for this warp's 16 rows and d / dq_parts columns; GQA: of the
+    // step's query head, whose accumulator is found here rather than held
+    // through the matmuls above.
+    float* const dq_rows = grouped ? dq_accum + stream.q_offset_of(index) : dq_head;
     float dq[Cfg::dq_tiles][4];
     zero_tiles(dq);
 #pragma unroll
@@ -534,7 +622,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     for (int h = 0; h < 2; ++h) {
       const int row = q0 + 16 * dq_row_tile + group + 8 * h;
       if (row >= q_len) continue;
-      float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim +
+      float* out = dq_rows + static_cast<std::int64_t>(row) * Cfg::head_dim +
                    8 * dq_part * Cfg::dq_tiles + 2 * quad;
 #pragma unroll
       for (int nt = 0; nt < Cfg::dq_tiles; ++nt) {
@@ -542,7 +630,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
 
-    stream.finish(q_block, stage, next_stat);
+    stream.finish(index, stage, next_stat);
   }
 
   store_key_rows<T, Cfg>(d_k + work.kv_offset, dk, warp_first_key, kv_len, scale);
@@ -572,7 +660,8 @@ inline std::size_t workspace_bytes(const AttentionShape& shape) {
 }
 
 // The three launches of one config with `main_kernel`: fa2_backward_main or
-// a variant with its parameters (kernels/fa2_backward_2d.cuh).
+// a variant with its parameters (kernels/fa2_backward_2d.cuh). The main
+// launch's grid has the K/V heads; each CTA streams its group's query heads.
 template <typename T, typename Cfg, typename MainKernel>
 cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShape& shape,
                                      const BackwardBuffers& io, const LaunchContext& context) {
@@ -590,20 +679,28 @@ cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShap
   CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(fa2_backward_prepass<T, Cfg>, Cfg::prepass_order, shape,
                                        tile, Cfg::threads, 0, context.stream,
                                        static_cast<const T*>(io.o), d_o, d_rows, dq_accum, n));
+  AttentionShape kv_grid = shape;
+  kv_grid.heads = shape.key_heads();
   CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(
-      main_kernel, Cfg::main_order, shape, tile, Cfg::threads, Cfg::smem_bytes, context.stream,
+      main_kernel, Cfg::main_order, kv_grid, tile, Cfg::threads, Cfg::smem_bytes, context.stream,
       static_cast<const T*>(io.q), static_cast<const T*>(io.k), static_cast<const T*>(io.v), d_o,
       io.lse, d_rows, dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
-      shape.causal, softmax_scale_of(shape), softmax_scale_log2_of(shape)));
+      shape.heads / shape.key_heads(), shape.causal, softmax_scale_of(shape),
+      softmax_scale_log2_of(shape)));
   return launch_tiled(fa2_backward_convert_dq<T, Cfg>, Cfg::convert_order, shape, tile,
                       Cfg::threads, 0, context.stream, dq_accum, static_cast<T*>(io.d_q), n,
                       softmax_scale_of(shape));
 }
 
+// Square self-attention launches the main kernel's square instantiation, GQA
+// its grouped one.
 template <typename T, typename Cfg>
 cudaError_t launch_fa2_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
                                        const LaunchContext& context) {
-  return launch_fa2_backward_with<T, Cfg>(fa2_backward_main<T, Cfg>, shape, io, context);
+  if (shape.key_heads() == shape.heads) {
+    return launch_fa2_backward_with<T, Cfg>(fa2_backward_main<T, Cfg, false>, shape, io, context);
+  }
+  return launch_fa2_backward_with<T, Cfg>(fa2_backward_main<T, Cfg, true>, shape, io, context);
 }
 
 }  // namespace cfr::kernels::fa2_bwd

@@ -190,13 +190,15 @@ __device__ __forceinline__ void store_block_rows(T* __restrict__ head,
   }
 }
 
+// Square self-attention only (launch_fa2_backward_2d_config refuses GQA):
+// heads_per_kv_head, fa2_backward_main's parameter for it, is 1.
 template <typename T, typename Cfg>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     fa2_backward_main_2d(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                          const T* __restrict__ d_o, const float* __restrict__ lse,
                          const float* __restrict__ d_rows, float* __restrict__ dq_accum,
                          T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len,
-                         bool causal, float scale, float scale_log2) {
+                         int /*heads_per_kv_head*/, bool causal, float scale, float scale_log2) {
   using PLayout = typename Cfg::PLayout;
   extern __shared__ __align__(1024) unsigned char smem[];
   const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
@@ -348,6 +350,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 template <typename T, typename Cfg>
 cudaError_t launch_fa2_backward_2d_config(const AttentionShape& shape, const BackwardBuffers& io,
                                           const LaunchContext& context) {
+  if (shape.key_heads() != shape.heads) return cudaErrorInvalidValue;
   return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>, shape, io, context);
 }
 

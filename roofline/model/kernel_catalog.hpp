@@ -236,7 +236,10 @@ inline constexpr KernelDescription fa1_backward_kernel{
 // (128 at d = 128) next to S^T and dP^T (Br / 2 each), which 2 CTAs' 128
 // registers cannot hold. K/V blocks run fastest in the grid, natural order:
 // block 0 streams the most Q blocks when causal (heaviest first already),
-// and the CTAs resident together stream one head's Q and dO.
+// and the CTAs resident together stream one head's Q and dO. GQA: the main
+// launch's heads are the K/V heads (B x Hkv), each CTA streaming the Q
+// blocks of its group's query heads, so dK and dV sum over the group in its
+// registers; as many keys as queries only.
 inline constexpr std::array<int, 3> fa2_backward_head_dims{32, 64, 128};
 inline constexpr std::array<ConfigRule, 4> fa2_backward_configs{{
     {.max_head_dim = 64, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
@@ -268,6 +271,7 @@ inline constexpr KernelDescription fa2_backward_kernel{
     .summary =
         "FA2 backward: mma.sync m16n8k16, dK/dV in registers per K/V block, dQ by fp32 "
         "atomics",
+    .shapes = {.kv_heads = true},
 };
 
 inline constexpr std::array<KernelDescription, 7> kernel_catalog{

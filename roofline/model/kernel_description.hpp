@@ -194,6 +194,14 @@ struct ShapeSupport {
   // which the backward models cannot count otherwise): the reason a row of
   // any other shape is skipped. Empty for every other kernel.
   std::string_view square_only_reason{};
+
+  // Whether a kernel of this support takes every kind of served shape one of
+  // `other` takes (a backward kernel's forward partner must: it makes the O
+  // and LSE). The query-token limit is not compared: a plugin's forward may
+  // be built for fewer tokens than its backward, whose rows past it skip.
+  constexpr bool covers(const ShapeSupport& other) const {
+    return (kv_len || !other.kv_len) && (kv_heads || !other.kv_heads) && (paged || !other.paged);
+  }
 };
 
 struct DTypeSet {
@@ -414,8 +422,8 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
 }
 
 // Where `backward` gets its O and LSE from, checked against `forward`: a
-// forward kernel with every dtype and head dim of the backward, running on
-// every architecture the backward runs on.
+// forward kernel with every dtype, head dim and shape of the backward,
+// running on every architecture the backward runs on.
 constexpr std::string_view partner_problem(const KernelDescription& backward,
                                            const KernelDescription* forward) {
   if (forward == nullptr) return "its forward partner is not a known kernel";
@@ -430,6 +438,9 @@ constexpr std::string_view partner_problem(const KernelDescription& backward,
   }
   if (forward->min_compute_capability > backward.min_compute_capability) {
     return "its forward partner needs a newer GPU than it does";
+  }
+  if (!forward->shapes.covers(backward.shapes)) {
+    return "its forward partner does not take every shape it takes";
   }
   return {};
 }

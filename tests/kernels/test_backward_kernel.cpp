@@ -1,9 +1,10 @@
 // Every registered backward kernel against the fp32 reference backward on
 // the test grid of attention_case.hpp, every dtype and head dim of the grid it
-// declares; O and L come from the reference forward, O rounded to the I/O
-// dtype as a real backward would receive it; and what fa1_bwd promises of
-// its own: determinism; and fa2_bwd's own: a workspace of any contents, used
-// again, and the smaller tile sm_86 and sm_89 run.
+// declares, and on GQA and MQA shapes where it takes them (dK and dV summed
+// over a K/V head's query heads); O and L come from the reference forward, O
+// rounded to the I/O dtype as a real backward would receive it; and what
+// fa1_bwd promises of its own: determinism; and fa2_bwd's own: a workspace of
+// any contents, used again, and the smaller tile sm_86 and sm_89 run.
 
 #include <catch2/catch.hpp>
 
@@ -15,9 +16,12 @@ namespace {
 
 constexpr std::uint64_t seed = 20260401;
 
+// dQ shaped as Q; dK and dV as K and V ([batch, kv_heads, N, d]).
 struct BackwardOutputs {
   explicit BackwardOutputs(const AttentionShape& shape)
-      : d_q(tensor_bytes(shape)), d_k(tensor_bytes(shape)), d_v(tensor_bytes(shape)) {}
+      : d_q(tensor_bytes(shape)),
+        d_k(kv_elements(shape) * element_bytes(shape.dtype)),
+        d_v(kv_elements(shape) * element_bytes(shape.dtype)) {}
   DeviceBuffer d_q, d_k, d_v;
 };
 
@@ -41,13 +45,24 @@ void run_backward(const BackwardKernel& kernel, const AttentionShape& shape, con
 
 void check_outputs(const AttentionShape& shape, const BackwardReference& reference,
                    const BackwardOutputs& out, cudaStream_t stream) {
-  const std::size_t count = tensor_elements(shape);
-  check_against_reference("dQ", out.d_q.data(), shape.dtype, reference.d_q.as<float>(), count,
+  const std::size_t kv_count = kv_elements(shape);
+  check_against_reference("dQ", out.d_q.data(), shape.dtype, reference.d_q.as<float>(),
+                          tensor_elements(shape), shape.dtype, stream);
+  check_against_reference("dK", out.d_k.data(), shape.dtype, reference.d_k.as<float>(), kv_count,
                           shape.dtype, stream);
-  check_against_reference("dK", out.d_k.data(), shape.dtype, reference.d_k.as<float>(), count,
+  check_against_reference("dV", out.d_v.data(), shape.dtype, reference.d_v.as<float>(), kv_count,
                           shape.dtype, stream);
-  check_against_reference("dV", out.d_v.data(), shape.dtype, reference.d_v.as<float>(), count,
-                          shape.dtype, stream);
+}
+
+// `kernel` on `shape` against the reference backward.
+void check_shape(const BackwardKernel& kernel, const AttentionShape& shape,
+                 std::uint64_t shape_seed, cudaStream_t stream) {
+  const Inputs inputs(shape, shape_seed, stream);
+  const ForwardReference forward(shape, inputs, stream);
+  const BackwardReference reference(shape, inputs, stream);
+  BackwardOutputs out(shape);
+  run_backward(kernel, shape, inputs, forward, out, stream);
+  check_outputs(shape, reference, out, stream);
 }
 
 void check_on_test_grid(const KernelEntry& entry) {
@@ -60,12 +75,50 @@ void check_on_test_grid(const KernelEntry& entry) {
         for (bool causal : {false, true}) {
           const AttentionShape shape = make_shape(dtype, seq_len, head_dim, causal);
           INFO(entry.description.name << ", " << describe(shape));
-          const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
-          const ForwardReference forward(shape, inputs, stream);
-          const BackwardReference reference(shape, inputs, stream);
-          BackwardOutputs out(shape);
-          run_backward(*entry.backward(), shape, inputs, forward, out, stream);
-          check_outputs(shape, reference, out, stream);
+          check_shape(*entry.backward(), shape, seed + static_cast<std::uint64_t>(seq_len), stream);
+        }
+      }
+    }
+  }
+}
+
+// GQA and MQA: 4 query heads over 2 K/V heads and over 1, odd lengths and
+// an exact one, both masks.
+struct Grouping {
+  int heads, kv_heads;
+};
+constexpr Grouping groupings[] = {{4, 2}, {4, 1}};
+const std::vector<int> gqa_seq_lens{1, 17, 128, 1000, 4097};
+
+AttentionShape grouped_shape(DType dtype, int seq_len, int head_dim, bool causal,
+                             Grouping grouping) {
+  AttentionShape shape = make_shape(dtype, seq_len, head_dim, causal);
+  shape.heads = grouping.heads;
+  shape.kv_heads = grouping.kv_heads;
+  return shape;
+}
+
+TEST_CASE("every backward kernel that takes GQA matches the reference backward on GQA shapes",
+          "[backward][gqa]") {
+  measure::CudaStream stream;
+  for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
+    const KernelDescription& description = entry->description;
+    if (!description.shapes.kv_heads) continue;
+    for (DType dtype : test_dtypes) {
+      if (!description.dtypes.contains(dtype)) continue;
+      for (int head_dim : test_head_dims) {
+        if (!description.supports_head_dim(head_dim)) continue;
+        for (int seq_len : gqa_seq_lens) {
+          for (bool causal : {false, true}) {
+            for (const Grouping grouping : groupings) {
+              const AttentionShape shape =
+                  grouped_shape(dtype, seq_len, head_dim, causal, grouping);
+              REQUIRE(takes(*entry, shape));
+              INFO(description.name << ", " << describe(shape));
+              check_shape(*entry->backward(), shape, seed + 3 + static_cast<std::uint64_t>(seq_len),
+                          stream);
+            }
+          }
         }
       }
     }
@@ -114,12 +167,7 @@ TEST_CASE("every backward kernel applies an explicit softmax_scale", "[backward]
       AttentionShape shape = make_shape(dtype, 200, head_dim, causal);
       shape.softmax_scale = 0.5f;
       INFO(description.name << ", " << describe(shape));
-      const Inputs inputs(shape, seed + 7, stream);
-      const ForwardReference forward(shape, inputs, stream);
-      const BackwardReference reference(shape, inputs, stream);
-      BackwardOutputs out(shape);
-      run_backward(*entry->backward(), shape, inputs, forward, out, stream);
-      check_outputs(shape, reference, out, stream);
+      check_shape(*entry->backward(), shape, seed + 7, stream);
     }
   }
 }
@@ -178,12 +226,14 @@ TEST_CASE("fa2_bwd at sm_86's config matches the reference backward", "[backward
       for (bool causal : {false, true}) {
         const AttentionShape shape = make_shape(dtype, seq_len, 128, causal);
         INFO("fa2_bwd at sm_86, " << describe(shape));
-        const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
-        const ForwardReference forward(shape, inputs, stream);
-        const BackwardReference reference(shape, inputs, stream);
-        BackwardOutputs out(shape);
-        run_backward(sm86, shape, inputs, forward, out, stream);
-        check_outputs(shape, reference, out, stream);
+        check_shape(sm86, shape, seed + static_cast<std::uint64_t>(seq_len), stream);
+        // Its GQA instantiation too, on two of the lengths.
+        if (seq_len != 17 && seq_len != 1000) continue;
+        for (const Grouping grouping : groupings) {
+          const AttentionShape grouped = grouped_shape(dtype, seq_len, 128, causal, grouping);
+          INFO("fa2_bwd at sm_86, " << describe(grouped));
+          check_shape(sm86, grouped, seed + 3 + static_cast<std::uint64_t>(seq_len), stream);
+        }
       }
     }
   }

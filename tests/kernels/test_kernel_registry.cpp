@@ -46,6 +46,12 @@ TEST_CASE("the built-in registry holds the catalog's kernels with their launcher
     CHECK(entry->description.name.data() != description.name.data());  // its own copy
     CHECK(entry->description.head_dims.size() == description.head_dims.size());
     CHECK(entry->description.traffic == description.traffic);
+    // The shapes it takes (fa2_bwd: GQA), which the sweep plans rows by.
+    const ShapeSupport& shapes = entry->description.shapes;
+    CHECK(shapes.kv_len == description.shapes.kv_len);
+    CHECK(shapes.kv_heads == description.shapes.kv_heads);
+    CHECK(shapes.paged == description.shapes.paged);
+    CHECK(shapes.max_q_len == description.shapes.max_q_len);
     CHECK((entry->forward() != nullptr) == (description.direction == Direction::forward));
     CHECK((entry->backward() != nullptr) == (description.direction == Direction::backward));
     CHECK(entry->origin == "built in");
@@ -150,6 +156,16 @@ TEST_CASE("add refuses a duplicate name, the wrong launcher, a missing partner",
         "kernel 'fa1_bwd_copy': its forward partner lacks one of its dtypes ('fa1_wmma')");
   backward.forward_partner = "fa1_scalar";
   CHECK(refusal(registry, backward, backward_stub) == "added");
+  // A GQA backward (fa2_bwd's shapes) needs a forward that makes GQA's O and LSE.
+  KernelDescription gqa_backward = fa2_backward_kernel;
+  gqa_backward.name = "fa2_bwd_copy";
+  gqa_backward.forward_partner = "fa1_wmma";
+  CHECK(refusal(registry, gqa_backward, backward_stub) ==
+        "kernel 'fa2_bwd_copy': its forward partner does not take every shape it takes "
+        "('fa1_wmma')");
+  gqa_backward.forward_partner = "fa2_mma";
+  CHECK(refusal(registry, gqa_backward, backward_stub) == "added");
+  CHECK(registry.find("fa2_bwd_copy")->description.shapes.kv_heads);
   CHECK(registry.forward_partner(*registry.find("fa1_bwd_copy"))->description.name == "fa1_scalar");
 }
 

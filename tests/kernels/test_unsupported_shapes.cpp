@@ -37,7 +37,8 @@ AttentionShape valid_shape(const KernelDescription& kernel) {
 }
 
 // Shapes `kernel` must refuse: each dtype it lacks, a head dim it lacks, no
-// rows, no heads.
+// rows, no heads, heads no multiple of the K/V heads, and each served shape
+// its ShapeSupport lacks (keys apart from queries, fewer K/V heads, pages).
 std::vector<AttentionShape> unsupported_shapes(const KernelDescription& kernel) {
   std::vector<AttentionShape> shapes;
   for (DType dtype : test_dtypes) {
@@ -51,6 +52,23 @@ std::vector<AttentionShape> unsupported_shapes(const KernelDescription& kernel) 
   shapes.back().seq_len = 0;
   shapes.push_back(valid_shape(kernel));
   shapes.back().heads = 0;
+  shapes.push_back(valid_shape(kernel));
+  shapes.back().heads = 3;
+  shapes.back().kv_heads = 2;
+  const ShapeSupport& can = kernel.shapes;
+  if (!can.kv_len) {
+    shapes.push_back(valid_shape(kernel));
+    shapes.back().kv_len = 32;
+  }
+  if (!can.kv_heads) {
+    shapes.push_back(valid_shape(kernel));
+    shapes.back().heads = 4;
+    shapes.back().kv_heads = 2;
+  }
+  if (!can.paged) {
+    shapes.push_back(valid_shape(kernel));
+    shapes.back().page_size = 16;
+  }
   return shapes;
 }
 

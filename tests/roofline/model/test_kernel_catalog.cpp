@@ -223,6 +223,26 @@ TEST_CASE("the catalog rules: unique names, declared configs, partners that can 
   const DescriptionError error = catalog_error(orphan);
   CHECK(error.kernel == "fa1_bwd");
   CHECK(error.problem == "its forward partner is not a known kernel");
+
+  // fa2_bwd takes GQA: fa1_wmma, with all its dtypes and head dims, has no GQA
+  // O and LSE to give it.
+  KernelDescription gqa_backward = fa2_backward_kernel;
+  gqa_backward.forward_partner = "fa1_wmma";
+  const std::array no_gqa_forward{fa1_wmma_kernel, gqa_backward};
+  CHECK(catalog_error(no_gqa_forward).problem ==
+        "its forward partner does not take every shape it takes");
+}
+
+TEST_CASE("a kernel's shapes cover another's when it takes each kind of served shape it takes") {
+  const ShapeSupport square{};
+  const ShapeSupport gqa{.kv_heads = true};
+  const ShapeSupport decode{.kv_len = true, .kv_heads = true, .paged = true, .max_q_len = 16};
+  CHECK(square.covers(square));
+  CHECK(gqa.covers(square));
+  CHECK_FALSE(square.covers(gqa));
+  CHECK(fa2_mma_kernel.shapes.covers(fa2_backward_kernel.shapes));
+  CHECK_FALSE(fa2_mma_kernel.shapes.covers(decode));  // pages
+  CHECK(decode.covers(fa2_mma_kernel.shapes));        // the token limit is not compared
 }
 
 TEST_CASE("docs/model.md's kernel table has each catalog kernel's row, direction and traffic") {
