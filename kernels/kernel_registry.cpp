@@ -73,7 +73,7 @@ struct KernelRegistry::Stored {
   std::string name;
   std::string summary;
   std::string forward_partner;
-  std::string square_only_reason;
+  std::string served_shapes_reason;
   std::vector<int> head_dims;
   std::vector<ConfigRule> configs;
   std::deque<std::string> pass_names;  // a deque: its strings never move
@@ -138,7 +138,7 @@ const KernelEntry& KernelRegistry::add(const KernelDescription& description,
   stored->name = description.name;
   stored->summary = description.summary;
   stored->forward_partner = description.forward_partner;
-  stored->square_only_reason = description.shapes.square_only_reason;
+  stored->served_shapes_reason = description.shapes.served_shapes_reason;
   stored->head_dims.assign(description.head_dims.begin(), description.head_dims.end());
   stored->configs.assign(description.configs.begin(), description.configs.end());
   for (const GridLaunch& launch : description.launches) {
@@ -150,7 +150,7 @@ const KernelEntry& KernelRegistry::add(const KernelDescription& description,
   owned.name = stored->name;
   owned.summary = stored->summary;
   owned.forward_partner = stored->forward_partner;
-  owned.shapes.square_only_reason = stored->square_only_reason;
+  owned.shapes.served_shapes_reason = stored->served_shapes_reason;
   owned.head_dims = stored->head_dims;
   owned.configs = stored->configs;
   owned.launches = stored->launches;

@@ -15,8 +15,9 @@ so the report (schema cuflash-roofline/report/v1) is read by `audit`, `table`,
 
 With --backward it times each backend's backward alone instead: the forward
 run once, then torch.autograd.grad(out, (q, k, v), dO) per launch under the
-same timer, dQ, dK and dV checked against an fp32 reference backward (square
-self-attention only).
+same timer, dQ, dK and dV checked against an fp32 reference backward (as many
+keys as queries and a contiguous cache; GQA with enable_gqa, dK and dV summed
+over a K/V head's query heads).
 
 Needs Python 3.11+, torch with CUDA, and the built tool (--tool). The command
 line is checked, with the tool, before torch is imported.
@@ -92,8 +93,8 @@ def parse_arguments(argv):
                    help="element types: fp16, bf16, fp32 (a list; default fp16)")
     p.add_argument("--backward", action="store_true",
                    help="time each backend's backward alone (torch.autograd.grad of its "
-                        "forward, run once), checking dQ, dK, dV; square self-attention only, "
-                        "other shapes are skipped rows")
+                        "forward, run once), checking dQ, dK, dV; as many keys as queries "
+                        "(GQA included), other shapes are skipped rows")
     p.add_argument("--backends", default="",
                    help="flash, cudnn, efficient, math (default: every one this torch has)")
     p.add_argument("--gpu", default="auto", help="ceiling: a GPU table id or 'auto'")

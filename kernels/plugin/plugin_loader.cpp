@@ -233,7 +233,8 @@ void read_tiles(const cfr_kernel_description& kernel, const ReadableMemory& memo
 
 // The served shapes a version-3 description declares (CFR_SHAPE_* bits and
 // max_q_len), in the catalog's terms. A backward kernel takes square shapes
-// only: the tool's backward reference and models have no other.
+// only: the ABI has no GQA backward yet (the models count fa2_bwd's), and the
+// tool's backward models have no Nk != Nq or paged cache.
 ShapeSupport shapes_of(const cfr_kernel_description& kernel, const std::string& where) {
   constexpr unsigned known = CFR_SHAPE_KV_LEN | CFR_SHAPE_GQA | CFR_SHAPE_PAGED;
   if ((kernel.shapes & ~known) != 0) {
@@ -256,7 +257,8 @@ ShapeSupport shapes_of(const cfr_kernel_description& kernel, const std::string& 
 // A description before its name is read is known by its place in the array
 // and the count the plugin gave: one read past the array shows as such.
 // square_only: why a description of an older ABI version takes square shapes
-// only (its shapes fields read as 0); empty for this version.
+// only (its shapes fields read as 0; ShapeSupport::served_shapes_reason);
+// empty for this version.
 Translated translate(const cfr_kernel_description& kernel, std::size_t index, int kernel_count,
                      const ReadableMemory& memory, std::string_view square_only) {
   const std::string unnamed = fmt::format("kernel #{} (of kernel_count {})", index, kernel_count);
@@ -320,7 +322,7 @@ Translated translate(const cfr_kernel_description& kernel, std::size_t index, in
   d.forward_partner = text(kernel.forward_partner, "forward partner");
   d.summary = text(kernel.summary, "summary");
   d.shapes = shapes_of(kernel, where);
-  d.shapes.square_only_reason = square_only;
+  d.shapes.served_shapes_reason = square_only;
   return out;
 }
 

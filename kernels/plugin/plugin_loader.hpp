@@ -32,7 +32,7 @@ struct LoadedPlugin {
 // built-in kernel or an earlier plugin has taken). A description is read by
 // its plugin's version's size; a kernel of a version before 3 takes square
 // shapes only, and a row of another shape is skipped with the reason naming
-// the plugin and its version (ShapeSupport::square_only_reason).
+// the plugin and its version (ShapeSupport::served_shapes_reason).
 // Nothing of a refused plugin is registered. What the plugin prints while it
 // is loaded and asked for its kernels goes to stderr, not stdout. The library
 // stays loaded for the life of the process: its kernels are in the registry,

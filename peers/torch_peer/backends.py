@@ -14,8 +14,9 @@ skipped row (shape_gap).
 
 The backward (BackendRunner's `backward`): the forward once on leaves that
 require the gradient, then torch.autograd.grad of it per launch, dQ, dK and dV
-checked against the fp32 reference backward; square self-attention only
-(backward_gap), as the tool's backward kernels.
+checked against the fp32 reference backward; as many keys as queries and a
+contiguous cache only, GQA included (backward_gap), as the tool's backward
+models count it (fa2_bwd).
 """
 
 import warnings
@@ -81,26 +82,27 @@ def math_scores_bytes(problem, upcast):
 def bytes_needed(problem, backward=False):
     """Q, K, V and O, the fp32 reference O, and the larger of the reference's
     working block and the check's float64 copies, which never coexist (the
-    math backend's Nq x Nk tensors come on top). The backward (square only)
-    adds dO and the three gradients, the three fp32 reference gradients and a
-    backend's fp32 dQ accumulator, and its reference holds more a block."""
+    math backend's Nq x Nk tensors come on top). The backward adds dO and the
+    three gradients (dK and dV shaped as K and V), the three fp32 reference
+    gradients and a backend's fp32 dQ accumulator, and its reference holds
+    more a block."""
     queries = float(problem.heads_total() * problem.seq_len * problem.head_dim)
     keys = float(problem.batch * problem.key_heads() * problem.keys() * problem.head_dim)
     element = 4 if problem.dtype == "fp32" else 2
     working = max(reference_working_bytes(problem, backward), 3 * queries * 8)
     if backward:
-        return 8 * queries * element + 4 * queries * 4 + working
+        return (4 * queries + 4 * keys) * element + (2 * queries + 2 * keys) * 4 + working
     return (2 * queries + 2 * keys) * element + queries * 4 + working
 
 
-BACKWARD_SQUARE_REASON = ("the backward is timed on square self-attention only (Nq = Nk, as "
-                          "many K/V heads as query heads), as fa1_bwd and fa2_bwd are")
+BACKWARD_SHAPE_REASON = ("the backward is timed with as many keys as queries and a contiguous "
+                         "cache only (GQA included), the backward the tool's models count")
 
 
 def backward_gap(problem):
     """Why the backward of the problem is not asked; '' when it is."""
-    square = problem.keys() == problem.seq_len and not problem.grouped() and not problem.paged()
-    return "" if square else BACKWARD_SQUARE_REASON
+    counted = problem.keys() == problem.seq_len and not problem.paged()
+    return "" if counted else BACKWARD_SHAPE_REASON
 
 
 # torch 2.5 added scaled_dot_product_attention's enable_gqa (K/V with fewer heads).
@@ -239,13 +241,13 @@ class BackendRunner:
                                           f"GiB, {free / GIB:.2f} GiB free")
         return None
 
-    def _poisoned_call(self, call, outputs=1):
-        """Frees `outputs` NaN-filled blocks of Q's size (the output's, and each
-        gradient's of square attention) just before the call, so the caching
+    def _poisoned_call(self, call, shaped_as):
+        """Frees a NaN-filled block shaped as each of `shaped_as` (the output's
+        as Q; the gradients' as Q, K and V) just before the call, so the caching
         allocator hands them to the outputs and an element the backend forgets
         to write fails the check. Returns (the call's result, for each output
         tensor whether it landed on a poisoned block)."""
-        poison = [self.torch.empty_like(self.data.q) for _ in range(outputs)]
+        poison = [self.torch.empty_like(tensor) for tensor in shaped_as]
         for block in poison:
             block.view(self.torch.uint8).fill_(0xFF)  # NaN in fp16, bf16 and fp32
         addresses = {block.data_ptr() for block in poison}
@@ -276,7 +278,7 @@ class BackendRunner:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     try:
-                        out, poisoned = self._poisoned_call(launch)
+                        out, poisoned = self._poisoned_call(launch, (self.data.q,))
                         torch.cuda.synchronize(self.device)
                     except RuntimeError as error:
                         if "No available kernel" not in str(error):
@@ -307,7 +309,7 @@ class BackendRunner:
         def launch():
             return torch.autograd.grad(out, inputs, d_out, retain_graph=True)
 
-        grads, poisoned = self._poisoned_call(launch, len(GRADIENTS))
+        grads, poisoned = self._poisoned_call(launch, (self.data.q, self.data.k, self.data.v))
         torch.cuda.synchronize(self.device)
         landed = [name for name, hit in zip(GRADIENTS, poisoned) if hit]
         reference = ("fp32 materialized backward on the same inputs and dO (torch.matmul "

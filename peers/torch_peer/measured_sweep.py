@@ -107,7 +107,7 @@ def plan_rows(problems, backends, build_gaps, device, shape_gap=lambda problem: 
               direction="forward"):
     """(problem, backend, raw row) for every pair, problems outside; a problem
     no backend can be asked for (shape_gap: a paged cache, ...; for the
-    backward, any but square self-attention) and a backend this torch lacks
+    backward, Nq != Nk or a paged cache) and a backend this torch lacks
     are skipped rows, saying why."""
     rows = []
     for problem in problems:

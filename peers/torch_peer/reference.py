@@ -19,7 +19,8 @@ output in float64; `import-samples` judges what it found.
 
 The backward (reference_gradients): dO standard normal from the problem's seed
 salted 'D', and dQ, dK, dV in fp32 from the same blocks of rows (P recomputed),
-for square self-attention only, as the tool's backward reference.
+with as many keys as queries, GQA included (dK and dV summed over the rows of
+every query head of a K/V head's group), as the tool's backward reference.
 """
 
 import math
@@ -144,16 +145,22 @@ def reference_gradients(torch, q, k, v, d_out, causal):
     gradient d_out, materialized per block of rows as reference_output is:
     P recomputed, O = P V, D = rowsum(dO * O), dS = P * (dO V^T - D),
     dQ = scale dS K, and dK += scale dS^T Q, dV += P^T dO over the blocks.
-    Square self-attention only (Q, K and V of one shape), as the tool's
-    backward reference; under it the causal mask is j <= i."""
-    if not q.shape == k.shape == v.shape == d_out.shape:
-        raise ValueError("the backward reference takes square self-attention: Q, K, V and dO "
-                         f"of one shape, not {tuple(q.shape)}, {tuple(k.shape)}, "
-                         f"{tuple(v.shape)}, {tuple(d_out.shape)}")
+    Q and dO [B, H, N, d], K and V [B, Hkv, N, d] with Hkv dividing H: the
+    rows of a K/V head's group (reference_output's) add to its dK and dV. As
+    many keys as queries, as the tool's backward reference; the causal mask
+    is then j <= i."""
     batch, heads, n, d = q.shape
-    groups = batch * heads
-    qf, kf, vf, gf = (t.reshape(groups, n, d) for t in (q, k, v, d_out))
-    dq = torch.empty((groups, n, d), dtype=torch.float32, device=q.device)
+    kv_heads = k.shape[1]
+    if not (k.shape == v.shape == (batch, kv_heads, n, d) and d_out.shape == q.shape
+            and heads % kv_heads == 0):
+        raise ValueError("the backward reference takes as many keys as queries and K/V heads "
+                         "dividing the query heads: Q, dO [B, H, N, d], K, V [B, Hkv, N, d], not "
+                         f"{tuple(q.shape)}, {tuple(d_out.shape)}, {tuple(k.shape)}, "
+                         f"{tuple(v.shape)}")
+    groups, rows = batch * kv_heads, (heads // kv_heads) * n
+    qf, gf = (t.reshape(groups, rows, d) for t in (q, d_out))
+    kf, vf = (t.reshape(groups, n, d) for t in (k, v))
+    dq = torch.empty((groups, rows, d), dtype=torch.float32, device=q.device)
     dk = torch.zeros((groups, n, d), dtype=torch.float32, device=q.device)
     dv = torch.zeros((groups, n, d), dtype=torch.float32, device=q.device)
     scale = 1.0 / math.sqrt(d)
@@ -166,7 +173,8 @@ def reference_gradients(torch, q, k, v, d_out, causal):
         dk[g0:g1] += torch.matmul(ds.transpose(1, 2), queries) * scale
         dv[g0:g1] += torch.matmul(p.transpose(1, 2), grad)
         del p, ds
-    return tuple(t.reshape(batch, heads, n, d) for t in (dq, dk, dv))
+    return (dq.reshape(batch, heads, n, d), dk.reshape(batch, kv_heads, n, d),
+            dv.reshape(batch, kv_heads, n, d))
 
 
 def checked_tensor(name, squared_error, squared_ref, max_abs_err, ref_max_abs, non_finite):

@@ -173,8 +173,9 @@ json row_json(const RawRow& row) {
 // A peer's kernel as model_row takes it: every dtype, the row's head dim, any
 // GPU, untiled, the compulsory bytes of its direction. A forward takes any
 // shape (one its framework refuses is a skipped raw row); a backward only
-// square self-attention, the only backward the traffic models describe, as
-// fa1_bwd and fa2_bwd. `head_dim` must outlive the description.
+// self-attention with as many keys as queries and a contiguous cache, GQA
+// included: the only backward the traffic models describe, as fa2_bwd.
+// `head_dim` must outlive the description.
 KernelDescription peer_kernel(const RawBackend& backend, Direction direction,
                               const std::array<int, 1>& head_dim) {
   const bool forward = direction == Direction::forward;
@@ -186,10 +187,12 @@ KernelDescription peer_kernel(const RawBackend& backend, Direction direction,
           .traffic = TrafficModelKind::compulsory,
           .summary = "a peer's kernel (docs/peers.md)",
           .shapes = {.kv_len = forward,
-                     .kv_heads = forward,
+                     .kv_heads = true,
                      .paged = forward,
-                     .square_only_reason =
-                         forward ? "" : "the backward models describe square self-attention only"}};
+                     .served_shapes_reason = forward ? ""
+                                                     : "the backward models describe as many "
+                                                       "keys as queries and a contiguous cache "
+                                                       "only"}};
 }
 
 ResultRow report_row(const RawSamples& raw, const RawRow& measured, const CeilingRecord& ceiling,

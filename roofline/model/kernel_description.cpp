@@ -19,20 +19,23 @@ std::optional<TrafficModelKind> parse_traffic_model(std::string_view text) {
 std::optional<std::string> shape_reason(const KernelDescription& kernel,
                                         const AttentionProblem& problem) {
   const ShapeSupport& can = kernel.shapes;
-  if (!can.square_only_reason.empty() && !problem.square()) {
-    return fmt::format("{}: {}", kernel.name, can.square_only_reason);
-  }
+  // A served shape its flags refuse: the kernel's own reason where it has one.
+  const auto refused = [&](std::string what) {
+    if (can.served_shapes_reason.empty()) return what;
+    return fmt::format("{}: {}", kernel.name, can.served_shapes_reason);
+  };
   if (problem.keys() != problem.seq_len && !can.kv_len) {
-    return fmt::format("{} takes as many keys as queries (kv_len {} != seq_len {})", kernel.name,
-                       problem.keys(), problem.seq_len);
+    return refused(fmt::format("{} takes as many keys as queries (kv_len {} != seq_len {})",
+                               kernel.name, problem.keys(), problem.seq_len));
   }
   if (problem.key_heads() != problem.heads && !can.kv_heads) {
-    return fmt::format("{} takes as many K/V heads as query heads (kv_heads {} != heads {})",
-                       kernel.name, problem.key_heads(), problem.heads);
+    return refused(
+        fmt::format("{} takes as many K/V heads as query heads (kv_heads {} != heads {})",
+                    kernel.name, problem.key_heads(), problem.heads));
   }
   if (problem.paged() && !can.paged) {
-    return fmt::format("{} reads a contiguous K/V cache, not pages of {} tokens", kernel.name,
-                       problem.page_size);
+    return refused(fmt::format("{} reads a contiguous K/V cache, not pages of {} tokens",
+                               kernel.name, problem.page_size));
   }
   if (problem.paged() && (problem.page_size & (problem.page_size - 1)) != 0) {
     return fmt::format("{} takes pages of a power of two tokens, not {}", kernel.name,

@@ -189,11 +189,12 @@ struct ShapeSupport {
   bool kv_heads = false;
   bool paged = false;
   int max_q_len = 0;
-  // Why it takes square shapes only when that is no choice of the kernel's
-  // (a plugin of an ABI version without the served shapes, a peer's backward,
-  // which the backward models cannot count otherwise): the reason a row of
-  // any other shape is skipped. Empty for every other kernel.
-  std::string_view square_only_reason{};
+  // Why it refuses the served shapes its flags above refuse, when that is no
+  // choice of the kernel's (a plugin of an ABI version without the served
+  // shapes; a peer's backward, of which the backward models count GQA but no
+  // Nk != Nq or paged cache): the reason a row of such a shape is skipped.
+  // Empty for every other kernel, whose refusals name the shape.
+  std::string_view served_shapes_reason{};
 
   // Whether a kernel of this support takes every kind of served shape one of
   // `other` takes (a backward kernel's forward partner must: it makes the O

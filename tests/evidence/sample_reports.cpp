@@ -282,6 +282,8 @@ nlohmann::json peer_backward_raw_samples() {
   backward["timing"] = raw_timing({0.062, 0.060, 0.061});
   nlohmann::json grouped = backward;
   grouped["problem"]["kv_heads"] = 2;
-  document["results"] = {forward, backward, grouped};
+  nlohmann::json longer = backward;
+  longer["problem"]["kv_len"] = 2048;
+  document["results"] = {forward, backward, grouped, longer};
   return document;
 }

@@ -67,9 +67,9 @@ nlohmann::json raw_timing(std::vector<double> samples);
 // raw_passing_check's errors.
 nlohmann::json raw_backward_check();
 // peer_raw_samples() with the backward timed too: flash's forward row of fp16
-// N 1024, then its backward ("direction": "backward") and the backward of
-// the same problem under GQA (8 query heads over 2 K/V heads), which the
-// backward models do not describe.
+// N 1024, then its backward ("direction": "backward"), the backward of the
+// same problem under GQA (8 query heads over 2 K/V heads), and one over 2048
+// keys, which the backward models do not describe.
 nlohmann::json peer_backward_raw_samples();
 
 // A file of the source tree (defined in tests/app/cli_runner.cpp, which every

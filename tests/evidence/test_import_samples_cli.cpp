@@ -137,11 +137,13 @@ TEST_CASE("import-samples RAW: a backward row reaches the report backward and au
   CHECK(written["results"][0]["direction"] == "forward");
   CHECK(written["results"][1]["direction"] == "backward");
   CHECK(written["results"][1]["traffic"]["bytes"] == 8421376.0);  // test_raw_samples.cpp
-  CHECK(written["results"][2]["status"] == "skipped");
+  CHECK(written["results"][2]["status"] == "ok");                 // GQA
+  CHECK(written["results"][2]["traffic"]["bytes"] == 5275648.0);
+  CHECK(written["results"][3]["status"] == "skipped");  // Nk != Nq
   const CliResult audit = run_cli({"audit", report});
   INFO(audit.out);
   CHECK(audit.exit_code == 0);
-  CHECK(audit.out.find("consistent: 3 rows") != std::string::npos);
+  CHECK(audit.out.find("consistent: 4 rows") != std::string::npos);
   // the backward row pairs with a backward row only: here, itself
   const CliResult compare = run_cli({"compare", report, report});
   CHECK(compare.exit_code == 0);

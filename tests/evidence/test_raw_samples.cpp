@@ -193,7 +193,7 @@ TEST_CASE("raw samples: a peer's kernel takes whatever shape its framework ran")
 
 TEST_CASE("raw samples: a backward row is counted as the sweep counts a backward kernel's") {
   const Report report = import(peer_backward_raw_samples());
-  REQUIRE(report.results.size() == 3);
+  REQUIRE(report.results.size() == 4);
   CHECK(report.results[0].direction == Direction::forward);  // no key: the forward
   const ResultRow& backward = report.results[1];
   CHECK(backward.status == RowStatus::ok);
@@ -209,11 +209,17 @@ TEST_CASE("raw samples: a backward row is counted as the sweep counts a backward
   CHECK(backward.correctness->passed);
   CHECK(backward.correctness->tensors.size() == 3);
   CHECK(backward.correctness->tensors[2].tensor == "dV");
+  // GQA: K, V, dK and dV of 2 K/V heads, 2 x 1024 x 64 x 2 B each
   const ResultRow& grouped = report.results[2];
-  CHECK(grouped.status == RowStatus::skipped);
-  CHECK(grouped.reason ==
-        "torch_sdpa_flash: the backward models describe square self-attention only");
-  CHECK_FALSE(grouped.timing);
+  CHECK(grouped.status == RowStatus::ok);
+  CHECK(grouped.model->traffic.bytes == 4 * 1048576.0 + 4 * 262144.0 + 32768.0);
+  CHECK(grouped.model->flops.exact == 2.5 * 2147483648.0);
+  const ResultRow& longer = report.results[3];
+  CHECK(longer.status == RowStatus::skipped);
+  CHECK(longer.reason ==
+        "torch_sdpa_flash: the backward models describe as many keys as "
+        "queries and a contiguous cache only");
+  CHECK_FALSE(longer.timing);
   CHECK(report.provenance.auditable);
   CHECK(audit_report(report).consistent());
 }

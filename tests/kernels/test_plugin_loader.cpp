@@ -261,7 +261,7 @@ TEST_CASE("a plugin of ABI version 3 declares its served shapes; rows beyond the
   const ShapeSupport& forward = registry.find("tiny_fwd")->description.shapes;
   CHECK((forward.kv_len && forward.kv_heads && !forward.paged));
   CHECK(forward.max_q_len == 8192);
-  CHECK(forward.square_only_reason.empty());
+  CHECK(forward.served_shapes_reason.empty());
   const ShapeSupport& backward = registry.find("tiny_bwd")->description.shapes;
   CHECK((!backward.kv_len && !backward.kv_heads && !backward.paged));
   CHECK(backward.max_q_len == 0);

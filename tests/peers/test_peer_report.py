@@ -19,7 +19,7 @@ from tool_binary import require_tool, run_tool, tool_path
 
 import torch_sdpa
 from torch_peer import raw_samples, tool as tools
-from torch_peer.backends import (BACKENDS, BACKWARD_SQUARE_REASON, PAGED_REASON, Outcome,
+from torch_peer.backends import (BACKENDS, BACKWARD_SHAPE_REASON, PAGED_REASON, Outcome,
                                  shape_gap)
 from torch_peer.measured_sweep import apply_outcome, arithmetic, finish, plan_rows
 from torch_peer.reference import checked_tensor
@@ -47,9 +47,12 @@ def arguments(gpu="h200", axes=SQUARE_AXES):
     return torch_sdpa.parse_arguments(["--json", "unused.json", "--gpu", gpu, *axes])
 
 
-# The square axes' backward, and one GQA prefill shape whose backward is not asked
+# The square axes' backward, a GQA shape's (8 query heads over 2 K/V heads), and
+# one with more keys than queries, whose backward is not asked
 BACKWARD_AXES = (*SQUARE_AXES, "--backward")
-GQA_BACKWARD_AXES = ("--heads", "8", "--kv-heads", "2", "--seq-lens", "256", "--backward")
+GQA_BACKWARD_AXES = ("--heads", "8", "--kv-heads", "2", "--seq-lens", "256,1000", "--both",
+                     "--backward")
+LONGER_KV_BACKWARD_AXES = ("--q-lens", "256", "--kv-lens", "1024", "--backward")
 
 
 def synthetic_timing(base_ms):
@@ -303,23 +306,53 @@ class BackwardPeerReport(ImportedRun):
 
 
 class GroupedBackwardPeerReport(ImportedRun):
-    """A GQA problem's backward is a skipped row in the raw samples, saying
-    why, and stays skipped through the import."""
+    """A GQA problem's backward (torch's enable_gqa) is counted as fa2_bwd's
+    is: 2.5 times the forward's FLOPs, and the backward's compulsory bytes with
+    K, V, dK and dV of the K/V heads only; audit re-derives it."""
 
     AXES = GQA_BACKWARD_AXES
+
+    def test_it_imports_consistent_and_auditable(self):
+        self.assertEqual(self.status, 1)  # math's failed check, as the square rows'
+        result = run_tool("audit", self.path)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("consistent: 16 rows", result.stdout)
+
+    def test_rows_count_the_kv_tensors_per_kv_head(self):
+        rows = [r for r in self.report["results"] if r["status"] == "ok"]
+        self.assertTrue(rows)
+        for row in rows:
+            n, d = row["seq_len"], row["head_dim"]
+            self.assertEqual((row["direction"], row["heads"], row["kv_heads"]),
+                             ("backward", 8, 2))
+            self.assertEqual([t["tensor"] for t in row["correctness"]["tensors"]],
+                             ["dQ", "dK", "dV"])
+            if not row["causal"]:
+                self.assertEqual(row["flops"]["exact"], 2.5 * 4 * 8 * n * n * d)
+            # Q, O, dO, dQ and LSE of 8 query heads; K, V, dK, dV of 2 K/V heads
+            self.assertEqual(row["traffic"]["bytes"],
+                             8 * (4 * n * d * 2 + n * 4) + 2 * 4 * n * d * 2)
+
+
+class LongerKvBackwardPeerReport(ImportedRun):
+    """A backward with more keys than queries is a skipped row in the raw
+    samples, saying why, and stays skipped through the import."""
+
+    AXES = LONGER_KV_BACKWARD_AXES
 
     def test_every_row_is_skipped_with_the_backwards_reason(self):
         self.assertEqual(self.status, 0)
         with open(self.samples, encoding="utf-8") as file:
             raw = json.load(file)["results"]
         self.assertEqual({(r["status"], r["reason"]) for r in raw},
-                         {("skipped", BACKWARD_SQUARE_REASON)})
+                         {("skipped", BACKWARD_SHAPE_REASON)})
         # the import writes the model's reason over the script's, as for any shape
         self.assertEqual(len(self.report["results"]), len(BACKENDS))
         for row in self.report["results"]:
             self.assertEqual((row["direction"], row["status"], row["reason"]),
-                             ("backward", "skipped", f"{row['kernel']}: the backward models "
-                                                     "describe square self-attention only"))
+                             ("backward", "skipped",
+                              f"{row['kernel']}: the backward models describe as many keys as "
+                              "queries and a contiguous cache only"))
         self.assertEqual(run_tool("audit", self.path).returncode, 0)
 
 

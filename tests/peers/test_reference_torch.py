@@ -110,11 +110,15 @@ class ServedReference(unittest.TestCase):
 @unittest.skipIf(torch is None, "torch is not installed")
 class BackwardReference(unittest.TestCase):
     """reference_gradients against torch's autograd through plain_attention in
-    float64, on square shapes (the only backward the tool checks), causal and
-    not, N = 1 and odd N, whole and split into blocks of rows."""
+    float64 (K and V repeated per query head, so autograd sums dK and dV over a
+    group), with as many keys as queries (the only backward the tool checks):
+    square, GQA and MQA, causal and not, N = 1 and odd N, whole and split into
+    blocks of rows."""
 
-    SHAPES = [(2, 3, 17, 8, True), (1, 2, 33, 16, False), (1, 1, 1, 8, True),
-              (2, 2, 64, 16, True)]
+    # (batch, heads, kv_heads, N, d, causal)
+    SHAPES = [(2, 3, 3, 17, 8, True), (1, 2, 2, 33, 16, False), (1, 1, 1, 1, 8, True),
+              (2, 2, 2, 64, 16, True), (2, 4, 2, 17, 8, True), (1, 6, 3, 33, 16, False),
+              (1, 4, 1, 1, 8, True), (2, 4, 1, 40, 8, True)]
 
     def setUp(self):
         self.block = reference.REFERENCE_BLOCK_ELEMENTS
@@ -125,9 +129,9 @@ class BackwardReference(unittest.TestCase):
     def test_gradients_match_autograd_in_float64(self):
         for elements in (self.block, 40, 300):
             reference.REFERENCE_BLOCK_ELEMENTS = elements
-            for batch, heads, n, d, causal in self.SHAPES:
-                with self.subTest(elements=elements, shape=(batch, heads, n, d, causal)):
-                    p = problem(batch, heads, heads, n, n, d, causal)
+            for batch, heads, kv_heads, n, d, causal in self.SHAPES:
+                with self.subTest(elements=elements, shape=(batch, heads, kv_heads, n, d, causal)):
+                    p = problem(batch, heads, kv_heads, n, n, d, causal)
                     q, k, v = reference.make_inputs(torch, p, 20261202, "cpu")
                     d_out = reference.make_output_gradient(torch, p, 20261202, "cpu")
                     leaves = [t.double().requires_grad_() for t in (q, k, v)]
@@ -136,6 +140,7 @@ class BackwardReference(unittest.TestCase):
                     got = reference.reference_gradients(torch, q, k, v, d_out, causal)
                     for name, a, b in zip(("dQ", "dK", "dV"), got, expected):
                         self.assertEqual(a.dtype, torch.float32, name)
+                        self.assertEqual(a.shape, b.shape, name)
                         self.assertLess((a.double() - b).abs().max().item(), 1e-5, name)
 
     def test_output_gradient_is_its_own_draw(self):
@@ -146,10 +151,10 @@ class BackwardReference(unittest.TestCase):
         self.assertTrue(torch.equal(d_out, reference.make_output_gradient(torch, p, 7, "cpu")))
         self.assertFalse(torch.equal(d_out, q))
 
-    def test_served_shapes_are_refused(self):
-        p = problem(1, 4, 2, 8, 8, 8, False)
+    def test_more_keys_than_queries_are_refused(self):
+        p = problem(1, 4, 2, 8, 12, 8, False)
         q, k, v = reference.make_inputs(torch, p, 1, "cpu")
-        with self.assertRaisesRegex(ValueError, "square self-attention"):
+        with self.assertRaisesRegex(ValueError, "as many keys as queries"):
             reference.reference_gradients(torch, q, k, v, torch.zeros_like(q), False)
 
 

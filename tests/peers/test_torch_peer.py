@@ -303,23 +303,29 @@ class ServedShapes(unittest.TestCase):
 
 
 class Backward(unittest.TestCase):
-    """--backward before torch is asked: the rows it plans (square self-
-    attention only, as fa1_bwd and fa2_bwd), the direction they carry into the
-    raw samples, and the memory it budgets."""
+    """--backward before torch is asked: the rows it plans (as many keys as
+    queries and a contiguous cache, GQA included, as the backward models
+    count), the direction they carry into the raw samples, and the memory it
+    budgets."""
 
-    def test_only_square_self_attention_is_asked_for_its_backward(self):
+    def test_only_as_many_keys_as_queries_are_asked_for_its_backward(self):
         square = served(batch=1, heads=8, kv_heads=8, q_len=4096, kv_len=4096, causal=True)
-        problems = [square, served(q_len=4096, kv_len=4096), served(kv_heads=32, q_len=4),
+        gqa = served(q_len=4096, kv_len=4096, causal=True)
+        problems = [square, gqa, served(kv_heads=32, q_len=4), served(q_len=4),
                     served(kv_heads=32, q_len=4096, kv_len=4096, page_size=16)]
         gaps = {b.name: "" for b in BACKENDS}
         rows = plan_rows(problems, list(BACKENDS), gaps, 0,
                          lambda p: backends.shape_gap(p, "2.11.0+cu130"), "backward")
         self.assertEqual({row["direction"] for _, _, row in rows}, {"backward"})
-        self.assertEqual([row["status"] for p, _, row in rows if p == square],
-                         ["ok"] * len(BACKENDS))
-        reasons = {row["reason"] for p, _, row in rows if p != square}
-        # GQA and Nq != Nk: the backward's reason; a paged cache: torch's gap first
-        self.assertEqual(reasons, {backends.BACKWARD_SQUARE_REASON, backends.PAGED_REASON})
+        self.assertEqual([row["status"] for p, _, row in rows if p in (square, gqa)],
+                         ["ok"] * 2 * len(BACKENDS))
+        reasons = {row["reason"] for p, _, row in rows if p not in (square, gqa)}
+        # Nq != Nk (with GQA or not): the backward's reason; a paged cache: torch's gap first
+        self.assertEqual(reasons, {backends.BACKWARD_SHAPE_REASON, backends.PAGED_REASON})
+        # before enable_gqa, torch's gap names it
+        old = plan_rows([gqa], list(BACKENDS), gaps, 0,
+                        lambda p: backends.shape_gap(p, "2.4.1+cu121"), "backward")
+        self.assertIn("has no enable_gqa", old[0][2]["reason"])
 
     def test_a_forward_row_has_no_direction_key(self):
         rows = plan_rows([served()], list(BACKENDS), {b.name: "" for b in BACKENDS}, 0)
@@ -337,6 +343,13 @@ class Backward(unittest.TestCase):
         self.assertEqual(working, 4.0 * heads * (2 * rows * 16384 + 2 * 16384 * 128
                                                  + 3 * rows * 128))
         self.assertGreater(working, reference.reference_working_bytes(square))
+        # GQA (32 query heads over 8): Q, O, dO, dQ of the query heads, K, V, dK, dV of
+        # the K/V heads, in fp16; the fp32 reference dQ and accumulator, dK and dV
+        gqa = served(batch=1, heads=32, kv_heads=8, q_len=4096, kv_len=4096)
+        queries, keys = 32 * 4096 * 128, 8 * 4096 * 128
+        self.assertEqual(backends.bytes_needed(gqa, backward=True),
+                         (4 * queries + 4 * keys) * 2 + (2 * queries + 2 * keys) * 4
+                         + reference.reference_working_bytes(gqa, backward=True))
 
     def test_the_command_line_takes_backward(self):
         args = torch_sdpa.parse_arguments(["--json", "x.json", "--backward"])
