@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -324,8 +325,9 @@ TEST_CASE("docs/l2-model-errors.md is the table the model computes now", "[l2dat
   const std::size_t marker = text.find("<!-- profiled reports:");
   const std::string ours = marker == std::string::npos ? text : text.substr(0, marker);
   if (std::getenv("CFR_REGENERATE_L2_TABLE") != nullptr) {
-    std::ofstream(path, std::ios::binary)
-        << table + (marker == std::string::npos ? "" : "\n" + text.substr(marker));
+    std::ofstream out(path, std::ios::binary);
+    out << table;
+    if (marker != std::string::npos) out << '\n' << std::string_view(text).substr(marker);
   }
   INFO(
       "stale: regenerate with CFR_REGENERATE_L2_TABLE=1 build/tests/roofline/test_roofline "
