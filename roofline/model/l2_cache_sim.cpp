@@ -14,11 +14,17 @@ namespace {
 
 using Id = std::int32_t;
 
+// A line's links in recency order; a line not in the cache has next ==
+// not_resident. The links alone are what a hit touches.
 struct Node {
   Id prev = -1;
   Id next = -1;
+};
+constexpr Id not_resident = -2;
+
+// What only an insertion or an eviction reads.
+struct Line {
   double bytes = 0;
-  bool resident = false;
   bool dirty = false;
 };
 
@@ -27,31 +33,36 @@ struct Node {
 // every call.
 struct LruStorage {
   std::vector<Node> nodes;
+  std::vector<Line> lines;
   std::vector<Id> free;
 };
 
 // Byte-capacity LRU over dense ids: stream tiles are ids [0, stream_ids),
-// private blocks get ids above that, recycled once evicted. Each node holds
-// its links and bytes, so a step touches one 24-byte node and its neighbours.
+// private blocks get ids above that, recycled once evicted. A hit touches
+// the 8-byte links of the line and of its neighbours; bytes and the dirty
+// bit sit apart, read on insertion and eviction only.
 class LruCache {
  public:
   LruCache(LruStorage& storage, double capacity, std::int64_t stream_ids, std::int64_t private_ids)
       : nodes_(storage.nodes),
+        lines_(storage.lines),
         free_(storage.free),
         capacity_(capacity),
         stream_ids_(static_cast<Id>(stream_ids)) {
     if (stream_ids + private_ids >= std::numeric_limits<Id>::max()) {
       throw std::invalid_argument(fmt::format("{} stream tiles: too many to simulate", stream_ids));
     }
-    nodes_.assign(static_cast<std::size_t>(stream_ids), Node{});
+    nodes_.assign(static_cast<std::size_t>(stream_ids), Node{-1, not_resident});
+    lines_.resize(static_cast<std::size_t>(stream_ids));
     nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
+    lines_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
     free_.clear();
   }
 
   // Returns the bytes read from DRAM when `readers` CTAs read stream tile
   // `id` of `bytes` in the same step.
   double read_stream(std::int64_t id, double bytes, std::int64_t readers) {
-    if (nodes_[static_cast<std::size_t>(id)].resident) {
+    if (nodes_[static_cast<std::size_t>(id)].next != not_resident) {
       move_to_front(static_cast<Id>(id));
       return 0;
     }
@@ -74,6 +85,7 @@ class LruCache {
     } else {
       id = static_cast<Id>(nodes_.size());
       nodes_.emplace_back();
+      lines_.emplace_back();
     }
     insert(id, bytes, dirty);
   }
@@ -83,7 +95,7 @@ class LruCache {
   double resident_dirty() const {
     double bytes = 0;
     for (Id id = head_; id >= 0; id = node(id).next) {
-      if (node(id).dirty) bytes += node(id).bytes;
+      if (line(id).dirty) bytes += line(id).bytes;
     }
     return bytes;
   }
@@ -93,25 +105,26 @@ class LruCache {
   template <typename Visit>
   void for_each_lru(Visit visit) const {
     for (Id id = tail_; id >= 0; id = node(id).prev) {
-      visit(id < stream_ids_ ? std::int64_t{id} : std::int64_t{-1}, node(id).bytes, node(id).dirty);
+      visit(id < stream_ids_ ? std::int64_t{id} : std::int64_t{-1}, line(id).bytes, line(id).dirty);
     }
   }
 
   // The same lines in the same order, each stream tile renamed by `rename`.
   template <typename Rename>
   void rename_streams(Rename rename) {
-    std::vector<Node> lines;
+    std::vector<Line> lines;
     std::vector<std::int64_t> ids;
     for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
       ids.push_back(id);
-      lines.push_back({-1, -1, bytes, true, dirty});
+      lines.push_back({bytes, dirty});
     });
     for (Id id = head_; id >= 0;) {
       const Id next = node(id).next;
-      nodes_[static_cast<std::size_t>(id)] = Node{};
+      nodes_[static_cast<std::size_t>(id)] = Node{-1, not_resident};
       id = next;
     }
     nodes_.resize(static_cast<std::size_t>(stream_ids_));
+    lines_.resize(static_cast<std::size_t>(stream_ids_));
     free_.clear();
     head_ = tail_ = -1;
     used_ = 0;
@@ -126,15 +139,12 @@ class LruCache {
 
  private:
   const Node& node(Id id) const { return nodes_[static_cast<std::size_t>(id)]; }
+  const Line& line(Id id) const { return lines_[static_cast<std::size_t>(id)]; }
 
   void insert(Id id, double bytes, bool dirty) {
     while (used_ + bytes > capacity_ && tail_ >= 0) evict_tail();
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.bytes = bytes;
-    node.dirty = dirty;
-    node.resident = true;
-    node.prev = -1;
-    node.next = head_;
+    lines_[static_cast<std::size_t>(id)] = {bytes, dirty};
+    nodes_[static_cast<std::size_t>(id)] = {-1, head_};
     if (head_ >= 0) nodes_[static_cast<std::size_t>(head_)].prev = id;
     head_ = id;
     if (tail_ < 0) tail_ = id;
@@ -142,7 +152,7 @@ class LruCache {
   }
 
   void unlink(Id id) {
-    Node& node = nodes_[static_cast<std::size_t>(id)];
+    const Node node = nodes_[static_cast<std::size_t>(id)];
     if (node.prev >= 0) {
       nodes_[static_cast<std::size_t>(node.prev)].next = node.next;
     } else {
@@ -158,9 +168,7 @@ class LruCache {
   void move_to_front(Id id) {
     if (id == head_) return;
     unlink(id);
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.prev = -1;
-    node.next = head_;
+    nodes_[static_cast<std::size_t>(id)] = {-1, head_};
     nodes_[static_cast<std::size_t>(head_)].prev = id;
     head_ = id;
   }
@@ -168,14 +176,15 @@ class LruCache {
   void evict_tail() {
     const Id id = tail_;
     unlink(id);
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.resident = false;
-    used_ -= node.bytes;
-    if (node.dirty) written_ += node.bytes;
+    nodes_[static_cast<std::size_t>(id)].next = not_resident;
+    const Line& evicted = line(id);
+    used_ -= evicted.bytes;
+    if (evicted.dirty) written_ += evicted.bytes;
     if (id >= stream_ids_) free_.push_back(id);
   }
 
   std::vector<Node>& nodes_;
+  std::vector<Line>& lines_;
   std::vector<Id>& free_;
   double capacity_;
   Id stream_ids_;
@@ -189,19 +198,20 @@ class LruCache {
 // every tile in the same step. `pos` is the tile of the current pass it
 // reads next, `left` the steps it still holds its slot.
 struct Stream {
-  std::int64_t start = 0;
-  std::int64_t group = 0;
-  std::int64_t first_tile = 0;
-  std::int64_t tiles = 1;
-  int passes = 1;
-  std::int64_t ctas = 0;
-  double own_read_bytes = 0;
-  double own_write_bytes = 0;
-  std::int64_t pos = 0;
-  std::int64_t left = 1;
+  // What every step reads first, in one cache line; `left` 0: ended.
   // Of its first tile: the cache id, and the index of its bytes (Simulation::tile_bytes_).
   std::int64_t first_id = 0;
   std::int64_t first_bytes = 0;
+  std::int64_t pos = 0;
+  std::int64_t tiles = 1;
+  std::int64_t left = 1;
+  std::int64_t ctas = 0;
+  double own_write_bytes = 0;
+  std::int64_t start = 0;
+  std::int64_t group = 0;
+  std::int64_t first_tile = 0;
+  int passes = 1;
+  double own_read_bytes = 0;
 
   static Stream of(const StreamedCta& cta, std::int64_t start) {
     Stream stream;
@@ -326,6 +336,47 @@ struct Counters {
   double requested = 0;
 };
 
+// The steps at which the scheduler's slots free, as a min-heap of (step,
+// slots): slots taken at one step by CTAs of one length free together and
+// are one entry, so a wave of equal CTAs costs one heap operation, not one
+// per CTA.
+class FreeSlots {
+ public:
+  void add(std::int64_t step, std::int64_t slots) {
+    heap_.push_back({step, slots});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+  bool empty() const { return heap_.empty(); }
+  std::int64_t earliest() const { return heap_.front().step; }
+  // Takes one slot of those that free earliest.
+  void take() {
+    if (--heap_.front().slots > 0) return;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+  }
+  void shift(std::int64_t steps) {
+    for (Entry& entry : heap_) entry.step += steps;
+  }
+  // Every slot's free step, ascending.
+  std::vector<std::int64_t> sorted() const {
+    std::vector<Entry> entries = heap_;
+    std::sort(entries.begin(), entries.end(), later);
+    std::vector<std::int64_t> steps;
+    for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
+      steps.insert(steps.end(), static_cast<std::size_t>(entry->slots), entry->step);
+    }
+    return steps;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t step = 0;
+    std::int64_t slots = 0;
+  };
+  static bool later(const Entry& a, const Entry& b) { return a.step > b.step; }
+  std::vector<Entry> heap_;
+};
+
 // The simulation of one launch, step by step: list scheduling (each CTA, in
 // dispatch order, starts when the earliest of `concurrency` slots frees and
 // holds it for tiles x passes steps) run alongside the cache, with the
@@ -343,10 +394,8 @@ class Simulation {
     tile_bytes_.assign(static_cast<std::size_t>(period * launch.tiles_per_group), -1);
     const auto slots =
         std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
-    for (std::int64_t slot = 0; slot < slots; ++slot) {
-      free_at_.push_back(slots > 0 ? slot * launch.stagger_steps / slots : 0);
-    }
-    std::make_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+    for (std::int64_t slot = 0; slot < slots; ++slot)
+      free_.add(slot * launch.stagger_steps / slots, 1);
     spacing_ = launch.period_ctas *
                std::max<std::int64_t>(1, (launch.concurrency + launch.period_ctas - 1) /
                                              std::max<std::int64_t>(1, launch.period_ctas));
@@ -354,8 +403,8 @@ class Simulation {
 
   LaunchTraffic run() {
     const std::size_t count = launch_.ctas.size();
-    while (next_ < count || !active_.empty()) {
-      if (active_.empty()) step_ = std::max(step_, free_at_.front());
+    while (next_ < count || running() > 0) {
+      if (running() == 0) step_ = std::max(step_, free_.earliest());
       dispatch();
       read_step();
       ++step_;
@@ -378,19 +427,30 @@ class Simulation {
     const std::size_t count = launch_.ctas.size();
     Stream pending;
     bool has_pending = false;
-    while (next_ < count && free_at_.front() == step_) {
+    // Slots taken at this step that free at `release`: added to free_ once
+    // the run of equal lengths ends (they free after this step).
+    std::int64_t release = 0;
+    std::int64_t released = 0;
+    const auto add_released = [&] {
+      if (released > 0) free_.add(release, released);
+      released = 0;
+    };
+    while (next_ < count && slot_frees_now()) {
       const StreamedCta& cta = launch_.ctas[next_];
       const bool merges = has_pending && pending.takes(cta);
       if (!merges && repeats_ && at_boundary()) {
         if (has_pending) activate(pending);
         has_pending = false;
+        add_released();
         checkpoint();
-        if (next_ >= count || free_at_.front() != step_) break;
+        if (next_ >= count || !slot_frees_now()) break;
         continue;
       }
-      std::pop_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
-      free_at_.back() = step_ + Stream::steps_of(cta);
-      std::push_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+      free_.take();
+      const std::int64_t frees = step_ + Stream::steps_of(cta);
+      if (frees != release) add_released();
+      release = frees;
+      ++released;
       if (merges) {
         pending.ctas += 1;
         pending.own_read_bytes += cta.own_read_bytes;
@@ -403,7 +463,11 @@ class Simulation {
       ++next_;
     }
     if (has_pending) activate(pending);
+    add_released();
   }
+
+  // Slots taken in this step's dispatch are not in free_ until it ends.
+  bool slot_frees_now() const { return !free_.empty() && free_.earliest() == step_; }
 
   void activate(Stream stream) {
     cache_.touch_private(stream.own_read_bytes, false);
@@ -431,10 +495,11 @@ class Simulation {
   }
 
   // Every running stream reads its next tile; those that end write their own.
+  // Ended streams stay in place until an eighth of the list has ended, so
+  // the running ones keep their order without being moved each step.
   void read_step() {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      Stream& stream = active_[i];
+    for (Stream& stream : active_) {
+      if (stream.left == 0) continue;
       if (stream.tiles > 0) {
         const double bytes = tile_bytes(stream);
         counters_.requested += bytes * static_cast<double>(stream.ctas);
@@ -444,13 +509,18 @@ class Simulation {
       }
       if (--stream.left == 0) {
         cache_.touch_private(stream.own_write_bytes, true);
-      } else {
-        if (kept != i) active_[kept] = stream;
-        ++kept;
+        ++ended_;
       }
     }
-    active_.resize(kept);
+    if (ended_ * 8 > active_.size()) drop_ended();
   }
+
+  void drop_ended() {
+    std::erase_if(active_, [](const Stream& stream) { return stream.left == 0; });
+    ended_ = 0;
+  }
+
+  std::size_t running() const { return active_.size() - ended_; }
 
   bool at_boundary() const {
     const auto next = static_cast<std::int64_t>(next_);
@@ -472,8 +542,7 @@ class Simulation {
   std::vector<std::int64_t> canonical_state() const {
     const std::int64_t base = base_group();
     std::vector<std::int64_t> state;
-    std::vector<std::int64_t> free = free_at_;
-    std::sort(free.begin(), free.end());
+    const std::vector<std::int64_t> free = free_.sorted();
     state.push_back(static_cast<std::int64_t>(free.size()));
     for (std::int64_t at : free) state.push_back(at - step_);
     state.push_back(static_cast<std::int64_t>(active_.size()));
@@ -503,6 +572,7 @@ class Simulation {
   // run out; skip all whole cycles that remain.
   void checkpoint() {
     last_checkpoint_ = static_cast<std::int64_t>(next_);
+    drop_ended();
     Checkpoint now{step_, next_, counters_, cache_.written(), canonical_state()};
     for (const Checkpoint& seen : checkpoints_) {
       if (seen.state == now.state) {
@@ -536,7 +606,7 @@ class Simulation {
       stream.group = renamed(stream.group);
       locate(stream);
     }
-    for (std::int64_t& at : free_at_) at += steps;
+    free_.shift(steps);
     step_ += steps;
     next_ += static_cast<std::size_t>(ctas * cycles);
     last_checkpoint_ = static_cast<std::int64_t>(next_);
@@ -547,8 +617,9 @@ class Simulation {
   LruCache cache_;
   bool repeats_;
   std::vector<double> tile_bytes_;  // per tile of the groups below tile_bytes_period; -1: not read
-  std::vector<std::int64_t> free_at_;  // a min-heap of the slots' free steps
-  std::vector<Stream> active_;
+  FreeSlots free_;
+  std::vector<Stream> active_;  // in the order they started; ended_ of them have ended
+  std::size_t ended_ = 0;
   std::size_t next_ = 0;  // the next CTA to start
   std::int64_t step_ = 0;
   Counters counters_;
