@@ -54,7 +54,7 @@ L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule, Repeats repea
   return l2;
 }
 
-// The simulation keeps every CTA of a launch: past this many (a million, far
+// The simulation dispatches every CTA of a launch: past this many (a million, far
 // beyond any shape a sweep times: H 32, N 131072 at Br 64 is 65536) the model
 // does not apply and the row keeps its own DRAM model, in bounded time.
 constexpr double max_simulated_ctas = 1 << 20;

@@ -235,7 +235,13 @@ struct Stream {
   }
 };
 
-void validate(const StreamedLaunch& launch, double cache_bytes) {
+// A CTA's steps as max_steps counts them.
+double budget_steps(const StreamedCta& cta) {
+  return static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
+}
+
+// Checks the launch and returns its CTA-steps (every cycle's).
+double checked_steps(const StreamedLaunch& launch, double cache_bytes) {
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(fmt::format("launch '{}': {}", launch.name, what));
   };
@@ -247,7 +253,13 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
   if (launch.tile_bytes_period < 0 || launch.period_ctas < 0 || launch.period_groups < 0) {
     fail("negative period");
   }
+  if (launch.cycles < 1) fail(fmt::format("{} cycles", launch.cycles));
+  if (launch.cycles > 1 && launch.period_ctas != std::ssize(launch.ctas)) {
+    fail(fmt::format("{} cycles of {} CTAs with a period of {}", launch.cycles, launch.ctas.size(),
+                     launch.period_ctas));
+  }
   if (!launch.tile_bytes && !launch.ctas.empty()) fail("no tile_bytes function");
+  double steps = 0;
   for (const StreamedCta& cta : launch.ctas) {
     if (cta.group < 0 || cta.group >= launch.groups || cta.tiles < 0 || cta.passes < 1 ||
         cta.first_tile < 0 || cta.first_tile + cta.tiles > launch.tiles_per_group) {
@@ -255,22 +267,21 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
                        cta.first_tile, cta.first_tile + cta.tiles, cta.group, launch.groups,
                        launch.tiles_per_group));
     }
+    steps += budget_steps(cta);
   }
+  return steps * static_cast<double>(launch.cycles);
 }
 
-std::int64_t tile_grouping(const StreamedLaunch& launch) {
-  double steps = 0;
-  for (const StreamedCta& cta : launch.ctas) {
-    steps += static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
-  }
+std::int64_t tile_grouping(double steps, std::int64_t max_steps) {
   std::int64_t group = 1;
-  while (steps / static_cast<double>(group) > static_cast<double>(launch.max_steps)) group *= 2;
+  while (steps / static_cast<double>(group) > static_cast<double>(max_steps)) group *= 2;
   return group;
 }
 
 // The launch with every `group` consecutive stream tiles of a group read as
-// one: a CTA reads the merged tiles its range touches, one per step.
-StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
+// one: a CTA reads the merged tiles its range touches, one per step. Adds its
+// CTA-steps to `steps`.
+StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group, double& steps) {
   StreamedLaunch merged;
   merged.name = launch.name;
   merged.groups = launch.groups;
@@ -279,6 +290,7 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
   merged.stagger_steps = (launch.stagger_steps + group - 1) / group;
   merged.max_steps = launch.max_steps;
   merged.tile_bytes_period = launch.tile_bytes_period;
+  merged.cycles = launch.cycles;
   merged.period_ctas = launch.period_ctas;
   merged.period_groups = launch.period_groups;
   merged.skip_repeats = launch.skip_repeats;
@@ -296,13 +308,16 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
       cta.first_tile = first;
     }
     merged.ctas.push_back(cta);
+    steps += budget_steps(cta);
   }
+  steps *= static_cast<double>(launch.cycles);
   return merged;
 }
 
 // Whether the launch repeats as it claims: each CTA is the one `period_ctas`
-// before it with its group moved on, and the tile bytes of a group are those
-// of the group it is renamed to.
+// before it with its group moved on (so by construction with several
+// cycles), and the tile bytes of a group are those of the group it is
+// renamed to.
 bool repeats(const StreamedLaunch& launch) {
   const std::int64_t period = launch.period_ctas;
   const std::int64_t shift = launch.period_groups;
@@ -312,12 +327,14 @@ bool repeats(const StreamedLaunch& launch) {
     return false;
   }
   const auto& ctas = launch.ctas;
+  const std::int64_t moved = shift % launch.groups;
   for (std::size_t i = static_cast<std::size_t>(period); i < ctas.size(); ++i) {
     const StreamedCta& a = ctas[i - static_cast<std::size_t>(period)];
     const StreamedCta& b = ctas[i];
-    if (b.group != (a.group + shift) % launch.groups || b.first_tile != a.first_tile ||
-        b.tiles != a.tiles || b.passes != a.passes || b.own_read_bytes != a.own_read_bytes ||
-        b.own_write_bytes != a.own_write_bytes) {
+    const std::int64_t group = a.group + moved;
+    if (b.group != (group < launch.groups ? group : group - launch.groups) ||
+        b.first_tile != a.first_tile || b.tiles != a.tiles || b.passes != a.passes ||
+        b.own_read_bytes != a.own_read_bytes || b.own_write_bytes != a.own_write_bytes) {
       return false;
     }
   }
@@ -388,22 +405,23 @@ class Simulation {
         // Private blocks in the cache at once: about two per resident CTA.
         cache_(storage, cache_bytes, launch.groups * launch.tiles_per_group,
                2 * launch.concurrency),
-        repeats_(repeats(launch)) {
+        repeats_(repeats(launch)),
+        count_(launch.ctas.size() * static_cast<std::size_t>(launch.cycles)) {
     const std::int64_t period =
         launch.tile_bytes_period > 0 ? launch.tile_bytes_period : launch.groups;
     tile_bytes_.assign(static_cast<std::size_t>(period * launch.tiles_per_group), -1);
     const auto slots =
-        std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
-    for (std::int64_t slot = 0; slot < slots; ++slot)
+        std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(count_));
+    for (std::int64_t slot = 0; slot < slots; ++slot) {
       free_.add(slot * launch.stagger_steps / slots, 1);
+    }
     spacing_ = launch.period_ctas *
                std::max<std::int64_t>(1, (launch.concurrency + launch.period_ctas - 1) /
                                              std::max<std::int64_t>(1, launch.period_ctas));
   }
 
   LaunchTraffic run() {
-    const std::size_t count = launch_.ctas.size();
-    while (next_ < count || running() > 0) {
+    while (next_ < count_ || running() > 0) {
       if (running() == 0) step_ = std::max(step_, free_.earliest());
       dispatch();
       read_step();
@@ -424,7 +442,6 @@ class Simulation {
   // Starts the CTAs whose slots free at this step, merging consecutive equal
   // ones into one stream.
   void dispatch() {
-    const std::size_t count = launch_.ctas.size();
     Stream pending;
     bool has_pending = false;
     // Slots taken at this step that free at `release`: added to free_ once
@@ -435,15 +452,15 @@ class Simulation {
       if (released > 0) free_.add(release, released);
       released = 0;
     };
-    while (next_ < count && slot_frees_now()) {
-      const StreamedCta& cta = launch_.ctas[next_];
+    while (next_ < count_ && slot_frees_now()) {
+      const StreamedCta cta = next_cta();
       const bool merges = has_pending && pending.takes(cta);
       if (!merges && repeats_ && at_boundary()) {
         if (has_pending) activate(pending);
         has_pending = false;
         add_released();
         checkpoint();
-        if (next_ >= count || !slot_frees_now()) break;
+        if (next_ >= count_ || !slot_frees_now()) break;
         continue;
       }
       free_.take();
@@ -460,10 +477,37 @@ class Simulation {
         pending = Stream::of(cta, step_);
         has_pending = true;
       }
-      ++next_;
+      advance();
     }
     if (has_pending) activate(pending);
     add_released();
+  }
+
+  // CTA next_ of the launch: its cycle's CTA with the group moved on.
+  StreamedCta next_cta() const {
+    StreamedCta cta = launch_.ctas[in_cycle_];
+    cta.group += cycle_group_;
+    if (cta.group >= launch_.groups) cta.group -= launch_.groups;
+    return cta;
+  }
+
+  void advance() {
+    ++next_;
+    if (++in_cycle_ < launch_.ctas.size()) return;
+    in_cycle_ = 0;
+    cycle_group_ += launch_.period_groups % launch_.groups;
+    if (cycle_group_ >= launch_.groups) cycle_group_ -= launch_.groups;
+  }
+
+  void seek(std::size_t next) {
+    next_ = next;
+    const std::size_t size = std::max<std::size_t>(1, launch_.ctas.size());
+    in_cycle_ = next % size;
+    const auto cycle = static_cast<std::int64_t>(next / size);
+    cycle_group_ =
+        launch_.groups > 0
+            ? cycle % launch_.groups * (launch_.period_groups % launch_.groups) % launch_.groups
+            : 0;
   }
 
   // Slots taken in this step's dispatch are not in free_ until it ends.
@@ -587,7 +631,7 @@ class Simulation {
 
   void skip(const Checkpoint& seen, const Checkpoint& now) {
     const auto ctas = static_cast<std::int64_t>(now.next - seen.next);
-    const auto cycles = (static_cast<std::int64_t>(launch_.ctas.size() - now.next)) / ctas;
+    const auto cycles = (static_cast<std::int64_t>(count_ - now.next)) / ctas;
     if (cycles == 0) return;
     const std::int64_t steps = (now.step - seen.step) * cycles;
     const std::int64_t shift = (ctas / launch_.period_ctas * cycles % launch_.groups) *
@@ -608,7 +652,7 @@ class Simulation {
     }
     free_.shift(steps);
     step_ += steps;
-    next_ += static_cast<std::size_t>(ctas * cycles);
+    seek(next_ + static_cast<std::size_t>(ctas * cycles));
     last_checkpoint_ = static_cast<std::int64_t>(next_);
     skipped_ += cycles;
   }
@@ -620,7 +664,10 @@ class Simulation {
   FreeSlots free_;
   std::vector<Stream> active_;  // in the order they started; ended_ of them have ended
   std::size_t ended_ = 0;
-  std::size_t next_ = 0;  // the next CTA to start
+  std::size_t count_;             // CTAs of every cycle
+  std::size_t next_ = 0;          // the next CTA to start
+  std::size_t in_cycle_ = 0;      // its index in launch_.ctas
+  std::int64_t cycle_group_ = 0;  // how far its cycle moves its group
   std::int64_t step_ = 0;
   Counters counters_;
   std::int64_t spacing_ = 0;  // CTAs at least between two checkpoints
@@ -629,18 +676,24 @@ class Simulation {
   std::int64_t skipped_ = 0;
 };
 
-}  // namespace
-
-LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
-  validate(launch, cache_bytes);
-  const std::int64_t group = tile_grouping(launch);
+// A valid launch of `steps` CTA-steps.
+LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, double steps) {
+  const std::int64_t group = tile_grouping(steps, launch.max_steps);
   if (group > 1) {
-    LaunchTraffic traffic = simulate_launch(grouped(launch, group), cache_bytes);
+    double merged_steps = 0;
+    const StreamedLaunch merged = grouped(launch, group, merged_steps);
+    LaunchTraffic traffic = simulate_valid(merged, cache_bytes, merged_steps);
     traffic.tile_group = group * traffic.tile_group;
     return traffic;
   }
   thread_local LruStorage storage;
   return Simulation(launch, cache_bytes, storage).run();
+}
+
+}  // namespace
+
+LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
+  return simulate_valid(launch, cache_bytes, checked_steps(launch, cache_bytes));
 }
 
 }  // namespace cfr
