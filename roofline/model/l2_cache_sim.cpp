@@ -4,6 +4,7 @@
 #include <bit>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -581,9 +582,11 @@ class Simulation {
     return (group - base + launch_.groups) % launch_.groups;
   }
 
-  // The whole state, with time counted from this step and groups from the
-  // base group: the free slots, the running streams, the cache's lines.
-  std::vector<std::int64_t> canonical_state() const {
+  // The state, with time counted from this step and groups from the base
+  // group, in two parts: the schedule (free slots, running streams), and the
+  // cache's lines, which cost far more to list and are listed only when the
+  // schedule has been seen before.
+  std::vector<std::int64_t> schedule_state() const {
     const std::int64_t base = base_group();
     std::vector<std::int64_t> state;
     const std::vector<std::int64_t> free = free_.sorted();
@@ -595,7 +598,13 @@ class Simulation {
                    {s.start - step_, relative(s.group, base), s.first_tile, s.tiles, s.passes,
                     s.ctas, bits_of(s.own_read_bytes), bits_of(s.own_write_bytes), s.pos, s.left});
     }
+    return state;
+  }
+
+  std::vector<std::int64_t> cache_state() const {
+    const std::int64_t base = base_group();
     const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
+    std::vector<std::int64_t> state;
     cache_.for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
       const std::int64_t line = id < 0 ? -1 : relative(id / tiles, base) * tiles + id % tiles;
       state.insert(state.end(), {line, bits_of(bytes), dirty ? 1 : 0});
@@ -608,7 +617,8 @@ class Simulation {
     std::size_t next = 0;
     Counters counters;
     double written = 0;
-    std::vector<std::int64_t> state;
+    std::vector<std::int64_t> schedule;
+    std::optional<std::vector<std::int64_t>> cache;  // listed when the schedule had been seen
   };
 
   // At a period boundary: if the state equals, renamed and shifted, one seen
@@ -617,12 +627,18 @@ class Simulation {
   void checkpoint() {
     last_checkpoint_ = static_cast<std::int64_t>(next_);
     drop_ended();
-    Checkpoint now{step_, next_, counters_, cache_.written(), canonical_state()};
-    for (const Checkpoint& seen : checkpoints_) {
-      if (seen.state == now.state) {
-        skip(seen, now);
-        checkpoints_.clear();
-        return;
+    Checkpoint now{step_, next_, counters_, cache_.written(), schedule_state(), std::nullopt};
+    const auto same_schedule = [&](const Checkpoint& seen) {
+      return seen.schedule == now.schedule;
+    };
+    if (std::any_of(checkpoints_.begin(), checkpoints_.end(), same_schedule)) {
+      now.cache = cache_state();
+      for (const Checkpoint& seen : checkpoints_) {
+        if (same_schedule(seen) && seen.cache == now.cache) {
+          skip(seen, now);
+          checkpoints_.clear();
+          return;
+        }
       }
     }
     if (checkpoints_.size() >= 64) checkpoints_.erase(checkpoints_.begin());
