@@ -292,6 +292,7 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group, double&
   merged.max_steps = launch.max_steps;
   merged.tile_bytes_period = launch.tile_bytes_period;
   merged.cycles = launch.cycles;
+  merged.tile_major = launch.tile_major;
   merged.period_ctas = launch.period_ctas;
   merged.period_groups = launch.period_groups;
   merged.skip_repeats = launch.skip_repeats;
@@ -403,6 +404,7 @@ class Simulation {
  public:
   Simulation(const StreamedLaunch& launch, double cache_bytes, LruStorage& storage)
       : launch_(launch),
+        tile_stride_(launch.tile_major ? launch.groups : 1),
         // Private blocks in the cache at once: about two per resident CTA.
         cache_(storage, cache_bytes, launch.groups * launch.tiles_per_group,
                2 * launch.concurrency),
@@ -521,10 +523,22 @@ class Simulation {
     active_.push_back(stream);
   }
 
+  // The cache id of tile `tile` of `group` (StreamedLaunch::tile_major), and back.
+  std::int64_t line_id(std::int64_t group, std::int64_t tile) const {
+    return launch_.tile_major ? tile * launch_.groups + group
+                              : group * launch_.tiles_per_group + tile;
+  }
+  std::int64_t group_of(std::int64_t id) const {
+    return launch_.tile_major ? id % launch_.groups : id / launch_.tiles_per_group;
+  }
+  std::int64_t tile_of(std::int64_t id) const {
+    return launch_.tile_major ? id / launch_.groups : id % launch_.tiles_per_group;
+  }
+
   void locate(Stream& stream) const {
     const std::int64_t key =
         launch_.tile_bytes_period > 0 ? stream.group % launch_.tile_bytes_period : stream.group;
-    stream.first_id = stream.group * launch_.tiles_per_group + stream.first_tile;
+    stream.first_id = line_id(stream.group, stream.first_tile);
     stream.first_bytes = key * launch_.tiles_per_group + stream.first_tile;
   }
 
@@ -549,7 +563,7 @@ class Simulation {
         const double bytes = tile_bytes(stream);
         counters_.requested += bytes * static_cast<double>(stream.ctas);
         counters_.stream_read +=
-            cache_.read_stream(stream.first_id + stream.pos, bytes, stream.ctas);
+            cache_.read_stream(stream.first_id + stream.pos * tile_stride_, bytes, stream.ctas);
         if (++stream.pos == stream.tiles) stream.pos = 0;
       }
       if (--stream.left == 0) {
@@ -606,7 +620,7 @@ class Simulation {
     const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
     std::vector<std::int64_t> state;
     cache_.for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
-      const std::int64_t line = id < 0 ? -1 : relative(id / tiles, base) * tiles + id % tiles;
+      const std::int64_t line = id < 0 ? -1 : relative(group_of(id), base) * tiles + tile_of(id);
       state.insert(state.end(), {line, bits_of(bytes), dirty ? 1 : 0});
     });
     return state;
@@ -657,10 +671,9 @@ class Simulation {
     counters_.stream_read += (now.counters.stream_read - seen.counters.stream_read) * times;
     counters_.requested += (now.counters.requested - seen.counters.requested) * times;
     cache_.add_written((now.written - seen.written) * times);
-    const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
     const auto renamed = [&](std::int64_t group) { return (group + shift) % launch_.groups; };
     cache_.rename_streams(
-        [&](std::int64_t id) { return renamed(id / tiles) * tiles + id % tiles; });
+        [&](std::int64_t id) { return line_id(renamed(group_of(id)), tile_of(id)); });
     for (Stream& stream : active_) {
       stream.start += steps;
       stream.group = renamed(stream.group);
@@ -674,6 +687,7 @@ class Simulation {
   }
 
   const StreamedLaunch& launch_;
+  std::int64_t tile_stride_;  // between the ids of a group's consecutive tiles
   LruCache cache_;
   bool repeats_;
   std::vector<double> tile_bytes_;  // per tile of the groups below tile_bytes_period; -1: not read

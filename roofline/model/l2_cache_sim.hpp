@@ -77,6 +77,11 @@ struct StreamedLaunch {
   std::int64_t period_ctas = 0;
   std::int64_t period_groups = 0;
   bool skip_repeats = true;  // false: every step simulated (what the skip must equal)
+  // The CTAs that run together read different groups at about the same tile
+  // (heads dispatched fastest): the cache's lines are laid out tile by tile
+  // instead of group by group, so that a step's reads sit together in memory.
+  // Speed only: the counts are the same either way.
+  bool tile_major = false;
 };
 
 struct LaunchTraffic {

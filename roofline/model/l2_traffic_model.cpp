@@ -63,7 +63,8 @@ std::vector<std::int64_t> dispatch_order(std::int64_t row_blocks, bool causal,
 // once and dispatches them once per K/V head (StreamedLaunch::cycles). Heads
 // fastest, it lists every CTA, the blocks one after another, and repeats
 // every `group` CTAs where the blocks are alike (the simulation checks:
-// StreamedLaunch::period_ctas).
+// StreamedLaunch::period_ctas); the CTAs that run together read the same
+// tile of different heads (StreamedLaunch::tile_major).
 template <typename MakeCta>
 void set_grid(StreamedLaunch& launch, std::int64_t heads, std::int64_t group,
               const std::vector<std::int64_t>& owned, GridOrder order, MakeCta make) {
@@ -82,6 +83,7 @@ void set_grid(StreamedLaunch& launch, std::int64_t heads, std::int64_t group,
       for (std::int64_t head = 0; head < heads; ++head) launch.ctas.push_back(make(head, block));
     }
     launch.period_ctas = group;
+    launch.tile_major = true;
   }
   launch.period_groups = 1;
   launch.tile_bytes_period = 1;  // every group's tiles are alike

@@ -136,6 +136,32 @@ TEST_CASE("a launch stated as one head's CTAs and cycles counts what the whole l
   check_equal(simulate_full(as_cycles(listed), 1000), simulate_full(listed, 1000));
 }
 
+TEST_CASE("the cache's lines laid out tile by tile count what group by group counts") {
+  // StreamedLaunch::tile_major is a memory layout: heads dispatched fastest
+  // (CTA b of every head, then b + 1) and blocks fastest, skip on and off.
+  for (const bool causal : {false, true}) {
+    for (const double cache : {1000.0, 2000.0, 1e6}) {
+      INFO("causal " << causal << ", cache " << cache);
+      const StreamedLaunch blocks_fastest = heads_launch(32, 16, causal);
+      StreamedLaunch heads_fastest = blocks_fastest;
+      for (std::size_t i = 0; i < heads_fastest.ctas.size(); ++i) {
+        heads_fastest.ctas[i] = blocks_fastest.ctas[i % 32 * 16 + i / 32];
+      }
+      heads_fastest.period_ctas = 1;  // alike when not causal
+      for (StreamedLaunch launch : {blocks_fastest, heads_fastest}) {
+        const LaunchTraffic groups = simulate_launch(launch, cache);
+        const LaunchTraffic full = simulate_full(launch, cache);
+        launch.tile_major = true;
+        const LaunchTraffic tiles = simulate_launch(launch, cache);
+        check_equal(tiles, full);
+        check_equal(groups, full);
+        CHECK(tiles.skipped_cycles == groups.skipped_cycles);
+        check_equal(simulate_full(launch, cache), full);
+      }
+    }
+  }
+}
+
 TEST_CASE("cycles of a list that is not one period are rejected") {
   StreamedLaunch launch = as_cycles(heads_launch(32, 16, false));
   launch.period_ctas = 8;
