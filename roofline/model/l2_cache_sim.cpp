@@ -559,22 +559,31 @@ class Simulation {
 
   // Every running stream reads its next tile; those that end write their own.
   // Ended streams stay in place until an eighth of the list has ended, so
-  // the running ones keep their order without being moved each step.
+  // the running ones keep their order without being moved each step. The
+  // counters are summed in locals, in the same order: in the members, each
+  // sum went through memory (the cache's calls might have written them).
   void read_step() {
+    double requested = counters_.requested;
+    double stream_read = counters_.stream_read;
+    const std::int64_t stride = tile_stride_;
+    std::size_t ended = ended_;
     for (Stream& stream : active_) {
       if (stream.left == 0) continue;
       if (stream.tiles > 0) {
         const double bytes = tile_bytes(stream);
-        counters_.requested += bytes * static_cast<double>(stream.ctas);
-        counters_.stream_read +=
-            cache_.read_stream(stream.first_id + stream.pos * tile_stride_, bytes, stream.ctas);
+        requested += bytes * static_cast<double>(stream.ctas);
+        stream_read +=
+            cache_.read_stream(stream.first_id + stream.pos * stride, bytes, stream.ctas);
         if (++stream.pos == stream.tiles) stream.pos = 0;
       }
       if (--stream.left == 0) {
         cache_.touch_private(stream.own_write_bytes, true);
-        ++ended_;
+        ++ended;
       }
     }
+    counters_.requested = requested;
+    counters_.stream_read = stream_read;
+    ended_ = ended;
     if (ended_ * 8 > active_.size()) drop_ended();
   }
 
