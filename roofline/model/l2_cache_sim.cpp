@@ -54,9 +54,10 @@ class LruCache {
       throw std::invalid_argument(fmt::format("{} stream tiles: too many to simulate", stream_ids));
     }
     nodes_.assign(static_cast<std::size_t>(stream_ids), Node{-1, not_resident});
-    lines_.resize(static_cast<std::size_t>(stream_ids));
     nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
-    lines_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
+    // A line's bytes are written when it enters the cache, before any read:
+    // the array only grows, and is not cleared for each launch.
+    grow_lines(stream_ids + private_ids);
     free_.clear();
   }
 
@@ -86,7 +87,7 @@ class LruCache {
     } else {
       id = static_cast<Id>(nodes_.size());
       nodes_.emplace_back();
-      lines_.emplace_back();
+      grow_lines(std::int64_t{id} + 1);
     }
     insert(id, bytes, dirty);
   }
@@ -125,7 +126,6 @@ class LruCache {
       id = next;
     }
     nodes_.resize(static_cast<std::size_t>(stream_ids_));
-    lines_.resize(static_cast<std::size_t>(stream_ids_));
     free_.clear();
     head_ = tail_ = -1;
     used_ = 0;
@@ -141,6 +141,11 @@ class LruCache {
  private:
   const Node& node(Id id) const { return nodes_[static_cast<std::size_t>(id)]; }
   const Line& line(Id id) const { return lines_[static_cast<std::size_t>(id)]; }
+
+  void grow_lines(std::int64_t lines) {
+    if (lines_.size() < static_cast<std::size_t>(lines))
+      lines_.resize(static_cast<std::size_t>(lines));
+  }
 
   void insert(Id id, double bytes, bool dirty) {
     while (used_ + bytes > capacity_ && tail_ >= 0) evict_tail();
