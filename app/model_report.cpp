@@ -1,5 +1,6 @@
 #include "model_report.hpp"
 
+#include "roofline/report/model_rows.hpp"
 #include "roofline/report/row_model.hpp"
 #include "tool_info.hpp"
 
@@ -17,10 +18,10 @@ Report model_report(const SweepPlan& plan, const CeilingRecord& ceiling, const G
   report.provenance.host = host_name();
   report.provenance.plugins = plan.plugins;
   report.ceiling = ceiling;
-  for (const SweepPoint& point : plan.points) {
-    report.results.push_back(
-        model_row(*point.kernel, point.problem, ceiling, plan.convention, gpu.cc(), l2));
-  }
+  std::vector<ModelRowRequest> requests;
+  requests.reserve(plan.points.size());
+  for (const SweepPoint& point : plan.points) requests.push_back({point.kernel, point.problem});
+  report.results = model_rows(requests, ceiling, plan.convention, gpu.cc(), l2);
   return report;
 }
 

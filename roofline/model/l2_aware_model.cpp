@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -54,7 +56,7 @@ L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule, Repeats repea
   return l2;
 }
 
-// The simulation keeps every CTA of a launch: past this many (a million, far
+// The simulation dispatches every CTA of a launch: past this many (a million, far
 // beyond any shape a sweep times: H 32, N 131072 at Br 64 is 65536) the model
 // does not apply and the row keeps its own DRAM model, in bounded time.
 constexpr double max_simulated_ctas = 1 << 20;
@@ -178,23 +180,37 @@ namespace {
 // a report may hold one configuration many times (audit of 2000 copies of a
 // naive B 128 row took 458 s), or many rows that are one simulation (a
 // sweep's fp16 and bf16 rows, its B x H of equal product): each simulated
-// problem is simulated once per process and schedule. Bounded: the memo
-// starts over past 4096 entries.
+// problem is simulated once per process and schedule. Rows computed on
+// several threads (model_rows) share it: a thread that wants a simulation
+// another is running waits for that one's answer instead of running it too.
+// Bounded: the memo starts over past 4096 entries.
 std::optional<DramEstimate> memoized(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs,
                                      Schedule schedule) {
+  using Answer = std::shared_future<std::optional<DramEstimate>>;
   static std::mutex mutex;
-  static std::map<SimulationKey, std::optional<DramEstimate>> memo;
+  static std::map<SimulationKey, Answer> memo;
   const SimulationKey key = key_of(kernel, problem, inputs, schedule);
+  std::promise<std::optional<DramEstimate>> promise;
+  Answer answer;
   {
     std::lock_guard lock(mutex);
-    if (const auto found = memo.find(key); found != memo.end()) return found->second;
+    if (const auto found = memo.find(key); found != memo.end()) {
+      answer = found->second;
+    } else {
+      if (memo.size() >= 4096) memo.clear();
+      memo.emplace(key, promise.get_future().share());
+    }
   }
-  std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs, schedule);
-  std::lock_guard lock(mutex);
-  if (memo.size() >= 4096) memo.clear();
-  memo.emplace(key, estimate);
-  return estimate;
+  if (answer.valid()) return answer.get();  // done, or being simulated by another thread
+  try {
+    std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs, schedule);
+    promise.set_value(estimate);
+    return estimate;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    throw;
+  }
 }
 
 }  // namespace

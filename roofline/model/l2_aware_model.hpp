@@ -37,7 +37,7 @@ int l2_partitions_for(ComputeCapability cc);
 // does not describe its launches well enough: a tiled kernel without resident
 // CTAs or launch orders (a plugin may leave them undeclared), a kernel whose
 // traffic model the simulation does not cover; or when a launch has more
-// than a million CTAs (the simulation keeps each: bounded work). Throws std::invalid_argument
+// than a million CTAs (the simulation dispatches each: bounded work). Throws std::invalid_argument
 // for non-positive inputs (l2_traffic_model.hpp).
 // Memoized per process by what the simulation reads of the problem: its
 // dtype's element bytes and its heads of all batch entries (so fp16 and bf16

@@ -4,6 +4,7 @@
 #include <bit>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -14,11 +15,17 @@ namespace {
 
 using Id = std::int32_t;
 
+// A line's links in recency order; a line not in the cache has next ==
+// not_resident. The links alone are what a hit touches.
 struct Node {
   Id prev = -1;
   Id next = -1;
+};
+constexpr Id not_resident = -2;
+
+// What only an insertion or an eviction reads.
+struct Line {
   double bytes = 0;
-  bool resident = false;
   bool dirty = false;
 };
 
@@ -27,31 +34,37 @@ struct Node {
 // every call.
 struct LruStorage {
   std::vector<Node> nodes;
+  std::vector<Line> lines;
   std::vector<Id> free;
 };
 
 // Byte-capacity LRU over dense ids: stream tiles are ids [0, stream_ids),
-// private blocks get ids above that, recycled once evicted. Each node holds
-// its links and bytes, so a step touches one 24-byte node and its neighbours.
+// private blocks get ids above that, recycled once evicted. A hit touches
+// the 8-byte links of the line and of its neighbours; bytes and the dirty
+// bit sit apart, read on insertion and eviction only.
 class LruCache {
  public:
   LruCache(LruStorage& storage, double capacity, std::int64_t stream_ids, std::int64_t private_ids)
       : nodes_(storage.nodes),
+        lines_(storage.lines),
         free_(storage.free),
         capacity_(capacity),
         stream_ids_(static_cast<Id>(stream_ids)) {
     if (stream_ids + private_ids >= std::numeric_limits<Id>::max()) {
       throw std::invalid_argument(fmt::format("{} stream tiles: too many to simulate", stream_ids));
     }
-    nodes_.assign(static_cast<std::size_t>(stream_ids), Node{});
+    nodes_.assign(static_cast<std::size_t>(stream_ids), Node{-1, not_resident});
     nodes_.reserve(static_cast<std::size_t>(stream_ids + private_ids));
+    // A line's bytes are written when it enters the cache, before any read:
+    // the array only grows, and is not cleared for each launch.
+    grow_lines(stream_ids + private_ids);
     free_.clear();
   }
 
   // Returns the bytes read from DRAM when `readers` CTAs read stream tile
   // `id` of `bytes` in the same step.
   double read_stream(std::int64_t id, double bytes, std::int64_t readers) {
-    if (nodes_[static_cast<std::size_t>(id)].resident) {
+    if (nodes_[static_cast<std::size_t>(id)].next != not_resident) {
       move_to_front(static_cast<Id>(id));
       return 0;
     }
@@ -74,6 +87,7 @@ class LruCache {
     } else {
       id = static_cast<Id>(nodes_.size());
       nodes_.emplace_back();
+      grow_lines(std::int64_t{id} + 1);
     }
     insert(id, bytes, dirty);
   }
@@ -83,7 +97,7 @@ class LruCache {
   double resident_dirty() const {
     double bytes = 0;
     for (Id id = head_; id >= 0; id = node(id).next) {
-      if (node(id).dirty) bytes += node(id).bytes;
+      if (line(id).dirty) bytes += line(id).bytes;
     }
     return bytes;
   }
@@ -93,22 +107,22 @@ class LruCache {
   template <typename Visit>
   void for_each_lru(Visit visit) const {
     for (Id id = tail_; id >= 0; id = node(id).prev) {
-      visit(id < stream_ids_ ? std::int64_t{id} : std::int64_t{-1}, node(id).bytes, node(id).dirty);
+      visit(id < stream_ids_ ? std::int64_t{id} : std::int64_t{-1}, line(id).bytes, line(id).dirty);
     }
   }
 
   // The same lines in the same order, each stream tile renamed by `rename`.
   template <typename Rename>
   void rename_streams(Rename rename) {
-    std::vector<Node> lines;
+    std::vector<Line> lines;
     std::vector<std::int64_t> ids;
     for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
       ids.push_back(id);
-      lines.push_back({-1, -1, bytes, true, dirty});
+      lines.push_back({bytes, dirty});
     });
     for (Id id = head_; id >= 0;) {
       const Id next = node(id).next;
-      nodes_[static_cast<std::size_t>(id)] = Node{};
+      nodes_[static_cast<std::size_t>(id)] = Node{-1, not_resident};
       id = next;
     }
     nodes_.resize(static_cast<std::size_t>(stream_ids_));
@@ -126,41 +140,45 @@ class LruCache {
 
  private:
   const Node& node(Id id) const { return nodes_[static_cast<std::size_t>(id)]; }
+  const Line& line(Id id) const { return lines_[static_cast<std::size_t>(id)]; }
+
+  void grow_lines(std::int64_t lines) {
+    if (lines_.size() < static_cast<std::size_t>(lines))
+      lines_.resize(static_cast<std::size_t>(lines));
+  }
 
   void insert(Id id, double bytes, bool dirty) {
     while (used_ + bytes > capacity_ && tail_ >= 0) evict_tail();
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.bytes = bytes;
-    node.dirty = dirty;
-    node.resident = true;
-    node.prev = -1;
-    node.next = head_;
+    lines_[static_cast<std::size_t>(id)] = {bytes, dirty};
+    nodes_[static_cast<std::size_t>(id)] = {-1, head_};
     if (head_ >= 0) nodes_[static_cast<std::size_t>(head_)].prev = id;
     head_ = id;
     if (tail_ < 0) tail_ = id;
     used_ += bytes;
   }
 
+  // Reads the two links apart: one 8-byte load of a node whose 4-byte link a
+  // recent step still has in the store buffer cannot be forwarded and waits
+  // for the store (16 % of the sweep's time when the node was copied whole).
   void unlink(Id id) {
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    if (node.prev >= 0) {
-      nodes_[static_cast<std::size_t>(node.prev)].next = node.next;
+    const Id prev = nodes_[static_cast<std::size_t>(id)].prev;
+    const Id next = nodes_[static_cast<std::size_t>(id)].next;
+    if (prev >= 0) {
+      nodes_[static_cast<std::size_t>(prev)].next = next;
     } else {
-      head_ = node.next;
+      head_ = next;
     }
-    if (node.next >= 0) {
-      nodes_[static_cast<std::size_t>(node.next)].prev = node.prev;
+    if (next >= 0) {
+      nodes_[static_cast<std::size_t>(next)].prev = prev;
     } else {
-      tail_ = node.prev;
+      tail_ = prev;
     }
   }
 
   void move_to_front(Id id) {
     if (id == head_) return;
     unlink(id);
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.prev = -1;
-    node.next = head_;
+    nodes_[static_cast<std::size_t>(id)] = {-1, head_};
     nodes_[static_cast<std::size_t>(head_)].prev = id;
     head_ = id;
   }
@@ -168,14 +186,15 @@ class LruCache {
   void evict_tail() {
     const Id id = tail_;
     unlink(id);
-    Node& node = nodes_[static_cast<std::size_t>(id)];
-    node.resident = false;
-    used_ -= node.bytes;
-    if (node.dirty) written_ += node.bytes;
+    nodes_[static_cast<std::size_t>(id)].next = not_resident;
+    const Line& evicted = line(id);
+    used_ -= evicted.bytes;
+    if (evicted.dirty) written_ += evicted.bytes;
     if (id >= stream_ids_) free_.push_back(id);
   }
 
   std::vector<Node>& nodes_;
+  std::vector<Line>& lines_;
   std::vector<Id>& free_;
   double capacity_;
   Id stream_ids_;
@@ -189,19 +208,20 @@ class LruCache {
 // every tile in the same step. `pos` is the tile of the current pass it
 // reads next, `left` the steps it still holds its slot.
 struct Stream {
-  std::int64_t start = 0;
-  std::int64_t group = 0;
-  std::int64_t first_tile = 0;
-  std::int64_t tiles = 1;
-  int passes = 1;
-  std::int64_t ctas = 0;
-  double own_read_bytes = 0;
-  double own_write_bytes = 0;
-  std::int64_t pos = 0;
-  std::int64_t left = 1;
+  // What every step reads first, in one cache line; `left` 0: ended.
   // Of its first tile: the cache id, and the index of its bytes (Simulation::tile_bytes_).
   std::int64_t first_id = 0;
   std::int64_t first_bytes = 0;
+  std::int64_t pos = 0;
+  std::int64_t tiles = 1;
+  std::int64_t left = 1;
+  std::int64_t ctas = 0;
+  double own_write_bytes = 0;
+  std::int64_t start = 0;
+  std::int64_t group = 0;
+  std::int64_t first_tile = 0;
+  int passes = 1;
+  double own_read_bytes = 0;
 
   static Stream of(const StreamedCta& cta, std::int64_t start) {
     Stream stream;
@@ -225,7 +245,13 @@ struct Stream {
   }
 };
 
-void validate(const StreamedLaunch& launch, double cache_bytes) {
+// A CTA's steps as max_steps counts them.
+double budget_steps(const StreamedCta& cta) {
+  return static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
+}
+
+// Checks the launch and returns its CTA-steps (every cycle's).
+double checked_steps(const StreamedLaunch& launch, double cache_bytes) {
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(fmt::format("launch '{}': {}", launch.name, what));
   };
@@ -237,7 +263,13 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
   if (launch.tile_bytes_period < 0 || launch.period_ctas < 0 || launch.period_groups < 0) {
     fail("negative period");
   }
+  if (launch.cycles < 1) fail(fmt::format("{} cycles", launch.cycles));
+  if (launch.cycles > 1 && launch.period_ctas != std::ssize(launch.ctas)) {
+    fail(fmt::format("{} cycles of {} CTAs with a period of {}", launch.cycles, launch.ctas.size(),
+                     launch.period_ctas));
+  }
   if (!launch.tile_bytes && !launch.ctas.empty()) fail("no tile_bytes function");
+  double steps = 0;
   for (const StreamedCta& cta : launch.ctas) {
     if (cta.group < 0 || cta.group >= launch.groups || cta.tiles < 0 || cta.passes < 1 ||
         cta.first_tile < 0 || cta.first_tile + cta.tiles > launch.tiles_per_group) {
@@ -245,22 +277,21 @@ void validate(const StreamedLaunch& launch, double cache_bytes) {
                        cta.first_tile, cta.first_tile + cta.tiles, cta.group, launch.groups,
                        launch.tiles_per_group));
     }
+    steps += budget_steps(cta);
   }
+  return steps * static_cast<double>(launch.cycles);
 }
 
-std::int64_t tile_grouping(const StreamedLaunch& launch) {
-  double steps = 0;
-  for (const StreamedCta& cta : launch.ctas) {
-    steps += static_cast<double>(std::max<std::int64_t>(1, cta.tiles)) * cta.passes;
-  }
+std::int64_t tile_grouping(double steps, std::int64_t max_steps) {
   std::int64_t group = 1;
-  while (steps / static_cast<double>(group) > static_cast<double>(launch.max_steps)) group *= 2;
+  while (steps / static_cast<double>(group) > static_cast<double>(max_steps)) group *= 2;
   return group;
 }
 
 // The launch with every `group` consecutive stream tiles of a group read as
-// one: a CTA reads the merged tiles its range touches, one per step.
-StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
+// one: a CTA reads the merged tiles its range touches, one per step. Adds its
+// CTA-steps to `steps`.
+StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group, double& steps) {
   StreamedLaunch merged;
   merged.name = launch.name;
   merged.groups = launch.groups;
@@ -269,6 +300,8 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
   merged.stagger_steps = (launch.stagger_steps + group - 1) / group;
   merged.max_steps = launch.max_steps;
   merged.tile_bytes_period = launch.tile_bytes_period;
+  merged.cycles = launch.cycles;
+  merged.tile_major = launch.tile_major;
   merged.period_ctas = launch.period_ctas;
   merged.period_groups = launch.period_groups;
   merged.skip_repeats = launch.skip_repeats;
@@ -286,13 +319,16 @@ StreamedLaunch grouped(const StreamedLaunch& launch, std::int64_t group) {
       cta.first_tile = first;
     }
     merged.ctas.push_back(cta);
+    steps += budget_steps(cta);
   }
+  steps *= static_cast<double>(launch.cycles);
   return merged;
 }
 
 // Whether the launch repeats as it claims: each CTA is the one `period_ctas`
-// before it with its group moved on, and the tile bytes of a group are those
-// of the group it is renamed to.
+// before it with its group moved on (so by construction with several
+// cycles), and the tile bytes of a group are those of the group it is
+// renamed to.
 bool repeats(const StreamedLaunch& launch) {
   const std::int64_t period = launch.period_ctas;
   const std::int64_t shift = launch.period_groups;
@@ -302,12 +338,14 @@ bool repeats(const StreamedLaunch& launch) {
     return false;
   }
   const auto& ctas = launch.ctas;
+  const std::int64_t moved = shift % launch.groups;
   for (std::size_t i = static_cast<std::size_t>(period); i < ctas.size(); ++i) {
     const StreamedCta& a = ctas[i - static_cast<std::size_t>(period)];
     const StreamedCta& b = ctas[i];
-    if (b.group != (a.group + shift) % launch.groups || b.first_tile != a.first_tile ||
-        b.tiles != a.tiles || b.passes != a.passes || b.own_read_bytes != a.own_read_bytes ||
-        b.own_write_bytes != a.own_write_bytes) {
+    const std::int64_t group = a.group + moved;
+    if (b.group != (group < launch.groups ? group : group - launch.groups) ||
+        b.first_tile != a.first_tile || b.tiles != a.tiles || b.passes != a.passes ||
+        b.own_read_bytes != a.own_read_bytes || b.own_write_bytes != a.own_write_bytes) {
       return false;
     }
   }
@@ -326,6 +364,47 @@ struct Counters {
   double requested = 0;
 };
 
+// The steps at which the scheduler's slots free, as a min-heap of (step,
+// slots): slots taken at one step by CTAs of one length free together and
+// are one entry, so a wave of equal CTAs costs one heap operation, not one
+// per CTA.
+class FreeSlots {
+ public:
+  void add(std::int64_t step, std::int64_t slots) {
+    heap_.push_back({step, slots});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+  bool empty() const { return heap_.empty(); }
+  std::int64_t earliest() const { return heap_.front().step; }
+  // Takes one slot of those that free earliest.
+  void take() {
+    if (--heap_.front().slots > 0) return;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+  }
+  void shift(std::int64_t steps) {
+    for (Entry& entry : heap_) entry.step += steps;
+  }
+  // Every slot's free step, ascending.
+  std::vector<std::int64_t> sorted() const {
+    std::vector<Entry> entries = heap_;
+    std::sort(entries.begin(), entries.end(), later);
+    std::vector<std::int64_t> steps;
+    for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
+      steps.insert(steps.end(), static_cast<std::size_t>(entry->slots), entry->step);
+    }
+    return steps;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t step = 0;
+    std::int64_t slots = 0;
+  };
+  static bool later(const Entry& a, const Entry& b) { return a.step > b.step; }
+  std::vector<Entry> heap_;
+};
+
 // The simulation of one launch, step by step: list scheduling (each CTA, in
 // dispatch order, starts when the earliest of `concurrency` slots frees and
 // holds it for tiles x passes steps) run alongside the cache, with the
@@ -334,28 +413,28 @@ class Simulation {
  public:
   Simulation(const StreamedLaunch& launch, double cache_bytes, LruStorage& storage)
       : launch_(launch),
+        tile_stride_(launch.tile_major ? launch.groups : 1),
         // Private blocks in the cache at once: about two per resident CTA.
         cache_(storage, cache_bytes, launch.groups * launch.tiles_per_group,
                2 * launch.concurrency),
-        repeats_(repeats(launch)) {
+        repeats_(repeats(launch)),
+        count_(launch.ctas.size() * static_cast<std::size_t>(launch.cycles)) {
     const std::int64_t period =
         launch.tile_bytes_period > 0 ? launch.tile_bytes_period : launch.groups;
     tile_bytes_.assign(static_cast<std::size_t>(period * launch.tiles_per_group), -1);
     const auto slots =
-        std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(launch.ctas.size()));
+        std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(count_));
     for (std::int64_t slot = 0; slot < slots; ++slot) {
-      free_at_.push_back(slots > 0 ? slot * launch.stagger_steps / slots : 0);
+      free_.add(slot * launch.stagger_steps / slots, 1);
     }
-    std::make_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
     spacing_ = launch.period_ctas *
                std::max<std::int64_t>(1, (launch.concurrency + launch.period_ctas - 1) /
                                              std::max<std::int64_t>(1, launch.period_ctas));
   }
 
   LaunchTraffic run() {
-    const std::size_t count = launch_.ctas.size();
-    while (next_ < count || !active_.empty()) {
-      if (active_.empty()) step_ = std::max(step_, free_at_.front());
+    while (next_ < count_ || running() > 0) {
+      if (running() == 0) step_ = std::max(step_, free_.earliest());
       dispatch();
       read_step();
       ++step_;
@@ -375,22 +454,32 @@ class Simulation {
   // Starts the CTAs whose slots free at this step, merging consecutive equal
   // ones into one stream.
   void dispatch() {
-    const std::size_t count = launch_.ctas.size();
     Stream pending;
     bool has_pending = false;
-    while (next_ < count && free_at_.front() == step_) {
-      const StreamedCta& cta = launch_.ctas[next_];
+    // Slots taken at this step that free at `release`: added to free_ once
+    // the run of equal lengths ends (they free after this step).
+    std::int64_t release = 0;
+    std::int64_t released = 0;
+    const auto add_released = [&] {
+      if (released > 0) free_.add(release, released);
+      released = 0;
+    };
+    while (next_ < count_ && slot_frees_now()) {
+      const StreamedCta cta = next_cta();
       const bool merges = has_pending && pending.takes(cta);
       if (!merges && repeats_ && at_boundary()) {
         if (has_pending) activate(pending);
         has_pending = false;
+        add_released();
         checkpoint();
-        if (next_ >= count || free_at_.front() != step_) break;
+        if (next_ >= count_ || !slot_frees_now()) break;
         continue;
       }
-      std::pop_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
-      free_at_.back() = step_ + Stream::steps_of(cta);
-      std::push_heap(free_at_.begin(), free_at_.end(), std::greater<>{});
+      free_.take();
+      const std::int64_t frees = step_ + Stream::steps_of(cta);
+      if (frees != release) add_released();
+      release = frees;
+      ++released;
       if (merges) {
         pending.ctas += 1;
         pending.own_read_bytes += cta.own_read_bytes;
@@ -400,10 +489,41 @@ class Simulation {
         pending = Stream::of(cta, step_);
         has_pending = true;
       }
-      ++next_;
+      advance();
     }
     if (has_pending) activate(pending);
+    add_released();
   }
+
+  // CTA next_ of the launch: its cycle's CTA with the group moved on.
+  StreamedCta next_cta() const {
+    StreamedCta cta = launch_.ctas[in_cycle_];
+    cta.group += cycle_group_;
+    if (cta.group >= launch_.groups) cta.group -= launch_.groups;
+    return cta;
+  }
+
+  void advance() {
+    ++next_;
+    if (++in_cycle_ < launch_.ctas.size()) return;
+    in_cycle_ = 0;
+    cycle_group_ += launch_.period_groups % launch_.groups;
+    if (cycle_group_ >= launch_.groups) cycle_group_ -= launch_.groups;
+  }
+
+  void seek(std::size_t next) {
+    next_ = next;
+    const std::size_t size = std::max<std::size_t>(1, launch_.ctas.size());
+    in_cycle_ = next % size;
+    const auto cycle = static_cast<std::int64_t>(next / size);
+    cycle_group_ =
+        launch_.groups > 0
+            ? cycle % launch_.groups * (launch_.period_groups % launch_.groups) % launch_.groups
+            : 0;
+  }
+
+  // Slots taken in this step's dispatch are not in free_ until it ends.
+  bool slot_frees_now() const { return !free_.empty() && free_.earliest() == step_; }
 
   void activate(Stream stream) {
     cache_.touch_private(stream.own_read_bytes, false);
@@ -412,10 +532,22 @@ class Simulation {
     active_.push_back(stream);
   }
 
+  // The cache id of tile `tile` of `group` (StreamedLaunch::tile_major), and back.
+  std::int64_t line_id(std::int64_t group, std::int64_t tile) const {
+    return launch_.tile_major ? tile * launch_.groups + group
+                              : group * launch_.tiles_per_group + tile;
+  }
+  std::int64_t group_of(std::int64_t id) const {
+    return launch_.tile_major ? id % launch_.groups : id / launch_.tiles_per_group;
+  }
+  std::int64_t tile_of(std::int64_t id) const {
+    return launch_.tile_major ? id / launch_.groups : id % launch_.tiles_per_group;
+  }
+
   void locate(Stream& stream) const {
     const std::int64_t key =
         launch_.tile_bytes_period > 0 ? stream.group % launch_.tile_bytes_period : stream.group;
-    stream.first_id = stream.group * launch_.tiles_per_group + stream.first_tile;
+    stream.first_id = line_id(stream.group, stream.first_tile);
     stream.first_bytes = key * launch_.tiles_per_group + stream.first_tile;
   }
 
@@ -431,26 +563,41 @@ class Simulation {
   }
 
   // Every running stream reads its next tile; those that end write their own.
+  // Ended streams stay in place until an eighth of the list has ended, so
+  // the running ones keep their order without being moved each step. The
+  // counters are summed in locals, in the same order: in the members, each
+  // sum went through memory (the cache's calls might have written them).
   void read_step() {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      Stream& stream = active_[i];
+    double requested = counters_.requested;
+    double stream_read = counters_.stream_read;
+    const std::int64_t stride = tile_stride_;
+    std::size_t ended = ended_;
+    for (Stream& stream : active_) {
+      if (stream.left == 0) continue;
       if (stream.tiles > 0) {
         const double bytes = tile_bytes(stream);
-        counters_.requested += bytes * static_cast<double>(stream.ctas);
-        counters_.stream_read +=
-            cache_.read_stream(stream.first_id + stream.pos, bytes, stream.ctas);
+        requested += bytes * static_cast<double>(stream.ctas);
+        stream_read +=
+            cache_.read_stream(stream.first_id + stream.pos * stride, bytes, stream.ctas);
         if (++stream.pos == stream.tiles) stream.pos = 0;
       }
       if (--stream.left == 0) {
         cache_.touch_private(stream.own_write_bytes, true);
-      } else {
-        if (kept != i) active_[kept] = stream;
-        ++kept;
+        ++ended;
       }
     }
-    active_.resize(kept);
+    counters_.requested = requested;
+    counters_.stream_read = stream_read;
+    ended_ = ended;
+    if (ended_ * 8 > active_.size()) drop_ended();
   }
+
+  void drop_ended() {
+    std::erase_if(active_, [](const Stream& stream) { return stream.left == 0; });
+    ended_ = 0;
+  }
+
+  std::size_t running() const { return active_.size() - ended_; }
 
   bool at_boundary() const {
     const auto next = static_cast<std::int64_t>(next_);
@@ -467,13 +614,14 @@ class Simulation {
     return (group - base + launch_.groups) % launch_.groups;
   }
 
-  // The whole state, with time counted from this step and groups from the
-  // base group: the free slots, the running streams, the cache's lines.
-  std::vector<std::int64_t> canonical_state() const {
+  // The state, with time counted from this step and groups from the base
+  // group, in two parts: the schedule (free slots, running streams), and the
+  // cache's lines, which cost far more to list and are listed only when the
+  // schedule has been seen before.
+  std::vector<std::int64_t> schedule_state() const {
     const std::int64_t base = base_group();
     std::vector<std::int64_t> state;
-    std::vector<std::int64_t> free = free_at_;
-    std::sort(free.begin(), free.end());
+    const std::vector<std::int64_t> free = free_.sorted();
     state.push_back(static_cast<std::int64_t>(free.size()));
     for (std::int64_t at : free) state.push_back(at - step_);
     state.push_back(static_cast<std::int64_t>(active_.size()));
@@ -482,9 +630,15 @@ class Simulation {
                    {s.start - step_, relative(s.group, base), s.first_tile, s.tiles, s.passes,
                     s.ctas, bits_of(s.own_read_bytes), bits_of(s.own_write_bytes), s.pos, s.left});
     }
+    return state;
+  }
+
+  std::vector<std::int64_t> cache_state() const {
+    const std::int64_t base = base_group();
     const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
+    std::vector<std::int64_t> state;
     cache_.for_each_lru([&](std::int64_t id, double bytes, bool dirty) {
-      const std::int64_t line = id < 0 ? -1 : relative(id / tiles, base) * tiles + id % tiles;
+      const std::int64_t line = id < 0 ? -1 : relative(group_of(id), base) * tiles + tile_of(id);
       state.insert(state.end(), {line, bits_of(bytes), dirty ? 1 : 0});
     });
     return state;
@@ -495,7 +649,8 @@ class Simulation {
     std::size_t next = 0;
     Counters counters;
     double written = 0;
-    std::vector<std::int64_t> state;
+    std::vector<std::int64_t> schedule;
+    std::optional<std::vector<std::int64_t>> cache;  // listed when the schedule had been seen
   };
 
   // At a period boundary: if the state equals, renamed and shifted, one seen
@@ -503,12 +658,19 @@ class Simulation {
   // run out; skip all whole cycles that remain.
   void checkpoint() {
     last_checkpoint_ = static_cast<std::int64_t>(next_);
-    Checkpoint now{step_, next_, counters_, cache_.written(), canonical_state()};
-    for (const Checkpoint& seen : checkpoints_) {
-      if (seen.state == now.state) {
-        skip(seen, now);
-        checkpoints_.clear();
-        return;
+    drop_ended();
+    Checkpoint now{step_, next_, counters_, cache_.written(), schedule_state(), std::nullopt};
+    const auto same_schedule = [&](const Checkpoint& seen) {
+      return seen.schedule == now.schedule;
+    };
+    if (std::any_of(checkpoints_.begin(), checkpoints_.end(), same_schedule)) {
+      now.cache = cache_state();
+      for (const Checkpoint& seen : checkpoints_) {
+        if (same_schedule(seen) && seen.cache == now.cache) {
+          skip(seen, now);
+          checkpoints_.clear();
+          return;
+        }
       }
     }
     if (checkpoints_.size() >= 64) checkpoints_.erase(checkpoints_.begin());
@@ -517,7 +679,7 @@ class Simulation {
 
   void skip(const Checkpoint& seen, const Checkpoint& now) {
     const auto ctas = static_cast<std::int64_t>(now.next - seen.next);
-    const auto cycles = (static_cast<std::int64_t>(launch_.ctas.size() - now.next)) / ctas;
+    const auto cycles = (static_cast<std::int64_t>(count_ - now.next)) / ctas;
     if (cycles == 0) return;
     const std::int64_t steps = (now.step - seen.step) * cycles;
     const std::int64_t shift = (ctas / launch_.period_ctas * cycles % launch_.groups) *
@@ -527,29 +689,33 @@ class Simulation {
     counters_.stream_read += (now.counters.stream_read - seen.counters.stream_read) * times;
     counters_.requested += (now.counters.requested - seen.counters.requested) * times;
     cache_.add_written((now.written - seen.written) * times);
-    const std::int64_t tiles = std::max<std::int64_t>(1, launch_.tiles_per_group);
     const auto renamed = [&](std::int64_t group) { return (group + shift) % launch_.groups; };
     cache_.rename_streams(
-        [&](std::int64_t id) { return renamed(id / tiles) * tiles + id % tiles; });
+        [&](std::int64_t id) { return line_id(renamed(group_of(id)), tile_of(id)); });
     for (Stream& stream : active_) {
       stream.start += steps;
       stream.group = renamed(stream.group);
       locate(stream);
     }
-    for (std::int64_t& at : free_at_) at += steps;
+    free_.shift(steps);
     step_ += steps;
-    next_ += static_cast<std::size_t>(ctas * cycles);
+    seek(next_ + static_cast<std::size_t>(ctas * cycles));
     last_checkpoint_ = static_cast<std::int64_t>(next_);
     skipped_ += cycles;
   }
 
   const StreamedLaunch& launch_;
+  std::int64_t tile_stride_;  // between the ids of a group's consecutive tiles
   LruCache cache_;
   bool repeats_;
   std::vector<double> tile_bytes_;  // per tile of the groups below tile_bytes_period; -1: not read
-  std::vector<std::int64_t> free_at_;  // a min-heap of the slots' free steps
-  std::vector<Stream> active_;
-  std::size_t next_ = 0;  // the next CTA to start
+  FreeSlots free_;
+  std::vector<Stream> active_;  // in the order they started; ended_ of them have ended
+  std::size_t ended_ = 0;
+  std::size_t count_;             // CTAs of every cycle
+  std::size_t next_ = 0;          // the next CTA to start
+  std::size_t in_cycle_ = 0;      // its index in launch_.ctas
+  std::int64_t cycle_group_ = 0;  // how far its cycle moves its group
   std::int64_t step_ = 0;
   Counters counters_;
   std::int64_t spacing_ = 0;  // CTAs at least between two checkpoints
@@ -558,18 +724,24 @@ class Simulation {
   std::int64_t skipped_ = 0;
 };
 
-}  // namespace
-
-LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
-  validate(launch, cache_bytes);
-  const std::int64_t group = tile_grouping(launch);
+// A valid launch of `steps` CTA-steps.
+LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, double steps) {
+  const std::int64_t group = tile_grouping(steps, launch.max_steps);
   if (group > 1) {
-    LaunchTraffic traffic = simulate_launch(grouped(launch, group), cache_bytes);
+    double merged_steps = 0;
+    const StreamedLaunch merged = grouped(launch, group, merged_steps);
+    LaunchTraffic traffic = simulate_valid(merged, cache_bytes, merged_steps);
     traffic.tile_group = group * traffic.tile_group;
     return traffic;
   }
   thread_local LruStorage storage;
   return Simulation(launch, cache_bytes, storage).run();
+}
+
+}  // namespace
+
+LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
+  return simulate_valid(launch, cache_bytes, checked_steps(launch, cache_bytes));
 }
 
 }  // namespace cfr

@@ -48,8 +48,13 @@ struct StreamedLaunch {
   std::int64_t tiles_per_group = 0;
   // Bytes of stream tile `tile` of `group`; called once per tile read.
   std::function<double(std::int64_t group, std::int64_t tile)> tile_bytes;
-  std::vector<StreamedCta> ctas;  // in dispatch order
-  std::int64_t concurrency = 1;   // CTAs resident at once (SMs x CTAs per SM)
+  std::vector<StreamedCta> ctas;  // in dispatch order; with cycles > 1, those of one cycle
+  // The launch dispatches `ctas` this many times, each time with every group
+  // moved `period_groups` further on, modulo `groups`: a grid whose heads are
+  // alike is stated by one head's CTAs, not built, checked and stored for
+  // every head. Above 1, period_ctas must be ctas.size().
+  std::int64_t cycles = 1;
+  std::int64_t concurrency = 1;  // CTAs resident at once (SMs x CTAs per SM)
   // The slots' first CTAs start spread evenly over this many steps instead of
   // all at step 0: a schedule whose CTAs have drifted apart (the interval's
   // high bound, docs/model.md "The interval").
@@ -72,6 +77,11 @@ struct StreamedLaunch {
   std::int64_t period_ctas = 0;
   std::int64_t period_groups = 0;
   bool skip_repeats = true;  // false: every step simulated (what the skip must equal)
+  // The CTAs that run together read different groups at about the same tile
+  // (heads dispatched fastest): the cache's lines are laid out tile by tile
+  // instead of group by group, so that a step's reads sit together in memory.
+  // Speed only: the counts are the same either way.
+  bool tile_major = false;
 };
 
 struct LaunchTraffic {

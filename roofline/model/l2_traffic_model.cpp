@@ -56,32 +56,35 @@ std::vector<std::int64_t> dispatch_order(std::int64_t row_blocks, bool causal,
   return owned;
 }
 
-// One CTA per (row block, head): `make(head, block)` builds it; the grid order
-// decides which index runs fastest.
+// The launch's CTAs, one per (row block, head), `make(head, block)` building
+// each; the grid order decides which index runs fastest. The list repeats
+// every K/V head (its `group` query heads) with the group moved on by one.
+// Blocks fastest, a K/V head's CTAs are consecutive: the launch states them
+// once and dispatches them once per K/V head (StreamedLaunch::cycles). Heads
+// fastest, it lists every CTA, the blocks one after another, and repeats
+// every `group` CTAs where the blocks are alike (the simulation checks:
+// StreamedLaunch::period_ctas); the CTAs that run together read the same
+// tile of different heads (StreamedLaunch::tile_major).
 template <typename MakeCta>
-std::vector<StreamedCta> grid_ctas(std::int64_t heads, const std::vector<std::int64_t>& owned,
-                                   GridOrder order, MakeCta make) {
-  std::vector<StreamedCta> ctas;
-  ctas.reserve(static_cast<std::size_t>(heads) * owned.size());
-  if (order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks) {
-    for (std::int64_t head = 0; head < heads; ++head) {
-      for (std::int64_t block : owned) ctas.push_back(make(head, block));
-    }
-  } else {
-    for (std::int64_t block : owned) {
-      for (std::int64_t head = 0; head < heads; ++head) ctas.push_back(make(head, block));
-    }
-  }
-  return ctas;
-}
-
-// The CTAs of a grid repeat every head (every query head of a K/V group,
-// `group` heads, when blocks run fastest) with the group moved on by one:
-// the period StreamedLaunch::period_ctas states, checked by the simulation.
-void repeat_per_head(StreamedLaunch& launch, GridOrder order, std::int64_t blocks_per_head,
-                     std::int64_t group) {
+void set_grid(StreamedLaunch& launch, std::int64_t heads, std::int64_t group,
+              const std::vector<std::int64_t>& owned, GridOrder order, MakeCta make) {
   const bool blocks_first = order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks;
-  launch.period_ctas = (blocks_first ? blocks_per_head : 1) * group;
+  launch.ctas.clear();
+  if (blocks_first) {
+    launch.ctas.reserve(static_cast<std::size_t>(group) * owned.size());
+    for (std::int64_t head = 0; head < group; ++head) {
+      for (std::int64_t block : owned) launch.ctas.push_back(make(head, block));
+    }
+    launch.cycles = heads / group;
+    launch.period_ctas = std::ssize(launch.ctas);
+  } else {
+    launch.ctas.reserve(static_cast<std::size_t>(heads) * owned.size());
+    for (std::int64_t block : owned) {
+      for (std::int64_t head = 0; head < heads; ++head) launch.ctas.push_back(make(head, block));
+    }
+    launch.period_ctas = group;
+    launch.tile_major = true;
+  }
   launch.period_groups = 1;
   launch.tile_bytes_period = 1;  // every group's tiles are alike
 }
@@ -126,13 +129,13 @@ StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeom
   launch.tile_bytes = [s, tile](std::int64_t, std::int64_t kv_block) {
     return rows_of(s.kv_n, tile.bc, kv_block) * 2 * s.row;  // K and V
   };
-  launch.ctas =
-      grid_ctas(s.heads, owned, geometry.grid_order, [&](std::int64_t head, std::int64_t q_block) {
-        const double rows = rows_of(s.n, tile.br, q_block);
-        return StreamedCta{head / s.group,          0, tiles(q_block), 1, rows * own_read_per_row,
-                           rows * own_write_per_row};
-      });
-  repeat_per_head(launch, geometry.grid_order, static_cast<std::int64_t>(owned.size()), s.group);
+  set_grid(launch, s.heads, s.group, owned, geometry.grid_order,
+           [&](std::int64_t head, std::int64_t q_block) {
+             const double rows = rows_of(s.n, tile.br, q_block);
+             return StreamedCta{head / s.group,          0,
+                                tiles(q_block),          1,
+                                rows * own_read_per_row, rows * own_write_per_row};
+           });
   return launch;
 }
 
@@ -171,14 +174,13 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
     return rows_of(s.n, tile.br, q_block_of_tile(s, q_blocks, q_tile)) *
            (2 * s.row + 2 * fp32_bytes);
   };
-  launch.ctas = grid_ctas(
-      launch.groups, owned, geometry.grid_order, [&](std::int64_t kv_head, std::int64_t kv_block) {
-        const double rows = rows_of(s.n, tile.bc, kv_block);
-        const std::int64_t first = s.group > 1 ? 0 : first_q_block(kv_block);
-        return StreamedCta{kv_head,          first,           tiles(kv_block) * s.group, 1,
-                           rows * 2 * s.row, rows * 2 * s.row};
-      });
-  repeat_per_head(launch, geometry.grid_order, static_cast<std::int64_t>(owned.size()), 1);
+  set_grid(launch, launch.groups, 1, owned, geometry.grid_order,
+           [&](std::int64_t kv_head, std::int64_t kv_block) {
+             const double rows = rows_of(s.n, tile.bc, kv_block);
+             const std::int64_t first = s.group > 1 ? 0 : first_q_block(kv_block);
+             return StreamedCta{kv_head,          first,           tiles(kv_block) * s.group, 1,
+                                rows * 2 * s.row, rows * 2 * s.row};
+           });
   return launch;
 }
 
@@ -215,15 +217,17 @@ StreamedLaunch row_pass_launch(std::string name, const Shape& s, std::int64_t bl
   launch.name = std::move(name);
   launch.concurrency = concurrency;
   launch.tile_bytes = [](std::int64_t, std::int64_t) { return 0.0; };
+  // A head's blocks, dispatched once per head (StreamedLaunch::cycles); all
+  // alike, one block dispatched once per block, where no block is partial.
   const std::int64_t row_blocks = blocks(s.n, block_rows);
-  for (std::int64_t head = 0; head < s.heads; ++head) {
-    for (std::int64_t block = 0; block < row_blocks; ++block) {
-      const double rows = rows_of(s.n, block_rows, block);
-      launch.ctas.push_back({0, 0, 0, 1, rows * read_per_row, rows * write_per_row});
-    }
+  const bool alike = s.n % block_rows == 0;
+  for (std::int64_t block = 0; block < (alike ? 1 : row_blocks); ++block) {
+    const double rows = rows_of(s.n, block_rows, block);
+    launch.ctas.push_back({0, 0, 0, 1, rows * read_per_row, rows * write_per_row});
   }
   launch.groups = 1;
-  launch.period_ctas = 1;  // alike but for a last, partial block of a head
+  launch.cycles = alike ? s.heads * row_blocks : s.heads;
+  launch.period_ctas = std::ssize(launch.ctas);
   launch.tile_bytes_period = 1;
   return launch;
 }
@@ -299,18 +303,18 @@ DramEstimate split_kv_dram(const AttentionProblem& problem, const LaunchGeometry
   // O / l and LSE (read back by the combining split while in L2).
   const double out_per_row =
       splits > 1 ? static_cast<double>(problem.head_dim + 1) * fp32_bytes : s.row + fp32_bytes;
-  launch.ctas.reserve(static_cast<std::size_t>(launch.groups * splits * row_blocks));
-  for (std::int64_t kv_head = 0; kv_head < launch.groups; ++kv_head) {
-    for (std::int64_t split = 0; split < splits; ++split) {
-      const std::int64_t first = split * tiles_per_split;
-      for (std::int64_t block = 0; block < row_blocks; ++block) {
-        const double rows = rows_of(group_rows, tile.br, block);
-        launch.ctas.push_back({kv_head, first, std::min(tiles_per_split, tiles - first), 1,
-                               rows * s.row, rows * out_per_row});
-      }
+  // One K/V head's CTAs, dispatched once per K/V head (StreamedLaunch::cycles).
+  launch.ctas.reserve(static_cast<std::size_t>(splits * row_blocks));
+  for (std::int64_t split = 0; split < splits; ++split) {
+    const std::int64_t first = split * tiles_per_split;
+    for (std::int64_t block = 0; block < row_blocks; ++block) {
+      const double rows = rows_of(group_rows, tile.br, block);
+      launch.ctas.push_back({0, first, std::min(tiles_per_split, tiles - first), 1, rows * s.row,
+                             rows * out_per_row});
     }
   }
-  launch.period_ctas = splits * row_blocks;  // one K/V head's CTAs
+  launch.cycles = launch.groups;
+  launch.period_ctas = splits * row_blocks;
   launch.period_groups = 1;
   launch.tile_bytes_period = 1;
   return run(in_order(std::move(launch)), l2);
@@ -398,12 +402,14 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
     return static_cast<double>(keys) * element;
   };
   // A row's bytes depend on its place in its head only: the rows repeat
-  // every head when causal, every row when not.
+  // every head when causal, every row when not. One period's rows are
+  // stated, dispatched once per period (StreamedLaunch::cycles).
   softmax.tile_bytes_period = s.causal ? s.n : 1;
   softmax.period_ctas = softmax.tile_bytes_period;
   softmax.period_groups = softmax.tile_bytes_period;
-  softmax.ctas.reserve(static_cast<std::size_t>(softmax.groups));
-  for (std::int64_t row = 0; row < softmax.groups; ++row) {
+  softmax.cycles = softmax.groups / softmax.period_ctas;
+  softmax.ctas.reserve(static_cast<std::size_t>(softmax.period_ctas));
+  for (std::int64_t row = 0; row < softmax.period_ctas; ++row) {
     softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});
   }
   return run(in_order(std::move(scores), std::move(softmax), std::move(output)), l2);

@@ -41,6 +41,14 @@ StreamedLaunch heads_launch(std::int64_t heads, std::int64_t blocks, bool causal
   return launch;
 }
 
+// The same launch stated as one head's CTAs dispatched once per head.
+StreamedLaunch as_cycles(const StreamedLaunch& launch) {
+  StreamedLaunch cycles = launch;
+  cycles.ctas.resize(static_cast<std::size_t>(launch.period_ctas));
+  cycles.cycles = static_cast<std::int64_t>(launch.ctas.size()) / launch.period_ctas;
+  return cycles;
+}
+
 void check_equal(const LaunchTraffic& skipped, const LaunchTraffic& full) {
   CHECK(skipped.own_read_bytes == full.own_read_bytes);
   CHECK(skipped.stream_read_bytes == full.stream_read_bytes);
@@ -98,6 +106,70 @@ TEST_CASE("heads that repeat: whole cycles skipped, every byte as the full simul
       check_equal(simulate_launch(drifted, cache), simulate_full(drifted, cache));
     }
   }
+}
+
+TEST_CASE("a launch stated as one head's CTAs and cycles counts what the whole list counts") {
+  // StreamedLaunch::cycles: the grid is not built per head; the simulation moves the group on.
+  for (const bool causal : {false, true}) {
+    for (const double cache : {1000.0, 2000.0, 1e6}) {
+      for (const std::int64_t stagger : {0, 40}) {
+        INFO("causal " << causal << ", cache " << cache << ", stagger " << stagger);
+        StreamedLaunch listed = heads_launch(32, 16, causal);
+        listed.stagger_steps = stagger;
+        const StreamedLaunch cycles = as_cycles(listed);
+        REQUIRE(cycles.ctas.size() == 16);
+        const LaunchTraffic full = simulate_full(listed, cache);
+        check_equal(simulate_full(cycles, cache), full);
+        const LaunchTraffic skipped = simulate_launch(cycles, cache);
+        check_equal(skipped, full);
+        CHECK(skipped.skipped_cycles == simulate_launch(listed, cache).skipped_cycles);
+      }
+    }
+  }
+  // Groups moved on by 3 each cycle, modulo 32 (coprime: every group once).
+  StreamedLaunch listed = heads_launch(32, 16, true);
+  for (std::size_t i = 0; i < listed.ctas.size(); ++i) {
+    listed.ctas[i].group = static_cast<std::int64_t>(i / 16) * 3 % 32;
+  }
+  listed.period_groups = 3;
+  check_equal(simulate_launch(as_cycles(listed), 1000), simulate_full(listed, 1000));
+  check_equal(simulate_full(as_cycles(listed), 1000), simulate_full(listed, 1000));
+}
+
+TEST_CASE("the cache's lines laid out tile by tile count what group by group counts") {
+  // StreamedLaunch::tile_major is a memory layout: heads dispatched fastest
+  // (CTA b of every head, then b + 1) and blocks fastest, skip on and off.
+  for (const bool causal : {false, true}) {
+    for (const double cache : {1000.0, 2000.0, 1e6}) {
+      INFO("causal " << causal << ", cache " << cache);
+      const StreamedLaunch blocks_fastest = heads_launch(32, 16, causal);
+      StreamedLaunch heads_fastest = blocks_fastest;
+      for (std::size_t i = 0; i < heads_fastest.ctas.size(); ++i) {
+        heads_fastest.ctas[i] = blocks_fastest.ctas[i % 32 * 16 + i / 32];
+      }
+      heads_fastest.period_ctas = 1;  // alike when not causal
+      for (StreamedLaunch launch : {blocks_fastest, heads_fastest}) {
+        const LaunchTraffic groups = simulate_launch(launch, cache);
+        const LaunchTraffic full = simulate_full(launch, cache);
+        launch.tile_major = true;
+        const LaunchTraffic tiles = simulate_launch(launch, cache);
+        check_equal(tiles, full);
+        check_equal(groups, full);
+        CHECK(tiles.skipped_cycles == groups.skipped_cycles);
+        check_equal(simulate_full(launch, cache), full);
+      }
+    }
+  }
+}
+
+TEST_CASE("cycles of a list that is not one period are rejected") {
+  StreamedLaunch launch = as_cycles(heads_launch(32, 16, false));
+  launch.period_ctas = 8;
+  CHECK_THROWS_WITH(simulate_launch(launch, 1000),
+                    "launch 'heads': 32 cycles of 16 CTAs with a period of 8");
+  launch.period_ctas = 16;
+  launch.cycles = 0;
+  CHECK_THROWS_WITH(simulate_launch(launch, 1000), "launch 'heads': 0 cycles");
 }
 
 TEST_CASE("a launch that does not repeat as it claims is simulated step by step") {
