@@ -724,6 +724,25 @@ class Simulation {
   std::int64_t skipped_ = 0;
 };
 
+// The launch with every CTA of every cycle listed and its lines group by
+// group: what the shortcuts are checked against (StreamedLaunch::skip_repeats).
+StreamedLaunch listed(const StreamedLaunch& launch) {
+  StreamedLaunch all = launch;
+  all.cycles = 1;
+  all.tile_major = false;
+  all.ctas.clear();
+  all.ctas.reserve(launch.ctas.size() * static_cast<std::size_t>(launch.cycles));
+  const std::int64_t moved = launch.groups > 0 ? launch.period_groups % launch.groups : 0;
+  for (std::int64_t cycle = 0; cycle < launch.cycles; ++cycle) {
+    for (StreamedCta cta : launch.ctas) {
+      cta.group = (cta.group + cycle % std::max<std::int64_t>(1, launch.groups) * moved) %
+                  std::max<std::int64_t>(1, launch.groups);
+      all.ctas.push_back(cta);
+    }
+  }
+  return all;
+}
+
 // A valid launch of `steps` CTA-steps.
 LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, double steps) {
   const std::int64_t group = tile_grouping(steps, launch.max_steps);
@@ -741,7 +760,11 @@ LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, d
 }  // namespace
 
 LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
-  return simulate_valid(launch, cache_bytes, checked_steps(launch, cache_bytes));
+  const double steps = checked_steps(launch, cache_bytes);
+  if (launch.skip_repeats || (launch.cycles == 1 && !launch.tile_major)) {
+    return simulate_valid(launch, cache_bytes, steps);
+  }
+  return simulate_valid(listed(launch), cache_bytes, steps);
 }
 
 }  // namespace cfr

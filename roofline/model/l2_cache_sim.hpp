@@ -76,7 +76,9 @@ struct StreamedLaunch {
   std::int64_t tile_bytes_period = 0;
   std::int64_t period_ctas = 0;
   std::int64_t period_groups = 0;
-  bool skip_repeats = true;  // false: every step simulated (what the skip must equal)
+  // false: the reference the shortcuts must equal: every CTA of every cycle
+  // listed, every step simulated, the lines group by group (tile_major off).
+  bool skip_repeats = true;
   // The CTAs that run together read different groups at about the same tile
   // (heads dispatched fastest): the cache's lines are laid out tile by tile
   // instead of group by group, so that a step's reads sit together in memory.
