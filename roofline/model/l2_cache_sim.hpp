@@ -92,7 +92,7 @@ struct LaunchTraffic {
   double stream_read_bytes = 0;       // DRAM reads of stream tiles (misses)
   double written_bytes = 0;           // dirty lines evicted during the launch
   double retained_dirty_bytes = 0;    // written lines still cached at the end
-  double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss
+  double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss (its range x passes)
   std::int64_t tile_group = 1;        // stream tiles simulated as one (see max_simulated_steps)
   std::int64_t skipped_cycles = 0;    // repeats of the state not simulated (skip_repeats)
 
