@@ -236,6 +236,25 @@ TEST_CASE("the model with repeats skipped equals the full simulation where the s
   check_model(*find_kernel("fa1_wmma"), {4, 32, 8192, 32, true, DType::bf16});
 }
 
+TEST_CASE("naive's softmax, simulated once for all head dims, is each head dim's own") {
+  // The launch reads no head dim (l2_traffic_model.cpp: SoftmaxShape): d 32 simulates it,
+  // d 64 and 128 take that answer, and each must equal its own reference simulation.
+  for (const bool causal : {false, true}) {
+    for (const std::int64_t d : {32, 64, 128}) {
+      check_model(*find_kernel("naive"), {1, 8, 4096, d, causal, DType::fp16});
+    }
+    const auto d32 =
+        l2_aware_dram(*find_kernel("naive"), {1, 8, 4096, 32, causal, DType::fp16}, h200());
+    const auto d128 =
+        l2_aware_dram(*find_kernel("naive"), {1, 8, 4096, 128, causal, DType::fp16}, h200());
+    REQUIRE(d32->launches.size() == 3);
+    CHECK(d32->launches[1].launch == "softmax");
+    CHECK(d32->launches[1].read_bytes == d128->launches[1].read_bytes);
+    CHECK(d32->launches[1].written_bytes == d128->launches[1].written_bytes);
+    CHECK(d32->launches[0].read_bytes != d128->launches[0].read_bytes);  // Q K^T reads d
+  }
+}
+
 TEST_CASE("every committed profiled row's L2-aware figures are the ones its report recorded") {
   // The reports were written by the tool before these shortcuts (and before
   // the interval, for some): the point, and the interval where recorded,
