@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <future>
-#include <map>
-#include <mutex>
 #include <tuple>
+
+#include "roofline/core/shared_memo.hpp"
 
 namespace cfr {
 
@@ -187,30 +185,9 @@ namespace {
 std::optional<DramEstimate> memoized(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs,
                                      Schedule schedule) {
-  using Answer = std::shared_future<std::optional<DramEstimate>>;
-  static std::mutex mutex;
-  static std::map<SimulationKey, Answer> memo;
+  static SharedMemo<SimulationKey, std::optional<DramEstimate>> memo(4096);
   const SimulationKey key = key_of(kernel, problem, inputs, schedule);
-  std::promise<std::optional<DramEstimate>> promise;
-  Answer answer;
-  {
-    std::lock_guard lock(mutex);
-    if (const auto found = memo.find(key); found != memo.end()) {
-      answer = found->second;
-    } else {
-      if (memo.size() >= 4096) memo.clear();
-      memo.emplace(key, promise.get_future().share());
-    }
-  }
-  if (answer.valid()) return answer.get();  // done, or being simulated by another thread
-  try {
-    std::optional<DramEstimate> estimate = simulate(kernel, std::get<5>(key), inputs, schedule);
-    promise.set_value(estimate);
-    return estimate;
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    throw;
-  }
+  return memo.get(key, [&] { return simulate(kernel, std::get<5>(key), inputs, schedule); });
 }
 
 }  // namespace

@@ -63,8 +63,9 @@ std::optional<DramInterval> l2_aware_interval(const KernelDescription& kernel,
                                               const L2ModelInputs& inputs);
 
 // The same estimate and interval simulated for `problem` as given, with no
-// memo and every step of every launch simulated (no repeat skipped,
-// l2_cache_sim.hpp): what the shortcuts must equal, to the last bit
+// memo and every step of every launch simulated, every CTA listed (no
+// repeat skipped, no cycles: l2_cache_sim.hpp): what the shortcuts must
+// equal, to the last bit
 // (tests/roofline/model/test_l2_aware_memo.cpp, test_l2_repeats.cpp).
 std::optional<DramEstimate> l2_aware_dram_simulated(const KernelDescription& kernel,
                                                     const AttentionProblem& problem,

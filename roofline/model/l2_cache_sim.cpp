@@ -61,13 +61,17 @@ class LruCache {
     free_.clear();
   }
 
+  // Whether stream tile `id` is in the cache; a hit makes it the most
+  // recently used line.
+  bool hit(std::int64_t id) {
+    if (nodes_[static_cast<std::size_t>(id)].next == not_resident) return false;
+    move_to_front(static_cast<Id>(id));
+    return true;
+  }
+
   // Returns the bytes read from DRAM when `readers` CTAs read stream tile
-  // `id` of `bytes` in the same step.
-  double read_stream(std::int64_t id, double bytes, std::int64_t readers) {
-    if (nodes_[static_cast<std::size_t>(id)].next != not_resident) {
-      move_to_front(static_cast<Id>(id));
-      return 0;
-    }
+  // `id` of `bytes`, not in the cache (hit() false), in the same step.
+  double read_missing(std::int64_t id, double bytes, std::int64_t readers) {
     if (bytes > capacity_) return bytes * static_cast<double>(readers);
     insert(static_cast<Id>(id), bytes, false);
     return bytes;
@@ -421,7 +425,9 @@ class Simulation {
         count_(launch.ctas.size() * static_cast<std::size_t>(launch.cycles)) {
     const std::int64_t period =
         launch.tile_bytes_period > 0 ? launch.tile_bytes_period : launch.groups;
-    tile_bytes_.assign(static_cast<std::size_t>(period * launch.tiles_per_group), -1);
+    tile_bytes_.resize(static_cast<std::size_t>(period * launch.tiles_per_group));
+    prefix_bytes_.resize(static_cast<std::size_t>(period * (launch.tiles_per_group + 1)));
+    filled_.assign(static_cast<std::size_t>(period), false);
     const auto slots =
         std::min<std::int64_t>(launch.concurrency, static_cast<std::int64_t>(count_));
     for (std::int64_t slot = 0; slot < slots; ++slot) {
@@ -525,11 +531,46 @@ class Simulation {
   // Slots taken in this step's dispatch are not in free_ until it ends.
   bool slot_frees_now() const { return !free_.empty() && free_.earliest() == step_; }
 
-  void activate(Stream stream) {
+  void activate(Stream& stream) {
     cache_.touch_private(stream.own_read_bytes, false);
     counters_.own_read += stream.own_read_bytes;
-    locate(stream);
+    const std::int64_t key = locate(stream);
+    // Each of its CTAs reads its range `passes` times, hit or miss: counted
+    // here once rather than at every read.
+    if (stream.tiles > 0) {
+      counters_.requested += static_cast<double>(stream.ctas * stream.passes) *
+                             range_bytes(key, stream.first_tile, stream.tiles);
+    }
     active_.push_back(stream);
+  }
+
+  // The groups whose tiles have the same bytes share a key (tile_bytes_period).
+  std::int64_t key_of(std::int64_t group) const {
+    return launch_.tile_bytes_period > 0 ? group % launch_.tile_bytes_period : group;
+  }
+
+  // The bytes of tiles [first, first + tiles) of a group of `key`. A key's
+  // tile bytes are asked of tile_bytes once, all at its first stream, and
+  // summed in tile order; a range is the difference of two sums (exact for
+  // whole byte counts, the only ones the model gives).
+  double range_bytes(std::int64_t key, std::int64_t first, std::int64_t tiles) {
+    const std::size_t row =
+        static_cast<std::size_t>(key) * static_cast<std::size_t>(launch_.tiles_per_group + 1);
+    if (!filled_[static_cast<std::size_t>(key)]) fill(key);
+    return prefix_bytes_[row + static_cast<std::size_t>(first + tiles)] -
+           prefix_bytes_[row + static_cast<std::size_t>(first)];
+  }
+
+  [[gnu::noinline]] void fill(std::int64_t key) {
+    const auto tiles_per_group = static_cast<std::size_t>(launch_.tiles_per_group);
+    const std::size_t row = static_cast<std::size_t>(key) * (tiles_per_group + 1);
+    filled_[static_cast<std::size_t>(key)] = true;
+    prefix_bytes_[row] = 0;
+    for (std::size_t tile = 0; tile < tiles_per_group; ++tile) {
+      const double bytes = launch_.tile_bytes(key, static_cast<std::int64_t>(tile));
+      tile_bytes_[static_cast<std::size_t>(key) * tiles_per_group + tile] = bytes;
+      prefix_bytes_[row + tile + 1] = prefix_bytes_[row + tile] + bytes;
+    }
   }
 
   // The cache id of tile `tile` of `group` (StreamedLaunch::tile_major), and back.
@@ -544,41 +585,33 @@ class Simulation {
     return launch_.tile_major ? id / launch_.groups : id % launch_.tiles_per_group;
   }
 
-  void locate(Stream& stream) const {
-    const std::int64_t key =
-        launch_.tile_bytes_period > 0 ? stream.group % launch_.tile_bytes_period : stream.group;
+  // Sets where the stream's first tile is; returns its group's key.
+  std::int64_t locate(Stream& stream) const {
+    const std::int64_t key = key_of(stream.group);
     stream.first_id = line_id(stream.group, stream.first_tile);
     stream.first_bytes = key * launch_.tiles_per_group + stream.first_tile;
-  }
-
-  // The bytes of the stream's current tile, from tile_bytes once per tile.
-  double tile_bytes(const Stream& stream) {
-    double& bytes = tile_bytes_[static_cast<std::size_t>(stream.first_bytes + stream.pos)];
-    if (bytes < 0) {
-      bytes = launch_.tile_bytes(
-          stream.first_bytes / std::max<std::int64_t>(1, launch_.tiles_per_group),
-          stream.first_tile + stream.pos);
-    }
-    return bytes;
+    return key;
   }
 
   // Every running stream reads its next tile; those that end write their own.
   // Ended streams stay in place until an eighth of the list has ended, so
-  // the running ones keep their order without being moved each step. The
-  // counters are summed in locals, in the same order: in the members, each
-  // sum went through memory (the cache's calls might have written them).
+  // the running ones keep their order without being moved each step. A hit
+  // needs no bytes. The DRAM reads are summed in a local, in the same order:
+  // in the member, each sum went through memory (the cache's calls might
+  // have written it).
   void read_step() {
-    double requested = counters_.requested;
     double stream_read = counters_.stream_read;
     const std::int64_t stride = tile_stride_;
     std::size_t ended = ended_;
     for (Stream& stream : active_) {
       if (stream.left == 0) continue;
       if (stream.tiles > 0) {
-        const double bytes = tile_bytes(stream);
-        requested += bytes * static_cast<double>(stream.ctas);
-        stream_read +=
-            cache_.read_stream(stream.first_id + stream.pos * stride, bytes, stream.ctas);
+        const std::int64_t id = stream.first_id + stream.pos * stride;
+        if (!cache_.hit(id)) {
+          const double bytes =
+              tile_bytes_[static_cast<std::size_t>(stream.first_bytes + stream.pos)];
+          stream_read += cache_.read_missing(id, bytes, stream.ctas);
+        }
         if (++stream.pos == stream.tiles) stream.pos = 0;
       }
       if (--stream.left == 0) {
@@ -586,7 +619,6 @@ class Simulation {
         ++ended;
       }
     }
-    counters_.requested = requested;
     counters_.stream_read = stream_read;
     ended_ = ended;
     if (ended_ * 8 > active_.size()) drop_ended();
@@ -708,7 +740,11 @@ class Simulation {
   std::int64_t tile_stride_;  // between the ids of a group's consecutive tiles
   LruCache cache_;
   bool repeats_;
-  std::vector<double> tile_bytes_;  // per tile of the groups below tile_bytes_period; -1: not read
+  // Per tile of the groups below tile_bytes_period (filled_ per group): its
+  // bytes, and the sums of a group's bytes up to each tile.
+  std::vector<double> tile_bytes_;
+  std::vector<double> prefix_bytes_;
+  std::vector<bool> filled_;
   FreeSlots free_;
   std::vector<Stream> active_;  // in the order they started; ended_ of them have ended
   std::size_t ended_ = 0;
@@ -723,6 +759,25 @@ class Simulation {
   std::vector<Checkpoint> checkpoints_;
   std::int64_t skipped_ = 0;
 };
+
+// The launch with every CTA of every cycle listed and its lines group by
+// group: what the shortcuts are checked against (StreamedLaunch::skip_repeats).
+StreamedLaunch listed(const StreamedLaunch& launch) {
+  StreamedLaunch all = launch;
+  all.cycles = 1;
+  all.tile_major = false;
+  all.ctas.clear();
+  all.ctas.reserve(launch.ctas.size() * static_cast<std::size_t>(launch.cycles));
+  const std::int64_t moved = launch.groups > 0 ? launch.period_groups % launch.groups : 0;
+  for (std::int64_t cycle = 0; cycle < launch.cycles; ++cycle) {
+    for (StreamedCta cta : launch.ctas) {
+      cta.group = (cta.group + cycle % std::max<std::int64_t>(1, launch.groups) * moved) %
+                  std::max<std::int64_t>(1, launch.groups);
+      all.ctas.push_back(cta);
+    }
+  }
+  return all;
+}
 
 // A valid launch of `steps` CTA-steps.
 LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, double steps) {
@@ -741,7 +796,11 @@ LaunchTraffic simulate_valid(const StreamedLaunch& launch, double cache_bytes, d
 }  // namespace
 
 LaunchTraffic simulate_launch(const StreamedLaunch& launch, double cache_bytes) {
-  return simulate_valid(launch, cache_bytes, checked_steps(launch, cache_bytes));
+  const double steps = checked_steps(launch, cache_bytes);
+  if (launch.skip_repeats || (launch.cycles == 1 && !launch.tile_major)) {
+    return simulate_valid(launch, cache_bytes, steps);
+  }
+  return simulate_valid(listed(launch), cache_bytes, steps);
 }
 
 }  // namespace cfr

@@ -76,7 +76,9 @@ struct StreamedLaunch {
   std::int64_t tile_bytes_period = 0;
   std::int64_t period_ctas = 0;
   std::int64_t period_groups = 0;
-  bool skip_repeats = true;  // false: every step simulated (what the skip must equal)
+  // false: the reference the shortcuts must equal: every CTA of every cycle
+  // listed, every step simulated, the lines group by group (tile_major off).
+  bool skip_repeats = true;
   // The CTAs that run together read different groups at about the same tile
   // (heads dispatched fastest): the cache's lines are laid out tile by tile
   // instead of group by group, so that a step's reads sit together in memory.
@@ -90,7 +92,7 @@ struct LaunchTraffic {
   double stream_read_bytes = 0;       // DRAM reads of stream tiles (misses)
   double written_bytes = 0;           // dirty lines evicted during the launch
   double retained_dirty_bytes = 0;    // written lines still cached at the end
-  double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss
+  double stream_requested_bytes = 0;  // every CTA's stream reads, hit or miss (its range x passes)
   std::int64_t tile_group = 1;        // stream tiles simulated as one (see max_simulated_steps)
   std::int64_t skipped_cycles = 0;    // repeats of the state not simulated (skip_repeats)
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "roofline/core/shared_memo.hpp"
 #include "roofline/model/l2_cache_sim.hpp"
 
 namespace cfr {
@@ -250,20 +252,79 @@ std::int64_t mean_cta_steps(const StreamedLaunch& launch) {
   return static_cast<std::int64_t>(steps / static_cast<double>(launch.ctas.size()));
 }
 
+// The launch simulated under `l2`: its step budget, its shortcuts, and
+// drifted, its CTAs' starts spread.
+LaunchTraffic simulate_under(StreamedLaunch launch, const L2Config& l2) {
+  launch.max_steps = l2.max_steps;
+  launch.skip_repeats = l2.skip_repeats;
+  if (l2.drifted) launch.stagger_steps = mean_cta_steps(launch);
+  return simulate_launch(launch, l2.effective_bytes());
+}
+
+void add(DramEstimate& estimate, const LaunchTraffic& traffic) {
+  estimate.launches.push_back(
+      {traffic.name, traffic.read_bytes(), traffic.written_bytes, traffic.retained_dirty_bytes});
+  estimate.read_bytes += traffic.read_bytes();
+  estimate.written_bytes += traffic.written_bytes;
+  estimate.retained_dirty_bytes += traffic.retained_dirty_bytes;
+}
+
 DramEstimate run(std::vector<StreamedLaunch> launches, const L2Config& l2) {
   DramEstimate estimate;
-  for (StreamedLaunch& launch : launches) {
-    launch.max_steps = l2.max_steps;
-    launch.skip_repeats = l2.skip_repeats;
-    if (l2.drifted) launch.stagger_steps = mean_cta_steps(launch);
-    const LaunchTraffic traffic = simulate_launch(launch, l2.effective_bytes());
-    estimate.launches.push_back(
-        {traffic.name, traffic.read_bytes(), traffic.written_bytes, traffic.retained_dirty_bytes});
-    estimate.read_bytes += traffic.read_bytes();
-    estimate.written_bytes += traffic.written_bytes;
-    estimate.retained_dirty_bytes += traffic.retained_dirty_bytes;
-  }
+  for (StreamedLaunch& launch : launches) add(estimate, simulate_under(std::move(launch), l2));
   return estimate;
+}
+
+// All naive's softmax launch depends on: a row of S holds one score per key,
+// whatever the head dim.
+struct SoftmaxShape {
+  std::int64_t heads;  // query heads, batch included
+  std::int64_t n;      // rows of a head, and keys
+  bool causal;
+  double element;  // bytes of one score
+  std::int64_t concurrency;
+
+  friend auto operator<=>(const SoftmaxShape&, const SoftmaxShape&) = default;
+};
+
+// One CTA per row of S, which it reads twice (max and sum, then the
+// normalized P); causal rows read only their unmasked keys but write all of
+// P (and the row's LSE). Each row is a group of one tile, read in two passes.
+StreamedLaunch softmax_launch(const SoftmaxShape& shape) {
+  const double score_row = static_cast<double>(shape.n) * shape.element;
+  StreamedLaunch softmax;
+  softmax.name = "softmax";
+  softmax.groups = shape.heads * shape.n;
+  softmax.tiles_per_group = 1;
+  softmax.concurrency = shape.concurrency;
+  softmax.tile_bytes = [shape](std::int64_t row, std::int64_t) {
+    const std::int64_t keys = shape.causal ? row % shape.n + 1 : shape.n;
+    return static_cast<double>(keys) * shape.element;
+  };
+  // A row's bytes depend on its place in its head only: the rows repeat
+  // every head when causal, every row when not. One period's rows are
+  // stated, dispatched once per period (StreamedLaunch::cycles).
+  softmax.tile_bytes_period = shape.causal ? shape.n : 1;
+  softmax.period_ctas = softmax.tile_bytes_period;
+  softmax.period_groups = softmax.tile_bytes_period;
+  softmax.cycles = softmax.groups / softmax.period_ctas;
+  softmax.ctas.reserve(static_cast<std::size_t>(softmax.period_ctas));
+  for (std::int64_t row = 0; row < softmax.period_ctas; ++row) {
+    softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});
+  }
+  return softmax;
+}
+
+// The softmax launch simulated under `l2`, once per process for each shape
+// and L2 (the head dims of a sweep share it: a third of naive's cost each);
+// threads that want one being simulated wait for it. Simulated afresh for
+// the reference (skip_repeats off). Bounded: starts over past 1024 entries.
+LaunchTraffic softmax_traffic(const SoftmaxShape& shape, const L2Config& l2) {
+  if (!l2.skip_repeats) return simulate_under(softmax_launch(shape), l2);
+  using Key = std::tuple<SoftmaxShape, double, bool, std::int64_t>;
+  static SharedMemo<Key, LaunchTraffic> memo(1024);
+  return memo.get({shape, l2.effective_bytes(), l2.drifted, l2.max_steps},
+                  [&] { return simulate_under(softmax_launch(shape), l2); });
 }
 
 }  // namespace
@@ -389,30 +450,14 @@ DramEstimate materialized_dram(const AttentionProblem& problem,
   StreamedLaunch output = q_block_launch("pv_gemm", dense, gemm, score_row, s.row);
   output.tile_bytes = scores.tile_bytes;
 
-  // Softmax: one CTA per row of S, which it reads twice (max and sum, then
-  // the normalized P); causal rows read only their unmasked keys but write
-  // all of P. Each row is a group of one tile, read in two passes.
-  StreamedLaunch softmax;
-  softmax.name = "softmax";
-  softmax.groups = s.heads * s.n;
-  softmax.tiles_per_group = 1;
-  softmax.concurrency = static_cast<std::int64_t>(geometry.sm_count) * geometry.softmax_ctas_per_sm;
-  softmax.tile_bytes = [s, element](std::int64_t row, std::int64_t) {
-    const std::int64_t keys = s.causal ? row % s.n + 1 : s.n;
-    return static_cast<double>(keys) * element;
-  };
-  // A row's bytes depend on its place in its head only: the rows repeat
-  // every head when causal, every row when not. One period's rows are
-  // stated, dispatched once per period (StreamedLaunch::cycles).
-  softmax.tile_bytes_period = s.causal ? s.n : 1;
-  softmax.period_ctas = softmax.tile_bytes_period;
-  softmax.period_groups = softmax.tile_bytes_period;
-  softmax.cycles = softmax.groups / softmax.period_ctas;
-  softmax.ctas.reserve(static_cast<std::size_t>(softmax.period_ctas));
-  for (std::int64_t row = 0; row < softmax.period_ctas; ++row) {
-    softmax.ctas.push_back({row, 0, 1, 2, 0, score_row + fp32_bytes});
-  }
-  return run(in_order(std::move(scores), std::move(softmax), std::move(output)), l2);
+  DramEstimate estimate;
+  add(estimate, simulate_under(std::move(scores), l2));
+  const SoftmaxShape softmax{
+      s.heads, s.n, s.causal, element,
+      static_cast<std::int64_t>(geometry.sm_count) * geometry.softmax_ctas_per_sm};
+  add(estimate, softmax_traffic(softmax, l2));
+  add(estimate, simulate_under(std::move(output), l2));
+  return estimate;
 }
 
 }  // namespace cfr

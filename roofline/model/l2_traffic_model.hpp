@@ -38,8 +38,8 @@ struct L2Config {
   // The step budget of each launch's simulation (l2_cache_sim.hpp); the
   // interval's bounds use a smaller one than the point.
   std::int64_t max_steps = max_simulated_steps;
-  // Skip the repeats of a launch's simulated state (StreamedLaunch::
-  // skip_repeats); false simulates every step, which the skip equals.
+  // Take the simulation's shortcuts (StreamedLaunch::skip_repeats); false
+  // runs the reference they equal: every CTA listed, every step simulated.
   bool skip_repeats = true;
 
   double effective_bytes() const { return bytes / partitions; }

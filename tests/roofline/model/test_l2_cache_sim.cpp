@@ -83,6 +83,20 @@ TEST_CASE("passes re-stream a CTA's range: hits when it fits, misses when cyclic
   CHECK(simulate_launch(launch, 100).stream_read_bytes == 400);
 }
 
+TEST_CASE("requested bytes: each CTA's range, every pass, hit or miss, whatever the cache") {
+  // Tile t of group g has 10 g + t bytes. CTA 0 reads tiles [1, 4) of group 0 twice, CTAs 1
+  // and 2 (merged: same start, group and range) tiles [2, 5) of group 1 once, CTA 3 nothing.
+  StreamedLaunch launch = launch_of(
+      2, 5, 4, {{0, 1, 3, 2, 0, 0}, {1, 2, 3, 1, 0, 0}, {1, 2, 3, 1, 0, 0}, {1, 0, 0, 1, 0, 0}});
+  launch.tile_bytes = [](std::int64_t group, std::int64_t tile) {
+    return static_cast<double>(10 * group + tile);
+  };
+  const double expected = 2 * (1 + 2 + 3) + 2 * (12 + 13 + 14);
+  for (const double cache : {0.0, 20.0, 1e6}) {
+    CHECK(simulate_launch(launch, cache).stream_requested_bytes == expected);
+  }
+}
+
 TEST_CASE("a CTA that streams nothing holds its slot one step and only reads and writes its own") {
   const StreamedLaunch launch = launch_of(1, 0, 1, {{0, 0, 0, 1, 10, 20}, {0, 0, 0, 1, 10, 20}});
   const LaunchTraffic t = simulate_launch(launch, 1000);

@@ -1,20 +1,29 @@
-// Pins the skip of repeated simulation state (StreamedLaunch::period_ctas,
-// docs/model.md "Cost"): a launch whose heads repeat skips whole cycles and
-// counts, to the last bit, what simulating every step counts; a launch that
-// does not repeat as it claims is simulated in full. The model-level cases
-// run the shapes of tests/roofline/fixtures/ncu/l2data-configs.txt and a
-// corner of issue 23's 672-configuration sweep where the skip applies, on
-// the H200's L2 and SMs (configs/gpus.json: 60 MiB, 2 partitions, 132 SMs).
+// Pins the shortcuts of the L2 simulation (docs/model.md "Cost"): a launch
+// whose heads repeat skips whole cycles and counts, to the last bit, what
+// simulating every step counts; a launch that does not repeat as it claims is
+// simulated in full; a grid stated as one head's CTAs dispatched per head
+// (StreamedLaunch::cycles) and lines laid out tile by tile count what the
+// whole list group by group counts. The model-level cases run the shapes of
+// tests/roofline/fixtures/ncu/l2data-configs.txt and a corner of issue 23's
+// 672-configuration sweep, on the H200's L2 and SMs (configs/gpus.json:
+// 60 MiB, 2 partitions, 132 SMs), against the reference (skip_repeats off:
+// every CTA listed, every step simulated), and every row of
+// results/h200/profile/*.json against the figures its report recorded.
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "roofline/model/kernel_catalog.hpp"
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/model/l2_cache_sim.hpp"
+#include "roofline/report/report_json.hpp"
 #include "tests/roofline/ncu_fixtures.hpp"
 
 using namespace cfr;
@@ -225,4 +234,55 @@ TEST_CASE("the model with repeats skipped equals the full simulation where the s
   check_model(*find_kernel("naive"), {4, 8, 8192, 32, false, DType::bf16});
   check_model(*find_kernel("naive"), {4, 8, 8192, 32, true, DType::bf16});
   check_model(*find_kernel("fa1_wmma"), {4, 32, 8192, 32, true, DType::bf16});
+}
+
+TEST_CASE("naive's softmax, simulated once for all head dims, is each head dim's own") {
+  // The launch reads no head dim (l2_traffic_model.cpp: SoftmaxShape): d 32 simulates it,
+  // d 64 and 128 take that answer, and each must equal its own reference simulation.
+  for (const bool causal : {false, true}) {
+    for (const std::int64_t d : {32, 64, 128}) {
+      check_model(*find_kernel("naive"), {1, 8, 4096, d, causal, DType::fp16});
+    }
+    const auto d32 =
+        l2_aware_dram(*find_kernel("naive"), {1, 8, 4096, 32, causal, DType::fp16}, h200());
+    const auto d128 =
+        l2_aware_dram(*find_kernel("naive"), {1, 8, 4096, 128, causal, DType::fp16}, h200());
+    REQUIRE(d32->launches.size() == 3);
+    CHECK(d32->launches[1].launch == "softmax");
+    CHECK(d32->launches[1].read_bytes == d128->launches[1].read_bytes);
+    CHECK(d32->launches[1].written_bytes == d128->launches[1].written_bytes);
+    CHECK(d32->launches[0].read_bytes != d128->launches[0].read_bytes);  // Q K^T reads d
+  }
+}
+
+TEST_CASE("every committed profiled row's L2-aware figures are the ones its report recorded") {
+  // The reports were written by the tool before these shortcuts (and before
+  // the interval, for some): the point, and the interval where recorded,
+  // must come out to the last bit.
+  int points = 0;
+  int intervals = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(CFR_SOURCE_ROOT "/results/h200/profile")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const Report report = report_from_json(nlohmann::json::parse(in));
+    for (const ResultRow& row : report.results) {
+      const KernelDescription* kernel = find_kernel(row.kernel);
+      if (kernel == nullptr || !row.model || !row.model->l2_inputs) continue;
+      const std::optional<double> recorded = row.model->bytes_of(TrafficModelKind::l2_aware);
+      if (!recorded) continue;
+      INFO(entry.path().filename().string()
+           << ": " << row.kernel << " H " << row.problem.heads << " N " << row.problem.seq_len);
+      const auto point = l2_aware_dram(*kernel, row.problem, *row.model->l2_inputs);
+      REQUIRE(point);
+      CHECK(point->bytes() == *recorded);
+      ++points;
+      if (!row.model->dram_interval) continue;
+      CHECK(l2_aware_interval(*kernel, row.problem, *row.model->l2_inputs) ==
+            row.model->dram_interval);
+      ++intervals;
+    }
+  }
+  CHECK(points >= 140);
+  CHECK(intervals >= 120);
 }
