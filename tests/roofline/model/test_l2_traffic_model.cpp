@@ -216,6 +216,27 @@ TEST_CASE("heaviest causal Q blocks first keep long sequences near their compuls
   CHECK(kv_read_factor(flash_forward_dram(p, natural, h200_l2), p) > 50 * heaviest);
 }
 
+TEST_CASE("at a capacity cliff the step budget's merged tiles change the answer several-fold") {
+  // fa1_scalar's d = 128 launch in natural causal order (Br = Bc = 32, 2 CTAs per SM), N = 32768,
+  // 16 MiB of K/V, on an L2 of 8 MiB a partition: a head's resident CTAs sit spread over its K/V
+  // prefix and re-read it cyclically, so once the prefix outgrows the cache every read misses.
+  // 524,800 CTA-steps: a budget of 2^20 simulates every tile, 2^18 merges them in pairs, which
+  // puts CTAs of equal merged length in the same step, sharing reads the unmerged ones do not.
+  // docs/model.md ("Limits") states this for the misses-causal-long rows (185 GB merged, 368 GB
+  // with every tile), where the H200 read 44 GB: the point there is not to be believed.
+  const AttentionProblem p{1, 1, 32768, 128, true, DType::fp16};
+  const LaunchGeometry fa1_scalar_d128{{32, 32}, 2, 132, blocks_fastest};
+  L2Config every_tile{16 * mib, 2};
+  every_tile.max_steps = std::int64_t{1} << 20;
+  L2Config pairs = every_tile;
+  pairs.max_steps = std::int64_t{1} << 18;
+  const double exact = kv_read_factor(flash_forward_dram(p, fa1_scalar_d128, every_tile), p);
+  const double merged = kv_read_factor(flash_forward_dram(p, fa1_scalar_d128, pairs), p);
+  INFO("K/V read " << exact << " times with every tile, " << merged << " with tiles in pairs");
+  CHECK(exact == Approx(260.5).epsilon(0.01));
+  CHECK(merged == Approx(66.9).epsilon(0.01));
+}
+
 TEST_CASE("more L2 never means more DRAM reads, and the model is deterministic") {
   const AttentionProblem p{1, 16, 16384, 64, false, DType::fp16};
   double previous = 1e300;
