@@ -24,7 +24,9 @@ step_tests() {
   for binary in "$build"/tests/kernels/test_kernels "$build"/tests/*/test_*gpu*; do
     [[ -x $binary && -f $binary ]] || continue
     echo "== $binary"
-    "$binary" 2>&1 | tail -n 40 | tee -a "$out/tests.log" || status=1
+    # A kernel that hangs is killed, and the steps after this one still run.
+    timeout -s KILL "${CFR_TEST_TIMEOUT:-420}" "$binary" 2>&1 | tail -n 40 |
+      tee -a "$out/tests.log" || status=1
   done
 }
 
