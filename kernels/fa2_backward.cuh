@@ -90,11 +90,15 @@ struct RowLayout {
 //     starts rather than step by step beside dS^T;
 //   d_step_unroll: how far the k16 steps of S^T and dP^T (and, in
 //     fa2_backward_2d.cuh, of dV and dK) unroll (0: fully), which bounds how
-//     many fragments the compiler loads ahead.
+//     many fragments the compiler loads ahead;
+//   mask_per_entry: the version measured before the mask went under one
+//     branch (a branch per entry of P^T, beside its exponential), kept to
+//     time the two in one session.
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
   int d_step_unroll = 0;
+  bool mask_per_entry = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>
@@ -257,10 +261,15 @@ __device__ __forceinline__ void keys_times_rows(float (&acc)[Cfg::q_tiles][4], s
   }
 }
 
-// Zeroes the entries of P^T (this thread's keys `key0` and key0 + 8, rows
-// row0 + 8 nt + (0, 1) of the block) whose row is past q_len, whose key is
-// past kv_len, or (causal) whose key is right of the row's bottom-right
-// aligned diagonal.
+// Zeroes an entry of P whose row is past q_len, whose key is past kv_len,
+// or (causal) whose key is right of the row's bottom-right aligned diagonal.
+__device__ __forceinline__ void mask_entry(float& p, int key, int row, int q_len, int kv_len,
+                                           bool causal, int shift) {
+  if (row >= q_len || key >= kv_len || (causal && key > row + shift)) p = 0.f;
+}
+
+// mask_entry over this thread's entries of P^T: keys key0 and key0 + 8,
+// rows row0 + 8 nt + (0, 1) of the block.
 template <typename Cfg>
 __device__ __forceinline__ void mask_block(float (&p)[Cfg::q_tiles][4], int key0, int row0,
                                            int q_len, int kv_len, bool causal, int shift) {
@@ -268,9 +277,8 @@ __device__ __forceinline__ void mask_block(float (&p)[Cfg::q_tiles][4], int key0
   for (int nt = 0; nt < Cfg::q_tiles; ++nt) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const int key = key0 + 8 * (e / 2);
-      const int row = row0 + 8 * nt + (e % 2);
-      if (row >= q_len || key >= kv_len || (causal && key > row + shift)) p[nt][e] = 0.f;
+      mask_entry(p[nt][e], key0 + 8 * (e / 2), row0 + 8 * nt + (e % 2), q_len, kv_len, causal,
+                 shift);
     }
   }
 }
@@ -550,6 +558,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     // warp can be past kv_len or right of a row's diagonal, or a row past q_len.
     float p[Cfg::q_tiles][4];
     keys_times_rows<T, Cfg>(p, k_tile, a_lane, warp_key0, q_tile, b_lane);
+    const bool masked = q0 + Cfg::br > q_len || warp_first_key + 16 > kv_len ||
+                        (causal && warp_first_key + 15 > q0 + shift);
 #pragma unroll
     for (int nt = 0; nt < Cfg::q_tiles; ++nt) {
       const float2 row_lse = *reinterpret_cast<const float2*>(lse_log2 + 8 * nt + 2 * quad);
@@ -557,14 +567,18 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       for (int e = 0; e < 4; ++e) {
         const float base = e % 2 == 0 ? row_lse.x : row_lse.y;
         p[nt][e] = exp2_approx(fmaf(p[nt][e], scale_log2, -base));
+        if constexpr (Cfg::tuning.mask_per_entry) {
+          if (masked)
+            mask_entry(p[nt][e], warp_first_key + group + 8 * (e / 2),
+                       q0 + 8 * nt + 2 * quad + (e % 2), q_len, kv_len, causal, shift);
+        }
       }
     }
-    // One branch around the whole mask, not one per element: ptxas turns a
+    // One branch around the whole mask, not one per entry: ptxas turns a
     // branch around a few instructions into predicated ones, which an unmasked
     // block then issues anyway (ncu: 23.3 of 32 lanes not predicated off at
     // d 64, about the 224 mask instructions of a warp's 795 per Q block).
-    if (q0 + Cfg::br > q_len || warp_first_key + 16 > kv_len ||
-        (causal && warp_first_key + 15 > q0 + shift)) {
+    if (!Cfg::tuning.mask_per_entry && masked) {
       mask_block<Cfg>(p, warp_first_key + group, q0 + 2 * quad, q_len, kv_len, causal, shift);
     }
 

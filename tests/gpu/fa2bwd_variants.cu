@@ -75,14 +75,17 @@ constexpr BwdTuning vec_split{true, true, 0};
 constexpr BwdTuning vec_u2{true, false, 2};
 constexpr BwdTuning vec_split_u2{true, true, 2};
 constexpr BwdTuning vec_u1{true, false, 1};
+constexpr BwdTuning mask_per_entry{false, false, 0, true};  // before the mask's one branch
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
   return {
+      make<__half, BwdConfig<64, 64, 128, 8, 1, mask_per_entry>>("d64_br64_mask_per_entry"),
       make<__half, BwdConfig<64, 64, 128, 8, 1, base>>("d64_br64"),
       make<__half, BwdConfig<64, 64, 128, 8, 1, vec>>("d64_br64_vec"),
       make<__half, BwdConfig<64, 128, 128, 8, 1, vec>>("d64_br128_vec"),
       make<__half, BwdConfig<64, 128, 128, 8, 1, vec_split>>("d64_br128_vec_split"),
+      make<__half, BwdConfig<128, 64, 128, 8, 1, mask_per_entry>>("d128_br64_mask_per_entry"),
       make<__half, BwdConfig<128, 64, 128, 8, 1, base>>("d128_br64"),
       make<__half, BwdConfig<128, 64, 128, 8, 1, vec>>("d128_br64_vec"),
       make<__half, BwdConfig<128, 64, 128, 8, 1, vec_split>>("d128_br64_vec_split"),
