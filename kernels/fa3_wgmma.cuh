@@ -6,8 +6,8 @@
 //   - warpgroup 0, the producer, gives most of its registers away
 //     (setmaxnreg.dec) and one of its threads issues every copy: the Q block
 //     once, then K and V tile by tile into a ring of `stages` slots, by the
-//     bulk tensor copy engine (TMA), each slot with a "full" barrier for K, one
-//     for V, and an "empty" barrier the consumers release it on;
+//     bulk tensor copy engine (TMA), each slot with "full" barriers for K and
+//     V and "empty" barriers the consumers release each on;
 //   - warpgroups 1 and 2, the consumers, take the registers (setmaxnreg.inc)
 //     and own 64 query rows each: S = Q K^T by wgmma m64n128k16 with Q and K
 //     read from shared memory through descriptors, the online softmax in
@@ -66,8 +66,8 @@ struct Fa3Config {
   static constexpr int k_offset = q_offset + q_bytes;
   static constexpr int v_offset = k_offset + stages * kv_tile_bytes;
   static constexpr int barrier_offset = v_offset + stages * kv_tile_bytes;
-  // q_full, then k_full, v_full and kv_empty per slot: 8 bytes each.
-  static constexpr int barrier_bytes = 8 * (1 + 3 * stages);
+  // q_full, then k_full, v_full, k_empty and v_empty per slot: 8 bytes each.
+  static constexpr int barrier_bytes = 8 * (1 + 4 * stages);
   // The tiles must start on 1024-byte boundaries (the swizzle's period):
   // dynamic shared memory promises 16, so the kernel rounds its base up.
   static constexpr int smem_bytes = barrier_offset + barrier_bytes + wgmma::swizzle_atom_bytes;
@@ -133,13 +133,17 @@ struct Fa3Smem {
   __device__ __forceinline__ std::uint32_t v_full(int slot) const {
     return q_full() + 8 * (1 + Cfg::stages + slot);
   }
-  __device__ __forceinline__ std::uint32_t kv_empty(int slot) const {
+  __device__ __forceinline__ std::uint32_t k_empty(int slot) const {
     return q_full() + 8 * (1 + 2 * Cfg::stages + slot);
+  }
+  __device__ __forceinline__ std::uint32_t v_empty(int slot) const {
+    return q_full() + 8 * (1 + 3 * Cfg::stages + slot);
   }
 };
 
-// The producer thread: Q once, then each K/V block into slot block % stages
-// once the consumers have released that slot's previous block.
+// The producer thread: Q once, then each K/V block into slot block % stages,
+// K once the consumers have released that slot's previous K (after its S),
+// V once they have released its previous V (after its P V).
 template <typename Cfg>
 __device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensorMap* q_map,
                                         const CUtensorMap* k_map, const CUtensorMap* v_map,
@@ -156,13 +160,14 @@ __device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensor
   for (int block = 0; block < work.kv_blocks; ++block) {
     const int slot = block % Cfg::stages;
     const auto round = static_cast<std::uint32_t>(block / Cfg::stages);
-    tma::wait(smem.kv_empty(slot), (round & 1u) ^ 1u);
+    tma::wait(smem.k_empty(slot), (round & 1u) ^ 1u);
     tma::arrive_expect_bytes(smem.k_full(slot), Cfg::kv_tile_bytes);
 #pragma unroll
     for (int c = 0; c < Cfg::column_blocks; ++c) {
       tma::load_box_3d(smem.k_tile(slot) + c * kv_box_bytes, k_map, smem.k_full(slot),
                        c * wgmma::block_columns, block * Cfg::bc, work.kv_head);
     }
+    tma::wait(smem.v_empty(slot), (round & 1u) ^ 1u);
     tma::arrive_expect_bytes(smem.v_full(slot), Cfg::kv_tile_bytes);
 #pragma unroll
     for (int c = 0; c < Cfg::column_blocks; ++c) {
@@ -202,14 +207,13 @@ __device__ __forceinline__ void mask_scores(float (&s)[Cfg::s_values], int threa
   }
 }
 
-// One block's online softmax: the rows' maxima move, O and the sums are
-// rescaled, S becomes P = 2^(s * scale_log2 - m * scale_log2) in place.
+// One block's online softmax: the rows' maxima move, the sums are
+// rescaled, S becomes P = 2^(s * scale_log2 - m * scale_log2) in place;
+// `rescale` is the factor O must take before this block's P V is added.
 template <typename Cfg>
-__device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values],
-                                             float (&o_acc)[Cfg::o_values], RowState& rows,
-                                             float scale_log2) {
+__device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState& rows,
+                                             float scale_log2, float (&rescale)[2]) {
   float base[2];
-  float rescale[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const RowMaxStep moved = row_max_step(rows.max[h], row_max_of(s, h), scale_log2,
@@ -220,8 +224,6 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values],
     rows.sum[h] *= moved.rescale;
   }
 #pragma unroll
-  for (int i = 0; i < Cfg::o_values; ++i) o_acc[i] *= rescale[(i / 2) % 2];
-#pragma unroll
   for (int i = 0; i < Cfg::s_values; ++i) {
     const int h = (i / 2) % 2;
     s[i] = fa2::exp2_approx(fmaf(s[i], scale_log2, -base[h]));
@@ -231,7 +233,8 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values],
 
 // P's A operand of K step `step` from the accumulator it was computed in.
 template <typename T, int count>
-__device__ __forceinline__ void pack_p(const float (&p)[count], int step, std::uint32_t (&a)[4]) {
+__device__ __forceinline__ void pack_p_step(const float (&p)[count], int step,
+                                            std::uint32_t (&a)[4]) {
 #pragma unroll
   for (int reg = 0; reg < 4; ++reg) {
     a[reg] = fa2::pack_pair<T>(p[wgmma::p_source_index(step, reg, 0)],
@@ -270,66 +273,142 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[Cfg::o_values]
   }
 }
 
-// A consumer warpgroup: 64 query rows over every K/V block of the CTA.
+template <int count>
+__device__ __forceinline__ void rescale_output(float (&o_acc)[count], const float (&rescale)[2]) {
+#pragma unroll
+  for (int i = 0; i < count; ++i) o_acc[i] *= rescale[(i / 2) % 2];
+}
+
+// Issues S = Q K^T over the K tile in `slot` as one wgmma batch.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void issue_scores(float (&s)[Cfg::s_values], std::uint32_t q_rows,
+                                             std::uint32_t k_tile) {
+#pragma unroll
+  for (int step = 0; step < Cfg::qk_steps; ++step) {
+    // Q's column blocks are Br rows apart; this warpgroup's rows start 64
+    // rows into each.
+    const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
+    const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, step));
+    wgmma::mma_ss_n128<T>(s, a, b, step > 0 ? 1 : 0);
+  }
+  wgmma::commit_group();
+}
+
+// Issues O += P V over the V tile in `slot` as one wgmma batch.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void issue_pv(float (&o_acc)[Cfg::o_values],
+                                         const std::uint32_t (&p)[Cfg::pv_steps][4],
+                                         std::uint32_t v_tile) {
+#pragma unroll
+  for (int step = 0; step < Cfg::pv_steps; ++step) {
+    const std::uint64_t b = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, step));
+    wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b, 1);
+  }
+  wgmma::commit_group();
+}
+
+// What a consumer warpgroup knows of its rows.
+struct ConsumerRows {
+  int thread;     // within the warpgroup
+  int first_row;  // of the sequence
+  int kv_len;
+  bool causal;
+  int shift;
+  float scale_log2;
+};
+
+// S of block `block` to P in place (masked where a key can be past kv_len or
+// right of a row's diagonal).
+template <typename Cfg>
+__device__ __forceinline__ void scores_to_p(float (&s)[Cfg::s_values], int block,
+                                            const ConsumerRows& at, RowState& rows,
+                                            float (&rescale)[2]) {
+  const int c0 = block * Cfg::bc;
+  if (c0 + Cfg::bc > at.kv_len || (at.causal && c0 + Cfg::bc - 1 > at.first_row + at.shift)) {
+    mask_scores<Cfg>(s, at.thread, at.first_row, c0, at.kv_len, at.causal, at.shift);
+  }
+  softmax_step<Cfg>(s, rows, at.scale_log2, rescale);
+}
+
+// P as the A operand of P V, one set of four registers per K step.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void pack_p(const float (&s)[Cfg::s_values],
+                                       std::uint32_t (&p)[Cfg::pv_steps][4]) {
+#pragma unroll
+  for (int step = 0; step < Cfg::pv_steps; ++step) pack_p_step<T>(s, step, p[step]);
+}
+
+// A consumer warpgroup: 64 query rows over every K/V block of the CTA, with
+// FA3's intra-warpgroup overlap: block j's S = Q K^T and block j - 1's
+// O += P V are issued together, and the softmax of block j runs while P V
+// still does (P is packed once P V is done: it reads P's registers). K's
+// slot is released when its S is done, V's when its P V is.
 template <typename T, typename Cfg>
 __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work& work, int consumer,
                                         T* __restrict__ o, float* __restrict__ lse, int q_len,
                                         int kv_len, bool causal, float scale_log2) {
-  const int thread = static_cast<int>(threadIdx.x) % wgmma::warpgroup_threads;
-  const int first_row = work.q0 + consumer * Cfg::rows_per_consumer;
+  const ConsumerRows at{static_cast<int>(threadIdx.x) % wgmma::warpgroup_threads,
+                        work.q0 + consumer * Cfg::rows_per_consumer,
+                        kv_len,
+                        causal,
+                        work.shift,
+                        scale_log2};
   const std::uint32_t q_rows =
       smem.q_tile() + consumer * Cfg::rows_per_consumer * wgmma::swizzle_row_bytes;
   float o_acc[Cfg::o_values];
 #pragma unroll
   for (int i = 0; i < Cfg::o_values; ++i) o_acc[i] = 0.f;
   RowState rows;
+  float s[Cfg::s_values];
+  std::uint32_t p[Cfg::pv_steps][4];
+  float rescale[2];
   tma::wait(smem.q_full(), 0);
 
-  for (int block = 0; block < work.kv_blocks; ++block) {
+  tma::wait(smem.k_full(0), 0);
+  wgmma::fence();
+  issue_scores<T, Cfg>(s, q_rows, smem.k_tile(0));
+  wgmma::wait_group<0>();
+  wgmma::fence_operands(s);
+  tma::arrive(smem.k_empty(0));
+  scores_to_p<Cfg>(s, 0, at, rows, rescale);  // O is 0: its rescale is moot
+  pack_p<T, Cfg>(s, p);
+
+  for (int block = 1; block < work.kv_blocks; ++block) {
     const int slot = block % Cfg::stages;
     const auto parity = static_cast<std::uint32_t>(block / Cfg::stages) & 1u;
-    const int c0 = block * Cfg::bc;
-
-    float s[Cfg::s_values];
+    const int previous = (block - 1) % Cfg::stages;
+    const auto previous_parity = static_cast<std::uint32_t>((block - 1) / Cfg::stages) & 1u;
+    wgmma::fence_operands(p);
     tma::wait(smem.k_full(slot), parity);
-    wgmma::fence();
-#pragma unroll
-    for (int step = 0; step < Cfg::qk_steps; ++step) {
-      // Q's column blocks are Br rows apart; this warpgroup's rows start
-      // 64 rows into each.
-      const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
-      const std::uint64_t b =
-          wgmma::encode(wgmma::k_major_operand(smem.k_tile(slot), Cfg::bc, step));
-      wgmma::mma_ss_n128<T>(s, a, b, step > 0 ? 1 : 0);
-    }
-    wgmma::commit_group();
-    wgmma::wait_group<0>();
+    wgmma::fence();  // P was packed from the registers S is about to take
+    issue_scores<T, Cfg>(s, q_rows, smem.k_tile(slot));
+    // O is idle (the last P V was waited for): its rescale overlaps S.
+    rescale_output(o_acc, rescale);
+    wgmma::fence_operands(o_acc);
+    tma::wait(smem.v_full(previous), previous_parity);
+    wgmma::fence();  // O was rescaled; a wgmma after a branch needs its own fence
+    issue_pv<T, Cfg>(o_acc, p, smem.v_tile(previous));
+    wgmma::wait_group<1>();  // S is done; P V may still run
     wgmma::fence_operands(s);
-
-    if (c0 + Cfg::bc > kv_len || (causal && c0 + Cfg::bc - 1 > first_row + work.shift)) {
-      mask_scores<Cfg>(s, thread, first_row, c0, kv_len, causal, work.shift);
-    }
-    softmax_step<Cfg>(s, o_acc, rows, scale_log2);
-
-    // Every register P's wgmmas read is written before the fence.
-    std::uint32_t p[Cfg::pv_steps][4];
-#pragma unroll
-    for (int step = 0; step < Cfg::pv_steps; ++step) pack_p<T>(s, step, p[step]);
-    tma::wait(smem.v_full(slot), parity);
+    tma::arrive(smem.k_empty(slot));
+    scores_to_p<Cfg>(s, block, at, rows, rescale);
+    wgmma::wait_group<0>();  // P V is done with the registers of P
     wgmma::fence_operands(o_acc);
-    wgmma::fence();
-#pragma unroll
-    for (int step = 0; step < Cfg::pv_steps; ++step) {
-      const std::uint64_t b =
-          wgmma::encode(wgmma::mn_major_operand(smem.v_tile(slot), Cfg::bc, step));
-      wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b, 1);
-    }
-    wgmma::commit_group();
-    wgmma::wait_group<0>();
-    wgmma::fence_operands(o_acc);
-    tma::arrive(smem.kv_empty(slot));
+    tma::arrive(smem.v_empty(previous));
+    pack_p<T, Cfg>(s, p);
   }
-  store_output<T, Cfg>(o_acc, rows, thread, first_row, o, lse, work.head, q_len, scale_log2);
+
+  const int last = work.kv_blocks - 1;
+  rescale_output(o_acc, rescale);
+  tma::wait(smem.v_full(last % Cfg::stages), static_cast<std::uint32_t>(last / Cfg::stages) & 1u);
+  wgmma::fence_operands(o_acc);
+  wgmma::fence_operands(p);
+  wgmma::fence();
+  issue_pv<T, Cfg>(o_acc, p, smem.v_tile(last % Cfg::stages));
+  wgmma::wait_group<0>();
+  wgmma::fence_operands(o_acc);
+  tma::arrive(smem.v_empty(last % Cfg::stages));
+  store_output<T, Cfg>(o_acc, rows, at.thread, at.first_row, o, lse, work.head, q_len, scale_log2);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -357,7 +436,8 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     for (int slot = 0; slot < Cfg::stages; ++slot) {
       tma::barrier_init(smem.k_full(slot), 1);
       tma::barrier_init(smem.v_full(slot), 1);
-      tma::barrier_init(smem.kv_empty(slot), Cfg::consumer_threads);
+      tma::barrier_init(smem.k_empty(slot), Cfg::consumer_threads);
+      tma::barrier_init(smem.v_empty(slot), Cfg::consumer_threads);
     }
     tma::barrier_init_fence();
   }

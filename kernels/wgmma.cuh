@@ -42,6 +42,18 @@ __device__ __forceinline__ void fence_operands(float (&d)[count]) {
   for (int i = 0; i < count; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// The same for A operands in registers: pins their computation before the
+// wgmma_fence() that follows (else the compiler may sink it past the fence,
+// and ptxas then injects one of its own).
+template <int steps>
+__device__ __forceinline__ void fence_operands(std::uint32_t (&a)[steps][4]) {
+#pragma unroll
+  for (int step = 0; step < steps; ++step) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(a[step][r])::"memory");
+  }
+}
+
 // clang-format off
 #define CFR_WGMMA_RS_M64N64K16(TYPE) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
