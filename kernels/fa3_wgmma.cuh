@@ -338,6 +338,37 @@ __device__ __forceinline__ void pack_p(const float (&s)[Cfg::s_values],
   for (int step = 0; step < Cfg::pv_steps; ++step) pack_p_step<T>(s, step, p[step]);
 }
 
+// FA3's inter-warpgroup ping-pong (§3.1): the two consumers take turns to
+// issue their wgmma batches, each waiting on its own named barrier and then
+// signalling the other's, so one's softmax runs while the other's matmuls do.
+// Consumer 0 goes first (consumer 1 signals it once at the start), and
+// consumer 1's signal after its last batch is left out: every barrier then
+// meets as often as it is waited on.
+template <typename Cfg>
+struct MatmulTurns {
+  int consumer;
+  __device__ __forceinline__ void start() const {
+    if (consumer == 1) signal_other();
+  }
+  __device__ __forceinline__ void begin() const {
+    if (consumer == 0) {
+      tma::named_barrier_sync<1, Cfg::consumer_threads>();
+    } else {
+      tma::named_barrier_sync<2, Cfg::consumer_threads>();
+    }
+  }
+  __device__ __forceinline__ void end(bool last = false) const {
+    if (!(last && consumer == 1)) signal_other();
+  }
+  __device__ __forceinline__ void signal_other() const {
+    if (consumer == 0) {
+      tma::named_barrier_arrive<2, Cfg::consumer_threads>();
+    } else {
+      tma::named_barrier_arrive<1, Cfg::consumer_threads>();
+    }
+  }
+};
+
 // A consumer warpgroup: 64 query rows over every K/V block of the CTA, with
 // FA3's intra-warpgroup overlap: block j's S = Q K^T and block j - 1's
 // O += P V are issued together, and the softmax of block j runs while P V
@@ -362,11 +393,15 @@ __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work&
   float s[Cfg::s_values];
   std::uint32_t p[Cfg::pv_steps][4];
   float rescale[2];
+  const MatmulTurns<Cfg> turns{consumer};
+  turns.start();
   tma::wait(smem.q_full(), 0);
 
+  turns.begin();
   tma::wait(smem.k_full(0), 0);
   wgmma::fence();
   issue_scores<T, Cfg>(s, q_rows, smem.k_tile(0));
+  turns.end();
   wgmma::wait_group<0>();
   wgmma::fence_operands(s);
   tma::arrive(smem.k_empty(0));
@@ -379,6 +414,7 @@ __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work&
     const int previous = (block - 1) % Cfg::stages;
     const auto previous_parity = static_cast<std::uint32_t>((block - 1) / Cfg::stages) & 1u;
     wgmma::fence_operands(p);
+    turns.begin();
     tma::wait(smem.k_full(slot), parity);
     wgmma::fence();  // P was packed from the registers S is about to take
     issue_scores<T, Cfg>(s, q_rows, smem.k_tile(slot));
@@ -388,6 +424,7 @@ __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work&
     tma::wait(smem.v_full(previous), previous_parity);
     wgmma::fence();  // O was rescaled; a wgmma after a branch needs its own fence
     issue_pv<T, Cfg>(o_acc, p, smem.v_tile(previous));
+    turns.end();
     wgmma::wait_group<1>();  // S is done; P V may still run
     wgmma::fence_operands(s);
     tma::arrive(smem.k_empty(slot));
@@ -403,8 +440,10 @@ __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work&
   tma::wait(smem.v_full(last % Cfg::stages), static_cast<std::uint32_t>(last / Cfg::stages) & 1u);
   wgmma::fence_operands(o_acc);
   wgmma::fence_operands(p);
+  turns.begin();
   wgmma::fence();
   issue_pv<T, Cfg>(o_acc, p, smem.v_tile(last % Cfg::stages));
+  turns.end(true);
   wgmma::wait_group<0>();
   wgmma::fence_operands(o_acc);
   tma::arrive(smem.v_empty(last % Cfg::stages));

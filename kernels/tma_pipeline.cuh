@@ -1,10 +1,10 @@
 #pragma once
 
 // The sm_90 pieces of a warp-specialized pipeline (PTX ISA: mbarrier,
-// cp.async.bulk.tensor, setmaxnreg): mbarriers in shared memory that complete
-// on arrivals and on the bytes a bulk tensor copy (TMA) delivers, the copy
-// itself (a box of a tensor map into shared memory), and the register
-// reallocation between a producer warpgroup and its consumers. Device code,
+// cp.async.bulk.tensor, bar, setmaxnreg): mbarriers in shared memory that
+// complete on arrivals and on the bytes a bulk tensor copy (TMA) delivers, the
+// copy itself (a box of a tensor map into shared memory), named barriers, and
+// the register reallocation between a producer warpgroup and its consumers. Device code,
 // compiled only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
 
 #include <cuda.h>
@@ -66,6 +66,19 @@ __device__ __forceinline__ void load_box_3d(std::uint32_t destination, const CUt
       " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(destination),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(barrier), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
+}
+
+// Named barriers (ids 1-15; 0 is __syncthreads): `threads` of the CTA, a
+// multiple of 32, meet; arrive does not wait. Warpgroups take turns with them.
+// Immediate ids: with an id in a register ptxas reserves all 16.
+template <int id, int threads>
+__device__ __forceinline__ void named_barrier_sync() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(id), "n"(threads) : "memory");
+}
+
+template <int id, int threads>
+__device__ __forceinline__ void named_barrier_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(id), "n"(threads) : "memory");
 }
 
 // Hands registers back (a producer) or takes them (a consumer): every warp
