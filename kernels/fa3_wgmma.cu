@@ -1,17 +1,22 @@
 // fa3_wgmma's launcher: the kernel (kernels/fa3_wgmma.cuh) with the catalog's
-// config per head dim, fp16 and bf16, and the three tensor maps it copies Q,
-// K and V through. Built for sm_90a only (kernels/meson.build); a map the
-// driver refuses, or shared memory the device does not grant, fails the launch
-// with a cudaError_t (and the reason in the context's failure message).
+// config per head dim, fp16 and bf16, the three tensor maps it copies Q, K
+// and V through, and one persistent CTA per SM (at most one per tile) taking
+// tiles from a counter in the workspace. Built for sm_90a only
+// (kernels/meson.build); a map the driver refuses, a workspace too small, or
+// shared memory the device does not grant fails the launch with a cudaError_t
+// (and the reason in the context's failure message).
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <type_traits>
 #include <utility>
 
 #include "kernels/attention_launchers.hpp"
+#include "kernels/current_device.hpp"
 #include "kernels/fa3_wgmma.cuh"
 #include "kernels/kernel_dispatch.cuh"
 #include "kernels/tensor_map.hpp"
@@ -28,12 +33,21 @@ struct Fa3Traits {
                      launch.order[1], launch.order[2], launch.causal_order>;
   static_assert(Cfg::warps == config.warps, "the catalog's warps are 3 warpgroups");
   static_assert(config.ctas_per_sm == 1, "setmaxnreg's budget is one CTA's 64K registers");
+  static_assert(launch.order == GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
+                "work_of_tile walks Q blocks fastest, then heads, then batch");
 };
 
 template <typename T>
 constexpr CUtensorMapDataType tensor_map_type() {
   return std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
+// The scheduler's two counters (kernels/fa3_wgmma.cuh, Fa3Params).
+constexpr std::size_t scheduler_bytes = 2 * sizeof(int);
+
+std::size_t fa3_workspace_bytes(const AttentionShape&) {
+  return scheduler_bytes;
 }
 
 template <typename T, typename Cfg>
@@ -66,15 +80,29 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
       return status;
     }
   }
-  return launch_tiled(fa3::fa3_wgmma_forward<T, Cfg>, Cfg::order, shape,
-                      TileShape{Cfg::br, Cfg::bc}, Cfg::threads, Cfg::smem_bytes, context.stream,
-                      q_map, k_map, v_map, static_cast<T*>(io.o), io.lse, shape.seq_len,
-                      shape.keys(), shape.heads / shape.key_heads(), shape.causal, scale_log2);
+  const std::int64_t tiles = static_cast<std::int64_t>(shape.seq_len + Cfg::br - 1) / Cfg::br *
+                             static_cast<std::int64_t>(heads_total(shape));
+  if (tiles > INT_MAX) return cudaErrorInvalidValue;
+  const fa3::Fa3Params<T> params{static_cast<T*>(io.o),
+                                 io.lse,
+                                 shape.seq_len,
+                                 shape.keys(),
+                                 shape.heads / shape.key_heads(),
+                                 shape.causal,
+                                 scale_log2,
+                                 static_cast<int>(tiles),
+                                 static_cast<int*>(context.workspace)};
+  const auto ctas = static_cast<unsigned>(std::min<std::int64_t>(current_device().sm_count, tiles));
+  return launch_kernel(fa3::fa3_wgmma_forward<T, Cfg>, dim3(ctas), Cfg::threads, Cfg::smem_bytes,
+                       context.stream, q_map, k_map, v_map, params);
 }
 
 cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& io,
                              const LaunchContext& context) {
-  if (!forward_buffers_usable(io)) return cudaErrorInvalidValue;
+  if (!forward_buffers_usable(io) || context.workspace == nullptr ||
+      context.workspace_bytes < scheduler_bytes) {
+    return cudaErrorInvalidValue;
+  }
   return dispatch_dtype_and_head_dim<fa3_wgmma_kernel>(shape, [&]<typename T, int head_dim>() {
     return launch_config<T, typename Fa3Traits<head_dim>::Cfg>(shape, io, context);
   });
@@ -82,6 +110,6 @@ cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& 
 
 }  // namespace
 
-const ForwardKernel fa3_wgmma_launcher{no_workspace, launch_fa3_wgmma};
+const ForwardKernel fa3_wgmma_launcher{fa3_workspace_bytes, launch_fa3_wgmma};
 
 }  // namespace cfr::kernels

@@ -1,11 +1,12 @@
 #pragma once
 
 // FlashAttention-3's forward structure on sm_90a (wgmma + TMA + warp
-// specialization), fp16 and bf16 with fp32 accumulate. One CTA per (Q block
-// of Br = 128 rows, head, batch) and three warpgroups:
+// specialization), fp16 and bf16 with fp32 accumulate. A tile is a Q block
+// of Br = 128 rows of one head; one persistent CTA per SM takes tiles until
+// none is left, with three warpgroups:
 //   - warpgroup 0, the producer, gives most of its registers away
-//     (setmaxnreg.dec) and one of its threads issues every copy: the Q block
-//     once, then K and V tile by tile into a ring of `stages` slots, by the
+//     (setmaxnreg.dec) and one of its threads issues every copy: per tile the
+//     Q block, then K and V block by block into a ring of `stages` slots, by the
 //     bulk tensor copy engine (TMA), each slot with "full" barriers for K and
 //     V and "empty" barriers the consumers release each on;
 //   - warpgroups 1 and 2, the consumers, take the registers (setmaxnreg.inc)
@@ -15,7 +16,7 @@
 //     diagonal blocks only), P converted in registers and fed back as the A
 //     operand of O += P V (wgmma with A from registers, V read through the
 //     transpose bit), O normalized and stored, LSE in natural log.
-// Every tile is 128-byte swizzled column blocks of 64 elements, the layout
+// Every shared-memory tile is 128-byte swizzled column blocks of 64 elements, the layout
 // TMA writes and wgmma reads (kernels/wgmma_layout.hpp, tested on the CPU).
 // Rows past the sequence arrive as zeros (TMA fills outside the tensor), so
 // only S's columns past kv_len are masked and only rows past q_len unstored.
@@ -28,6 +29,7 @@
 #include <cstdint>
 
 #include "kernels/fa2_mma.cuh"
+#include "kernels/fa3_tiles.hpp"
 #include "kernels/launch_preamble.cuh"
 #include "kernels/online_softmax.cuh"
 #include "kernels/tma_pipeline.cuh"
@@ -66,8 +68,9 @@ struct Fa3Config {
   static constexpr int k_offset = q_offset + q_bytes;
   static constexpr int v_offset = k_offset + stages * kv_tile_bytes;
   static constexpr int barrier_offset = v_offset + stages * kv_tile_bytes;
-  // q_full, then k_full, v_full, k_empty and v_empty per slot: 8 bytes each.
-  static constexpr int barrier_bytes = 8 * (1 + 4 * stages);
+  // q_full, q_empty, then k_full, v_full, k_empty and v_empty per slot, 8
+  // bytes each, and the index of the CTA's current tile (4 bytes, padded).
+  static constexpr int barrier_bytes = 8 * (2 + 4 * stages) + 8;
   // The tiles must start on 1024-byte boundaries (the swizzle's period):
   // dynamic shared memory promises 16, so the kernel rounds its base up.
   static constexpr int smem_bytes = barrier_offset + barrier_bytes + wgmma::swizzle_atom_bytes;
@@ -89,30 +92,30 @@ struct Fa3Config {
   static_assert(smem_bytes <= 227 * 1024, "sm_90 grants a block at most 227 KB");
 };
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-// Where a CTA's work lies: its Q rows, its head and K/V head, its K/V blocks.
-struct Fa3Work {
-  int q0;
-  std::int64_t head;
-  int kv_head;
-  int kv_blocks;
-  int shift;  // bottom-right causal: query row i sees keys up to i + shift
+// What the kernel is given besides its tensor maps.
+template <typename T>
+struct Fa3Params {
+  T* o;
+  float* lse;
+  int q_len;
+  int kv_len;
+  int heads_per_kv_head;
+  bool causal;
+  float scale_log2;
+  int tiles;  // (Q block, head) pairs: q_blocks x batch x heads
+  // Two counters, zero before the launch and left zero after it: the next
+  // tile to hand out (past the first gridDim.x) and the CTAs finished.
+  int* scheduler;
 };
 
-template <typename Cfg>
-__device__ __forceinline__ Fa3Work work_of_cta(int q_len, int kv_len, int heads_per_kv_head,
-                                               bool causal) {
-  const GridPosition at = grid_position<Cfg::order, GridAxis::q_blocks>();
-  const int q_blocks = (q_len + Cfg::br - 1) / Cfg::br;
-  const bool reversed = causal && Cfg::causal_order == CausalBlockOrder::heaviest_first;
-  const int q0 = (reversed ? q_blocks - 1 - at.block : at.block) * Cfg::br;
-  const int shift = kv_len - q_len;
-  const int last_row = min(q_len, q0 + Cfg::br) - 1;
-  const int all_kv_blocks = (kv_len + Cfg::bc - 1) / Cfg::bc;
-  const int kv_blocks =
-      causal ? min(all_kv_blocks, (last_row + shift) / Cfg::bc + 1) : all_kv_blocks;
-  return {q0, at.head, static_cast<int>(at.head / heads_per_kv_head), kv_blocks, shift};
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+using Fa3Work = TileWork;
+
+template <typename Cfg, typename T>
+__device__ __forceinline__ Fa3Work work_of_tile(int tile, const Fa3Params<T>& params) {
+  return tile_work(tile, params.q_len, params.kv_len, params.heads_per_kv_head, params.causal,
+                   {Cfg::br, Cfg::bc, Cfg::causal_order == CausalBlockOrder::heaviest_first});
 }
 
 // The shared-memory layout of one CTA.
@@ -127,53 +130,92 @@ struct Fa3Smem {
     return base + Cfg::v_offset + slot * Cfg::kv_tile_bytes;
   }
   __device__ __forceinline__ std::uint32_t q_full() const { return base + Cfg::barrier_offset; }
+  // Q's slot is free again: both consumers' last S of the tile is done.
+  __device__ __forceinline__ std::uint32_t q_empty() const { return q_full() + 8; }
   __device__ __forceinline__ std::uint32_t k_full(int slot) const {
-    return q_full() + 8 * (1 + slot);
+    return q_full() + 8 * (2 + slot);
   }
   __device__ __forceinline__ std::uint32_t v_full(int slot) const {
-    return q_full() + 8 * (1 + Cfg::stages + slot);
+    return q_full() + 8 * (2 + Cfg::stages + slot);
   }
   __device__ __forceinline__ std::uint32_t k_empty(int slot) const {
-    return q_full() + 8 * (1 + 2 * Cfg::stages + slot);
+    return q_full() + 8 * (2 + 2 * Cfg::stages + slot);
   }
   __device__ __forceinline__ std::uint32_t v_empty(int slot) const {
-    return q_full() + 8 * (1 + 3 * Cfg::stages + slot);
+    return q_full() + 8 * (2 + 3 * Cfg::stages + slot);
+  }
+  // The producer writes the tile index before it arms q_full; the consumers
+  // read it once q_full completes.
+  __device__ __forceinline__ std::uint32_t tile_index() const {
+    return q_full() + 8 * (2 + 4 * Cfg::stages);
   }
 };
 
-// The producer thread: Q once, then each K/V block into slot block % stages,
-// K once the consumers have released that slot's previous K (after its S),
-// V once they have released its previous V (after its P V).
 template <typename Cfg>
-__device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensorMap* q_map,
-                                        const CUtensorMap* k_map, const CUtensorMap* v_map,
-                                        const Fa3Work& work) {
-  constexpr int q_box_bytes = Cfg::br * wgmma::swizzle_row_bytes;
-  constexpr int kv_box_bytes = Cfg::bc * wgmma::swizzle_row_bytes;
-  const int head = static_cast<int>(work.head);
-  tma::arrive_expect_bytes(smem.q_full(), Cfg::q_bytes);
+__device__ __forceinline__ RingPosition ring_position(int n) {
+  return fa3::ring_position(n, Cfg::stages);
+}
+
+__device__ __forceinline__ void store_shared(std::uint32_t address, int value) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ int load_shared(std::uint32_t address) {
+  int value;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(value) : "r"(address) : "memory");
+  return value;
+}
+
+// Rows [first_row, first_row + rows) of matrix `plane` of a tensor map into
+// `tile`, one box of 64 columns per column block, completing on `full`.
+template <typename Cfg, int rows>
+__device__ __forceinline__ void load_tile(std::uint32_t tile, const CUtensorMap* map,
+                                          std::uint32_t full, int first_row, int plane) {
+  constexpr int box_bytes = rows * wgmma::swizzle_row_bytes;
+  tma::arrive_expect_bytes(full, Cfg::column_blocks * box_bytes);
 #pragma unroll
   for (int c = 0; c < Cfg::column_blocks; ++c) {
-    tma::load_box_3d(smem.q_tile() + c * q_box_bytes, q_map, smem.q_full(),
-                     c * wgmma::block_columns, work.q0, head);
+    tma::load_box_3d(tile + c * box_bytes, map, full, c * wgmma::block_columns, first_row, plane);
   }
-  for (int block = 0; block < work.kv_blocks; ++block) {
-    const int slot = block % Cfg::stages;
-    const auto round = static_cast<std::uint32_t>(block / Cfg::stages);
-    tma::wait(smem.k_empty(slot), (round & 1u) ^ 1u);
-    tma::arrive_expect_bytes(smem.k_full(slot), Cfg::kv_tile_bytes);
-#pragma unroll
-    for (int c = 0; c < Cfg::column_blocks; ++c) {
-      tma::load_box_3d(smem.k_tile(slot) + c * kv_box_bytes, k_map, smem.k_full(slot),
-                       c * wgmma::block_columns, block * Cfg::bc, work.kv_head);
+}
+
+// The producer thread, for each tile the CTA takes (its blockIdx.x first,
+// then the next unclaimed one): once the consumers are done with the last
+// Q, the tile's index and its Q block, then each K/V block into the ring, K
+// once the consumers have released the slot's previous K (after its S), V
+// once they have released its previous V (after its P V). A tile index past
+// the last tells the consumers to stop. The last CTA to finish sets the
+// counters back to zero for the next launch.
+template <typename Cfg, typename T>
+__device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensorMap* q_map,
+                                        const CUtensorMap* k_map, const CUtensorMap* v_map,
+                                        const Fa3Params<T>& params) {
+  int loaded = 0;  // K/V blocks so far
+  int tile = static_cast<int>(blockIdx.x);
+  for (std::uint32_t round = 0;; ++round) {
+    tma::wait(smem.q_empty(), (round & 1u) ^ 1u);
+    store_shared(smem.tile_index(), tile);
+    if (tile >= params.tiles) {
+      tma::arrive(smem.q_full());
+      break;
     }
-    tma::wait(smem.v_empty(slot), (round & 1u) ^ 1u);
-    tma::arrive_expect_bytes(smem.v_full(slot), Cfg::kv_tile_bytes);
-#pragma unroll
-    for (int c = 0; c < Cfg::column_blocks; ++c) {
-      tma::load_box_3d(smem.v_tile(slot) + c * kv_box_bytes, v_map, smem.v_full(slot),
-                       c * wgmma::block_columns, block * Cfg::bc, work.kv_head);
+    const Fa3Work work = work_of_tile<Cfg>(tile, params);
+    load_tile<Cfg, Cfg::br>(smem.q_tile(), q_map, smem.q_full(), work.q0,
+                            static_cast<int>(work.head));
+    for (int block = 0; block < work.kv_blocks; ++block, ++loaded) {
+      const RingPosition at = ring_position<Cfg>(loaded);
+      tma::wait(smem.k_empty(at.slot), at.parity ^ 1u);
+      load_tile<Cfg, Cfg::bc>(smem.k_tile(at.slot), k_map, smem.k_full(at.slot), block * Cfg::bc,
+                              work.kv_head);
+      tma::wait(smem.v_empty(at.slot), at.parity ^ 1u);
+      load_tile<Cfg, Cfg::bc>(smem.v_tile(at.slot), v_map, smem.v_full(at.slot), block * Cfg::bc,
+                              work.kv_head);
     }
+    tile = static_cast<int>(gridDim.x) + atomicAdd(&params.scheduler[0], 1);
+  }
+  if (atomicAdd(&params.scheduler[1], 1) == static_cast<int>(gridDim.x) - 1) {
+    params.scheduler[0] = 0;  // every CTA has claimed its last tile
+    params.scheduler[1] = 0;
   }
 }
 
@@ -341,14 +383,14 @@ __device__ __forceinline__ void pack_p(const float (&s)[Cfg::s_values],
 // FA3's inter-warpgroup ping-pong (§3.1): the two consumers take turns to
 // issue their wgmma batches, each waiting on its own named barrier and then
 // signalling the other's, so one's softmax runs while the other's matmuls do.
-// Consumer 0 goes first (consumer 1 signals it once at the start), and
-// consumer 1's signal after its last batch is left out: every barrier then
-// meets as often as it is waited on.
+// Consumer 0 goes first (consumer 1 signals it once at the start) and waits
+// once more at the end, for consumer 1's signal after its last batch: every
+// barrier then meets as often as it is waited on.
 template <typename Cfg>
 struct MatmulTurns {
   int consumer;
   __device__ __forceinline__ void start() const {
-    if (consumer == 1) signal_other();
+    if (consumer == 1) end();
   }
   __device__ __forceinline__ void begin() const {
     if (consumer == 0) {
@@ -357,114 +399,137 @@ struct MatmulTurns {
       tma::named_barrier_sync<2, Cfg::consumer_threads>();
     }
   }
-  __device__ __forceinline__ void end(bool last = false) const {
-    if (!(last && consumer == 1)) signal_other();
-  }
-  __device__ __forceinline__ void signal_other() const {
+  __device__ __forceinline__ void end() const {
     if (consumer == 0) {
       tma::named_barrier_arrive<2, Cfg::consumer_threads>();
     } else {
       tma::named_barrier_arrive<1, Cfg::consumer_threads>();
     }
   }
+  __device__ __forceinline__ void finish() const {
+    if (consumer == 0) begin();
+  }
 };
 
-// A consumer warpgroup: 64 query rows over every K/V block of the CTA, with
-// FA3's intra-warpgroup overlap: block j's S = Q K^T and block j - 1's
-// O += P V are issued together, and the softmax of block j runs while P V
-// still does (P is packed once P V is done: it reads P's registers). K's
-// slot is released when its S is done, V's when its P V is.
-template <typename T, typename Cfg>
-__device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, const Fa3Work& work, int consumer,
-                                        T* __restrict__ o, float* __restrict__ lse, int q_len,
-                                        int kv_len, bool causal, float scale_log2) {
-  const ConsumerRows at{static_cast<int>(threadIdx.x) % wgmma::warpgroup_threads,
-                        work.q0 + consumer * Cfg::rows_per_consumer,
-                        kv_len,
-                        causal,
-                        work.shift,
-                        scale_log2};
-  const std::uint32_t q_rows =
-      smem.q_tile() + consumer * Cfg::rows_per_consumer * wgmma::swizzle_row_bytes;
+// What a consumer warpgroup carries through one tile.
+template <typename Cfg>
+struct ConsumerTile {
   float o_acc[Cfg::o_values];
-#pragma unroll
-  for (int i = 0; i < Cfg::o_values; ++i) o_acc[i] = 0.f;
-  RowState rows;
   float s[Cfg::s_values];
   std::uint32_t p[Cfg::pv_steps][4];
   float rescale[2];
-  const MatmulTurns<Cfg> turns{consumer};
-  turns.start();
-  tma::wait(smem.q_full(), 0);
+  RowState rows;
+};
 
+// One tile's 64 query rows of a consumer warpgroup over the tile's K/V
+// blocks (the n-th of the CTA's run starting at `consumed`), with FA3's
+// intra-warpgroup overlap: block j's S = Q K^T and block j - 1's O += P V are
+// issued together, and the softmax of block j runs while P V still does (P
+// is packed once P V is done: it reads P's registers). K's slot is released
+// when its S is done, V's when its P V is, Q's after the tile's last S.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void consume_tile(const Fa3Smem<Cfg>& smem, const Fa3Work& work,
+                                             int consumer, int consumed, const Fa3Params<T>& params,
+                                             const MatmulTurns<Cfg>& turns) {
+  const ConsumerRows at{static_cast<int>(threadIdx.x) % wgmma::warpgroup_threads,
+                        work.q0 + consumer * Cfg::rows_per_consumer,
+                        params.kv_len,
+                        params.causal,
+                        work.shift,
+                        params.scale_log2};
+  const std::uint32_t q_rows =
+      smem.q_tile() + consumer * Cfg::rows_per_consumer * wgmma::swizzle_row_bytes;
+  ConsumerTile<Cfg> t;
+#pragma unroll
+  for (int i = 0; i < Cfg::o_values; ++i) t.o_acc[i] = 0.f;
+
+  const RingPosition first = ring_position<Cfg>(consumed);
   turns.begin();
-  tma::wait(smem.k_full(0), 0);
+  tma::wait(smem.k_full(first.slot), first.parity);
   wgmma::fence();
-  issue_scores<T, Cfg>(s, q_rows, smem.k_tile(0));
+  issue_scores<T, Cfg>(t.s, q_rows, smem.k_tile(first.slot));
   turns.end();
   wgmma::wait_group<0>();
-  wgmma::fence_operands(s);
-  tma::arrive(smem.k_empty(0));
-  scores_to_p<Cfg>(s, 0, at, rows, rescale);  // O is 0: its rescale is moot
-  pack_p<T, Cfg>(s, p);
+  wgmma::fence_operands(t.s);
+  tma::arrive(smem.k_empty(first.slot));
+  scores_to_p<Cfg>(t.s, 0, at, t.rows, t.rescale);  // O is 0: its rescale is moot
+  pack_p<T, Cfg>(t.s, t.p);
 
   for (int block = 1; block < work.kv_blocks; ++block) {
-    const int slot = block % Cfg::stages;
-    const auto parity = static_cast<std::uint32_t>(block / Cfg::stages) & 1u;
-    const int previous = (block - 1) % Cfg::stages;
-    const auto previous_parity = static_cast<std::uint32_t>((block - 1) / Cfg::stages) & 1u;
-    wgmma::fence_operands(p);
+    const RingPosition now = ring_position<Cfg>(consumed + block);
+    const RingPosition before = ring_position<Cfg>(consumed + block - 1);
+    wgmma::fence_operands(t.p);
     turns.begin();
-    tma::wait(smem.k_full(slot), parity);
+    tma::wait(smem.k_full(now.slot), now.parity);
     wgmma::fence();  // P was packed from the registers S is about to take
-    issue_scores<T, Cfg>(s, q_rows, smem.k_tile(slot));
+    issue_scores<T, Cfg>(t.s, q_rows, smem.k_tile(now.slot));
     // O is idle (the last P V was waited for): its rescale overlaps S.
-    rescale_output(o_acc, rescale);
-    wgmma::fence_operands(o_acc);
-    tma::wait(smem.v_full(previous), previous_parity);
+    rescale_output(t.o_acc, t.rescale);
+    wgmma::fence_operands(t.o_acc);
+    tma::wait(smem.v_full(before.slot), before.parity);
     wgmma::fence();  // O was rescaled; a wgmma after a branch needs its own fence
-    issue_pv<T, Cfg>(o_acc, p, smem.v_tile(previous));
+    issue_pv<T, Cfg>(t.o_acc, t.p, smem.v_tile(before.slot));
     turns.end();
     wgmma::wait_group<1>();  // S is done; P V may still run
-    wgmma::fence_operands(s);
-    tma::arrive(smem.k_empty(slot));
-    scores_to_p<Cfg>(s, block, at, rows, rescale);
+    wgmma::fence_operands(t.s);
+    tma::arrive(smem.k_empty(now.slot));
+    scores_to_p<Cfg>(t.s, block, at, t.rows, t.rescale);
     wgmma::wait_group<0>();  // P V is done with the registers of P
-    wgmma::fence_operands(o_acc);
-    tma::arrive(smem.v_empty(previous));
-    pack_p<T, Cfg>(s, p);
+    wgmma::fence_operands(t.o_acc);
+    tma::arrive(smem.v_empty(before.slot));
+    pack_p<T, Cfg>(t.s, t.p);
   }
+  tma::arrive(smem.q_empty());  // every S of the tile is done
 
-  const int last = work.kv_blocks - 1;
-  rescale_output(o_acc, rescale);
-  tma::wait(smem.v_full(last % Cfg::stages), static_cast<std::uint32_t>(last / Cfg::stages) & 1u);
-  wgmma::fence_operands(o_acc);
-  wgmma::fence_operands(p);
+  const RingPosition last = ring_position<Cfg>(consumed + work.kv_blocks - 1);
+  rescale_output(t.o_acc, t.rescale);
+  wgmma::fence_operands(t.o_acc);
+  wgmma::fence_operands(t.p);
   turns.begin();
+  tma::wait(smem.v_full(last.slot), last.parity);
   wgmma::fence();
-  issue_pv<T, Cfg>(o_acc, p, smem.v_tile(last % Cfg::stages));
-  turns.end(true);
+  issue_pv<T, Cfg>(t.o_acc, t.p, smem.v_tile(last.slot));
+  turns.end();
   wgmma::wait_group<0>();
-  wgmma::fence_operands(o_acc);
-  tma::arrive(smem.v_empty(last % Cfg::stages));
-  store_output<T, Cfg>(o_acc, rows, at.thread, at.first_row, o, lse, work.head, q_len, scale_log2);
+  wgmma::fence_operands(t.o_acc);
+  tma::arrive(smem.v_empty(last.slot));
+  store_output<T, Cfg>(t.o_acc, t.rows, at.thread, at.first_row, params.o, params.lse, work.head,
+                       params.q_len, params.scale_log2);
+}
+
+// A consumer warpgroup: every tile the producer hands the CTA, until the
+// index past the last.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, int consumer,
+                                        const Fa3Params<T>& params) {
+  const MatmulTurns<Cfg> turns{consumer};
+  turns.start();
+  int consumed = 0;  // K/V blocks so far
+  for (std::uint32_t round = 0;; ++round) {
+    tma::wait(smem.q_full(), round & 1u);
+    const int tile = load_shared(smem.tile_index());
+    if (tile >= params.tiles) break;
+    const Fa3Work work = work_of_tile<Cfg>(tile, params);
+    consume_tile<T, Cfg>(smem, work, consumer, consumed, params, turns);
+    consumed += work.kv_blocks;
+  }
+  turns.finish();
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
+// Persistent: the launcher starts one CTA per SM (at most one per tile), and
+// each takes tiles until none is left.
 template <typename T, typename Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1)
     fa3_wgmma_forward(const __grid_constant__ CUtensorMap q_map,
                       const __grid_constant__ CUtensorMap k_map,
-                      const __grid_constant__ CUtensorMap v_map, T* __restrict__ o,
-                      float* __restrict__ lse, int q_len, int kv_len, int heads_per_kv_head,
-                      bool causal, float scale_log2) {
+                      const __grid_constant__ CUtensorMap v_map, const Fa3Params<T> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_bytes[];
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_bytes));
   const Fa3Smem<Cfg> smem{(raw + wgmma::swizzle_atom_bytes - 1) &
                           ~static_cast<std::uint32_t>(wgmma::swizzle_atom_bytes - 1)};
-  const Fa3Work work = work_of_cta<Cfg>(q_len, kv_len, heads_per_kv_head, causal);
   const int warpgroup = static_cast<int>(threadIdx.x) / wgmma::warpgroup_threads;
 
   if (threadIdx.x == 0) {
@@ -472,6 +537,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     tma::prefetch_tensor_map(&k_map);
     tma::prefetch_tensor_map(&v_map);
     tma::barrier_init(smem.q_full(), 1);
+    tma::barrier_init(smem.q_empty(), Cfg::consumer_threads);
     for (int slot = 0; slot < Cfg::stages; ++slot) {
       tma::barrier_init(smem.k_full(slot), 1);
       tma::barrier_init(smem.v_full(slot), 1);
@@ -484,22 +550,16 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
 
   if (warpgroup == 0) {
     tma::release_registers<Cfg::producer_registers>();
-    if (threadIdx.x == 0) produce<Cfg>(smem, &q_map, &k_map, &v_map, work);
+    if (threadIdx.x == 0) produce<Cfg>(smem, &q_map, &k_map, &v_map, params);
     return;
   }
   tma::claim_registers<Cfg::consumer_registers>();
-  consume<T, Cfg>(smem, work, warpgroup - 1, o, lse, q_len, kv_len, causal, scale_log2);
+  consume<T, Cfg>(smem, warpgroup - 1, params);
 #else
   (void)q_map;
   (void)k_map;
   (void)v_map;
-  (void)o;
-  (void)lse;
-  (void)q_len;
-  (void)kv_len;
-  (void)heads_per_kv_head;
-  (void)causal;
-  (void)scale_log2;
+  (void)params;
   __trap();  // built only for sm_90a (kernels/meson.build's arch_specific)
 #endif
 }

@@ -203,8 +203,13 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // at both head dims: S takes 64 fp32 registers a consumer thread and O d / 2,
 // 128 at d = 128 with P's 32 inside 240; two stages of K and V are 64 KB at
 // d = 64 and 128 KB at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
-// One CTA per SM: the register split is one CTA's 64K registers. wgmma needs
-// sm_90a code, so it is built only for gpu_archs ending in 'a'.
+// One CTA per SM: the register split is one CTA's 64K registers. Persistent:
+// one CTA per SM takes (Q block, head) tiles in this launch order from a
+// counter (so the order is the one tiles run in, as for a launched grid): Q
+// blocks fastest, so the CTAs running together are one head's and stream
+// its K/V through L2 once, causal heaviest first, so the light tiles end the
+// run. wgmma needs sm_90a code, so it is built only for gpu_archs ending in
+// 'a'.
 inline constexpr std::array<int, 2> fa3_wgmma_head_dims{64, 128};
 inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
     {.max_head_dim = 128,
@@ -212,7 +217,7 @@ inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
 }};
 inline constexpr std::array<GridLaunch, 1> fa3_wgmma_launches{{
     {"forward",
-     {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
+     {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
      CausalBlockOrder::heaviest_first},
 }};
 // Any K/V length and fewer K/V heads: each query head's CTAs copy its K/V
