@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -92,6 +93,19 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
                                  scale_log2,
                                  static_cast<int>(tiles),
                                  static_cast<int*>(context.workspace)};
+  // setmaxnreg only moves registers within the CTA's allocation, so the
+  // consumers' increase waits forever unless the build gave every thread
+  // enough for the producer's decrease to pay for it (168 on sm_90a: ptxas
+  // may choose fewer than __launch_bounds__ allows).
+  cudaFuncAttributes attributes{};
+  CFR_CUDA_CHECK_NOEXCEPT(cudaFuncGetAttributes(&attributes, fa3::fa3_wgmma_forward<T, Cfg>));
+  if (attributes.numRegs * Cfg::threads < Cfg::register_budget) {
+    if (context.failure_message != nullptr) {
+      *context.failure_message = "fa3_wgmma was built with " + std::to_string(attributes.numRegs) +
+                                 " registers a thread, too few for its setmaxnreg split";
+    }
+    return cudaErrorInvalidConfiguration;
+  }
   const auto ctas = static_cast<unsigned>(std::min<std::int64_t>(current_device().sm_count, tiles));
   return launch_kernel(fa3::fa3_wgmma_forward<T, Cfg>, dim3(ctas), Cfg::threads, Cfg::smem_bytes,
                        context.stream, q_map, k_map, v_map, params);

@@ -86,9 +86,11 @@ struct Fa3Config {
   static_assert(stages >= 2);
   static_assert(q_bytes % wgmma::swizzle_atom_bytes == 0 &&
                 kv_tile_bytes % wgmma::swizzle_atom_bytes == 0);
-  static_assert(producer_registers * wgmma::warpgroup_threads +
-                    consumer_registers * consumer_threads <=
-                65536);
+  // The registers the CTA's threads hold after the split: the launcher
+  // refuses a build whose allocation (registers a thread x threads) is less.
+  static constexpr int register_budget =
+      producer_registers * wgmma::warpgroup_threads + consumer_registers * consumer_threads;
+  static_assert(register_budget <= 65536);
   static_assert(smem_bytes <= 227 * 1024, "sm_90 grants a block at most 227 KB");
 };
 
