@@ -757,7 +757,19 @@ step_fa3() {
        /HGMMA/ {h[f]++} /UTMALDG/ {t[f]++} /SYNCS/ {s[f]++}
        END {for (k in h) print k, "HGMMA", h[k], "UTMALDG", t[k], "SYNCS", s[k]}' \
     "$out/fa3-sass.txt" | tee "$out/fa3-sass-counts.txt"
-  "$build/tests/kernels/test_kernels" "[forward]" 2>&1 | tail -n 40 | tee "$out/fa3-tests.log"
+  # Never run on a GPU before: one small checked row first, under a timeout,
+  # so a hang costs 60 s and not the call (the rest of the step is skipped;
+  # a wrong result is not a hang: the tests below then say where).
+  timeout -s KILL 60 "$tool" sweep --gpu h200 --kernels fa3_wgmma --seq-lens 257 --head-dims 64 \
+    --causal --warmup 0 --min-samples 1 --max-seconds 0.01 --json "$out/fa3-smoke.json" \
+    >"$out/fa3-smoke.log" 2>&1
+  local smoke_rc=$?
+  tail -n 12 "$out/fa3-smoke.log"
+  echo "fa3 smoke: exit $smoke_rc"
+  [[ $smoke_rc -eq 0 ]] || status=1
+  [[ $smoke_rc -ne 137 ]] || return
+  timeout -s KILL 300 "$build/tests/kernels/test_kernels" "[forward]" 2>&1 | tail -n 40 |
+    tee "$out/fa3-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   sanitize fa3-sanitizer " (fa3_wgmma)" sweep --gpu h200 --kernels fa3_wgmma \
     --seq-lens 17,130,257 --head-dims 64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
