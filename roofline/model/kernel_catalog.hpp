@@ -194,6 +194,49 @@ inline constexpr KernelDescription fa2_decode_kernel{
     .problem_tile = fa2_decode_tile,
 };
 
+// FlashAttention-3's forward structure on sm_90a (kernels/fa3_wgmma.cuh):
+// one producer warpgroup issuing TMA copies of Q and of K/V tiles into a ring
+// of mbarrier-guarded slots, two consumer warpgroups of 64 query rows each
+// running wgmma m64n128k16 for S = Q K^T (Q, K from shared memory) and
+// m64n{d}k16 for O += P V (P from registers); setmaxnreg moves registers from
+// the producer (24) to the consumers (240). Br = 128 = 2 x wgmma's M; Bc = 128
+// at both head dims: S takes 64 fp32 registers a consumer thread and O d / 2,
+// 128 at d = 128 with P's 32 inside 240; two stages of K and V are 64 KB at
+// d = 64 and 128 KB at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
+// One CTA per SM: the register split is one CTA's 64K registers. Persistent:
+// one CTA per SM takes (Q block, head) tiles in this launch order from a
+// counter (so the order is the one tiles run in, as for a launched grid): Q
+// blocks fastest, so the CTAs running together are one head's and stream
+// its K/V through L2 once, causal heaviest first, so the light tiles end the
+// run. wgmma needs sm_90a code, so it is built only for gpu_archs ending in
+// 'a'.
+inline constexpr std::array<int, 2> fa3_wgmma_head_dims{64, 128};
+inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
+    {.max_head_dim = 128,
+     .config = {.tile = {128, 128}, .warps = 12, .stages = 2, .ctas_per_sm = 1}},
+}};
+inline constexpr std::array<GridLaunch, 1> fa3_wgmma_launches{{
+    {"forward",
+     {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
+     CausalBlockOrder::heaviest_first},
+}};
+// Any K/V length and fewer K/V heads: each query head's CTAs copy its K/V
+// head's tiles (tensor maps over [batch x K/V heads, keys, d]).
+inline constexpr KernelDescription fa3_wgmma_kernel{
+    .name = "fa3_wgmma",
+    .direction = Direction::forward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa3_wgmma_head_dims,
+    .min_compute_capability = {9, 0},
+    .configs = fa3_wgmma_configs,
+    .launches = fa3_wgmma_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::wgmma,
+    .traffic = TrafficModelKind::kv_reload,
+    .summary = "FA3 structure: TMA K/V ring, producer + 2 consumer warpgroups, wgmma m64n128k16",
+    .shapes = {.kv_len = true, .kv_heads = true},
+};
+
 // Same thread layout and CTA budget as fa1_scalar in both tiled passes. It
 // first computes D = rowsum(dO * O) in a flat pass over the rows, which
 // streams O and dO once and has no tile. O and LSE come from fa1_scalar, the
@@ -274,9 +317,9 @@ inline constexpr KernelDescription fa2_backward_kernel{
     .shapes = {.kv_heads = true},
 };
 
-inline constexpr std::array<KernelDescription, 7> kernel_catalog{
-    naive_kernel,      fa1_scalar_kernel,   fa1_wmma_kernel,    fa2_mma_kernel,
-    fa2_decode_kernel, fa1_backward_kernel, fa2_backward_kernel};
+inline constexpr std::array<KernelDescription, 8> kernel_catalog{
+    naive_kernel,      fa1_scalar_kernel, fa1_wmma_kernel,     fa2_mma_kernel,
+    fa2_decode_kernel, fa3_wgmma_kernel,  fa1_backward_kernel, fa2_backward_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants.
+# peers_backward, fa2bwd_variants, fa3.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -730,14 +730,52 @@ step_fa2bwd() {
   sanitize fa2bwd-sanitizer " (fa2_bwd)" sweep --gpu h200 --kernels fa2_bwd --backward \
     --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
     --max-seconds 0.01 --hot
-  "$tool" sweep --kernels fa1_bwd,fa2_bwd --backward --seq-lens 4096,8192,16384 --head-dims 64,128 \
-    --both --dtype fp16,bf16 --max-seconds 0.5 --json "$out/fa2bwd-sweep.json" \
-    2>"$out/fa2bwd-sweep.log" | tail -n 60
+  timed_sweep fa2bwd --kernels fa1_bwd,fa2_bwd --backward --seq-lens 4096,8192,16384 \
+    --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
+}
+
+# A timed sweep into $out/NAME-sweep.json (stderr to NAME-sweep.log) and its
+# audit; either failing fails the run.
+timed_sweep() {
+  local name=$1
+  shift
+  "$tool" sweep "$@" --json "$out/$name-sweep.json" 2>"$out/$name-sweep.log" | tail -n 60
   local rc=${PIPESTATUS[0]}
-  "$tool" audit "$out/fa2bwd-sweep.json" 2>&1 | tail -n 5
+  "$tool" audit "$out/$name-sweep.json" 2>&1 | tail -n 5
   local audit_rc=${PIPESTATUS[0]}
-  echo "fa2bwd: sweep exit $rc, audit exit $audit_rc"
+  echo "$name: sweep exit $rc, audit exit $audit_rc"
   [[ $rc -eq 0 && $audit_rc -eq 0 ]] || status=1
+}
+
+# fa3_wgmma (issue 22; needs a build with -Dgpu_archs=90a): its SASS (HGMMA,
+# UTMALDG, SYNCS per instantiation), the forward GPU tests (square grid,
+# served shapes, explicit scale), memcheck and racecheck over small ragged
+# shapes, then a timed sweep beside fa2_mma on issue 22's axes, audited.
+step_fa3() {
+  cuobjdump -sass "$tool" >"$out/fa3-sass.txt" 2>&1
+  awk '/Function :/ {f = $3 ~ /fa3_wgmma/ ? $3 : ""} f == "" {next}
+       /HGMMA/ {h[f]++} /UTMALDG/ {t[f]++} /SYNCS/ {s[f]++}
+       END {for (k in h) print k, "HGMMA", h[k], "UTMALDG", t[k], "SYNCS", s[k]}' \
+    "$out/fa3-sass.txt" | tee "$out/fa3-sass-counts.txt"
+  # Never run on a GPU before: one small checked row first, under a timeout,
+  # so a hang costs 60 s and not the call (the rest of the step is skipped;
+  # a wrong result is not a hang: the tests below then say where).
+  timeout -s KILL 60 "$tool" sweep --gpu h200 --kernels fa3_wgmma --seq-lens 257 --head-dims 64 \
+    --causal --warmup 0 --min-samples 1 --max-seconds 0.01 --json "$out/fa3-smoke.json" \
+    >"$out/fa3-smoke.log" 2>&1
+  local smoke_rc=$?
+  tail -n 12 "$out/fa3-smoke.log"
+  echo "fa3 smoke: exit $smoke_rc"
+  [[ $smoke_rc -eq 0 ]] || status=1
+  [[ $smoke_rc -ne 137 ]] || return
+  timeout -s KILL 300 "$build/tests/kernels/test_kernels" "[forward]" 2>&1 | tail -n 40 |
+    tee "$out/fa3-tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  sanitize fa3-sanitizer " (fa3_wgmma)" sweep --gpu h200 --kernels fa3_wgmma \
+    --seq-lens 17,130,257 --head-dims 64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
+    --max-seconds 0.01 --hot
+  timed_sweep fa3 --kernels fa2_mma,fa3_wgmma --batch 1 --heads 8 --seq-lens 4096,8192,16384 \
+    --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
 # Issue 19's judgement in one run: fa2_bwd's backward sweep and torch's flash

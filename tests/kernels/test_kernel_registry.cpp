@@ -60,7 +60,12 @@ TEST_CASE("the built-in registry holds the catalog's kernels with their launcher
       CHECK(arch.cc >= description.min_compute_capability);  // kernels/meson.build's filter
     }
   }
-  CHECK(built_in.find("fa3_wgmma") == nullptr);
+  CHECK(built_in.find("no_such_kernel") == nullptr);
+  // wgmma needs sm_90a: kernels/meson.build's arch_specific builds fa3_wgmma
+  // only for targets ending in 'a' (sm_90a alone where gpu_archs names none).
+  const KernelEntry* fa3 = built_in.find("fa3_wgmma");
+  REQUIRE(fa3 != nullptr);
+  for (const CudaArch& arch : fa3->compiled_archs) CHECK(arch.suffix == 'a');
   CHECK(find_forward_kernel(fa1_backward_kernel.name) == nullptr);  // a backward kernel
   CHECK(find_backward_kernel(fa1_backward_kernel.name) != nullptr);
 }

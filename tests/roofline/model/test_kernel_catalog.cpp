@@ -100,6 +100,10 @@ TEST_CASE("a config is chosen per head dim and per architecture") {
         KernelConfig{.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1});
   CHECK(fa2_backward_kernel.tile_for(128, {8, 9}) == TileShape{32, 64});
   CHECK(fa2_backward_kernel.tile_for(128, {9, 0}) == TileShape{64, 128});
+  // fa3_wgmma: 3 warpgroups, one CTA an SM, 128 x 128 at both head dims.
+  CHECK(fa3_wgmma_kernel.config_for(64, {9, 0}) ==
+        KernelConfig{.tile = {128, 128}, .warps = 12, .stages = 2, .ctas_per_sm = 1});
+  CHECK(fa3_wgmma_kernel.config_for(128, {9, 0}) == fa3_wgmma_kernel.config_for(64, {9, 0}));
   for (const KernelDescription& kernel : kernel_catalog) {
     for (int head_dim : kernel.head_dims) {
       INFO(kernel.name << " d=" << head_dim);
@@ -118,6 +122,9 @@ TEST_CASE("the minimum compute capability decides where a kernel runs") {
   CHECK(below_minimum_reason(fa1_wmma_kernel, {7, 5}) ==
         "fa1_wmma needs compute capability 8.0 or newer; this GPU has 7.5");
   CHECK_FALSE(below_minimum_reason(fa1_scalar_kernel, {7, 5}));
+  CHECK(below_minimum_reason(fa3_wgmma_kernel, {8, 9}) ==
+        "fa3_wgmma needs compute capability 9.0 or newer; this GPU has 8.9");
+  CHECK(fa3_wgmma_kernel.instruction == Instruction::wgmma);
 }
 
 TEST_CASE("a backward kernel names the forward kernel that produces its O and LSE") {

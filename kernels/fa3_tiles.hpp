@@ -1,0 +1,56 @@
+#pragma once
+
+// Which work a tile of fa3_wgmma holds (kernels/fa3_wgmma.cuh), host and
+// device, so the CPU tests check it (tests/kernels/test_fa3_tiles.cpp): its
+// persistent CTAs take tiles by index, in the catalog's launch order (Q blocks
+// fastest, then heads, then batch), causal Q blocks heaviest first; and where
+// the n-th K/V block of a CTA's run sits in the ring of shared-memory slots.
+
+#include <cstdint>
+
+#include "kernels/wgmma_layout.hpp"  // CFR_HOST_DEVICE
+
+namespace cfr::kernels::fa3 {
+
+struct TileShapeArgs {
+  int br = 0;
+  int bc = 0;
+  bool heaviest_first = false;  // causal Q blocks last-first
+};
+
+struct TileWork {
+  int q0 = 0;             // first query row
+  std::int64_t head = 0;  // batch index x heads + head
+  int kv_head = 0;        // batch index x K/V heads + K/V head
+  int kv_blocks = 0;      // K/V blocks the tile's rows see
+  int shift = 0;          // bottom-right causal: row i sees keys up to i + shift
+  friend constexpr bool operator==(const TileWork&, const TileWork&) = default;
+};
+
+CFR_HOST_DEVICE constexpr TileWork tile_work(int tile, int q_len, int kv_len, int heads_per_kv_head,
+                                             bool causal, TileShapeArgs shape) {
+  const int q_blocks = (q_len + shape.br - 1) / shape.br;
+  const int block = tile % q_blocks;
+  const std::int64_t head = tile / q_blocks;
+  const int q0 = (causal && shape.heaviest_first ? q_blocks - 1 - block : block) * shape.br;
+  const int shift = kv_len - q_len;
+  const int last_row = (q0 + shape.br < q_len ? q0 + shape.br : q_len) - 1;
+  const int all_kv_blocks = (kv_len + shape.bc - 1) / shape.bc;
+  const int seen = (last_row + shift) / shape.bc + 1;
+  const int kv_blocks = causal && seen < all_kv_blocks ? seen : all_kv_blocks;
+  return {q0, head, static_cast<int>(head / heads_per_kv_head), kv_blocks, shift};
+}
+
+// The ring slot and mbarrier phase parity of the n-th K/V block a CTA loads:
+// the ring runs on across tiles.
+struct RingPosition {
+  int slot = 0;
+  std::uint32_t parity = 0;
+  friend constexpr bool operator==(RingPosition, RingPosition) = default;
+};
+
+CFR_HOST_DEVICE constexpr RingPosition ring_position(int n, int stages) {
+  return {n % stages, static_cast<std::uint32_t>(n / stages) & 1u};
+}
+
+}  // namespace cfr::kernels::fa3
