@@ -2,7 +2,9 @@
 
 // fa2_bwd's main launch with FlashAttention-2's own warp tiling (a variant of
 // kernels/fa2_backward.cuh's, which it shares the pre-pass, the convert pass,
-// the workspace and the launch with; tests/gpu/fa2bwd_variants times the two).
+// the workspace and the launch with; tests/gpu/fa2bwd_variants times the two),
+// registered as fa2_bwd_2d (kernels/fa2_backward_2d.cu, its catalog entry
+// fa2_backward_2d_kernel).
 //
 // fa2_backward_main gives each warp 16 keys and all Br query rows, so that
 // P^T and dS^T are already the A operands of dV and dK; the price is that
@@ -50,9 +52,10 @@ struct Bwd2dConfig {
   static constexpr int threads = warps * 32;
   static constexpr int min_ctas_per_sm = 1;
   static constexpr int stages = 2;
-  static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
-  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
-  static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
+  // fa2_bwd_2d's launch orders (the catalog's fa2_backward_launches, fa2_bwd's).
+  static constexpr GridOrder prepass_order = fa2_backward_2d_kernel.launches[0].order;
+  static constexpr GridOrder main_order = fa2_backward_2d_kernel.launches[1].order;
+  static constexpr GridOrder convert_order = fa2_backward_2d_kernel.launches[2].order;
 
   static constexpr int row_bytes = head_dim * 2;
   static constexpr int chunks_per_row = head_dim / 8;
