@@ -272,12 +272,27 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             s[mt][nt][e] = exp2_approx(fmaf(s[mt][nt][e], scale_log2, -row_lse[e / 2]));
-            if (masked) {
-              const int row = q0 + s_row0 + 16 * mt + group + 8 * (e / 2);
-              const int key = first_key + 8 * nt + 2 * quad + (e % 2);
-              if (row >= q_len || key >= kv_len || (causal && key > row + shift)) {
-                s[mt][nt][e] = 0.f;
+            if constexpr (Cfg::tuning.mask_per_entry) {
+              if (masked) {
+                mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
+                           q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal,
+                           shift);
               }
+            }
+          }
+        }
+      }
+      // One branch around the whole mask, as fa2_backward_main's (a branch
+      // per entry is issued predicated off in every unmasked block).
+      if (!Cfg::tuning.mask_per_entry && masked) {
+#pragma unroll
+        for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
+                         q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal, shift);
             }
           }
         }
