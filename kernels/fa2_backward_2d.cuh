@@ -2,7 +2,9 @@
 
 // fa2_bwd's main launch with FlashAttention-2's own warp tiling (a variant of
 // kernels/fa2_backward.cuh's, which it shares the pre-pass, the convert pass,
-// the workspace and the launch with; tests/gpu/fa2bwd_variants times the two).
+// the workspace and the launch with; tests/gpu/fa2bwd_variants times the two),
+// registered as fa2_bwd_2d (kernels/fa2_backward_2d.cu, its catalog entry
+// fa2_backward_2d_kernel).
 //
 // fa2_backward_main gives each warp 16 keys and all Br query rows, so that
 // P^T and dS^T are already the A operands of dV and dK; the price is that
@@ -50,9 +52,10 @@ struct Bwd2dConfig {
   static constexpr int threads = warps * 32;
   static constexpr int min_ctas_per_sm = 1;
   static constexpr int stages = 2;
-  static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
-  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
-  static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
+  // fa2_bwd_2d's launch orders (the catalog's fa2_backward_launches, fa2_bwd's).
+  static constexpr GridOrder prepass_order = fa2_backward_2d_kernel.launches[0].order;
+  static constexpr GridOrder main_order = fa2_backward_2d_kernel.launches[1].order;
+  static constexpr GridOrder convert_order = fa2_backward_2d_kernel.launches[2].order;
 
   static constexpr int row_bytes = head_dim * 2;
   static constexpr int chunks_per_row = head_dim / 8;
@@ -269,12 +272,27 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             s[mt][nt][e] = exp2_approx(fmaf(s[mt][nt][e], scale_log2, -row_lse[e / 2]));
-            if (masked) {
-              const int row = q0 + s_row0 + 16 * mt + group + 8 * (e / 2);
-              const int key = first_key + 8 * nt + 2 * quad + (e % 2);
-              if (row >= q_len || key >= kv_len || (causal && key > row + shift)) {
-                s[mt][nt][e] = 0.f;
+            if constexpr (Cfg::tuning.mask_per_entry) {
+              if (masked) {
+                mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
+                           q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal,
+                           shift);
               }
+            }
+          }
+        }
+      }
+      // One branch around the whole mask, as fa2_backward_main's (a branch
+      // per entry is issued predicated off in every unmasked block).
+      if (!Cfg::tuning.mask_per_entry && masked) {
+#pragma unroll
+        for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
+                         q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal, shift);
             }
           }
         }

@@ -317,9 +317,58 @@ inline constexpr KernelDescription fa2_backward_kernel{
     .shapes = {.kv_heads = true},
 };
 
-inline constexpr std::array<KernelDescription, 8> kernel_catalog{
-    naive_kernel,      fa1_scalar_kernel, fa1_wmma_kernel,     fa2_mma_kernel,
-    fa2_decode_kernel, fa3_wgmma_kernel,  fa1_backward_kernel, fa2_backward_kernel};
+// fa2_bwd's three launches with FlashAttention-2's own warp tiling in the
+// main one (kernels/fa2_backward_2d.cuh): the same pre-pass, convert pass,
+// workspace, Q-block stream and dQ atomics, but S and dP [Br, Bc], dK and dV
+// [Bc, d] and dQ [Br, d] each tiled 2-D over the warps in blocks two m16
+// tiles tall, P and dS through shared memory once. fa2_bwd's warps each own
+// 16 keys and all Br query rows, so every warp reads the whole Q and dO tiles
+// twice and shared memory is its busiest pipe (docs/perf-notes.md, "What
+// limits fa2_bwd"). Counted from the code per warp and Q block: 0.45
+// ldmatrix.x4 per mma at d 128 against fa2_bwd's 0.58, and 0.55 against 0.60
+// at d 64, plus the P and dS stores. Tiles: the variant tool's 2-D ones
+// (tests/gpu/fa2bwd_variants.cu), Br 64 x Bc 128 over 8 warps at both head
+// dims (at d 64 Br 128 spilled 72-104 bytes, Br 64 nothing). Shared memory
+// (Bwd2dConfig::smem_bytes: K and V, two stages of Q and dO, P and dS, the
+// stages' LSE and D): 99,328 B at d 64, which every sm_80+ part grants a
+// block (sm_86 and sm_89: 99 KiB, 101,376 B); 164,864 B at d 128, which sm_80
+// (163 KiB, 166,912 B) and sm_90 (227 KiB) grant and sm_86 and sm_89 do not:
+// they run Br 32 x Bc 64 over 4 warps (74,240 B), fa2_bwd's small tile. One
+// CTA per SM (dK and dV in fp32 registers, as fa2_bwd). Square
+// self-attention only: its main kernel streams the Q blocks of one query
+// head, so GQA's sum of dK and dV over a group is not written.
+inline constexpr std::array<int, 2> fa2_backward_2d_head_dims{64, 128};
+inline constexpr std::array<ConfigRule, 4> fa2_backward_2d_configs{{
+    {.max_head_dim = 64, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128,
+     .min_cc = {8, 6},
+     .config = {.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+}};
+inline constexpr KernelDescription fa2_backward_2d_kernel{
+    .name = "fa2_bwd_2d",
+    .direction = Direction::backward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa2_backward_2d_head_dims,
+    .min_compute_capability = {8, 0},
+    .configs = fa2_backward_2d_configs,
+    .launches = fa2_backward_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::mma_sync,
+    .traffic = TrafficModelKind::fa2_backward,
+    .forward_partner = "fa2_mma",
+    .summary =
+        "FA2 backward, FlashAttention-2's 2-D warp tiling: P and dS through shared memory, dQ by "
+        "fp32 atomics",
+};
+
+inline constexpr std::array<KernelDescription, 9> kernel_catalog{
+    naive_kernel,        fa1_scalar_kernel, fa1_wmma_kernel,     fa2_mma_kernel,
+    fa2_decode_kernel,   fa3_wgmma_kernel,  fa1_backward_kernel, fa2_backward_kernel,
+    fa2_backward_2d_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

@@ -90,6 +90,27 @@ TEST_CASE("served axes: a kernel named for a shape it does not take gets a skipp
         std::string::npos);
 }
 
+// fa2_bwd takes GQA, fa2_bwd_2d (square only) does not: named, it gets a
+// skipped row naming the shape; `all` with --backward plans it no row.
+TEST_CASE("served axes: a backward kernel without GQA is skipped on a GQA shape, with the reason") {
+  const std::string gqa = "--heads 32 --kv-heads 8 --seq-lens 4096 --head-dims 128 ";
+  const json named = model_json(gqa + "--kernels fa2_bwd,fa2_bwd_2d");
+  REQUIRE(named["results"].size() == 2);
+  CHECK(named["results"][0]["kernel"] == "fa2_bwd");
+  CHECK(named["results"][0]["status"] == "ok");
+  CHECK(named["results"][1]["kernel"] == "fa2_bwd_2d");
+  CHECK(named["results"][1]["status"] == "skipped");
+  CHECK(named["results"][1]["reason"] ==
+        "fa2_bwd_2d takes as many K/V heads as query heads (kv_heads 8 != heads 32)");
+  const json all = model_json(gqa + "--backward");
+  std::set<std::string> planned;
+  for (const json& row : all["results"]) planned.insert(row["kernel"].get<std::string>());
+  CHECK(planned.count("fa2_bwd") == 1);
+  CHECK(planned.count("fa2_bwd_2d") == 0);
+  const json square = model_json("--seq-lens 4096 --head-dims 128 --kernels fa2_bwd_2d");
+  CHECK(square["results"][0]["status"] == "ok");
+}
+
 TEST_CASE("served axes: bad values fail with one line naming them") {
   CHECK(refusal("--heads 32 --kv-heads 5").find("--kv-heads: 5 does not divide --heads 32") !=
         std::string::npos);

@@ -720,17 +720,19 @@ step_cold_timer() {
   gpu_test measure/test_measure_gpu "[cold_timer]"
 }
 
-# Issue 19's fa2_bwd: the backward GPU tests (every backward kernel on the
-# test grid, fa2_bwd's reused workspace and sm_86 tile), memcheck and
-# racecheck over fa2_bwd's instantiations on ragged N, then the timing sweep
-# against fa1_bwd on the issue's axes and its audit. About 4 minutes.
+# Issue 19's fa2_bwd and fa2_bwd_2d: the backward GPU tests (every backward
+# kernel on the test grid, GQA refused where a kernel lacks it, the reused
+# workspace and sm_86 tile of both), memcheck and racecheck over both
+# kernels' instantiations on ragged N (fa2_bwd_2d has no d 32: its rows skip),
+# then the timing sweep against fa1_bwd on the issue's axes and its audit.
+# About 5 minutes.
 step_fa2bwd() {
   "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa2bwd-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  sanitize fa2bwd-sanitizer " (fa2_bwd)" sweep --gpu h200 --kernels fa2_bwd --backward \
-    --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
-    --max-seconds 0.01 --hot
-  timed_sweep fa2bwd --kernels fa1_bwd,fa2_bwd --backward --seq-lens 4096,8192,16384 \
+  sanitize fa2bwd-sanitizer " (fa2_bwd, fa2_bwd_2d)" sweep --gpu h200 --kernels fa2_bwd,fa2_bwd_2d \
+    --backward --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 \
+    --min-samples 1 --max-seconds 0.01 --hot
+  timed_sweep fa2bwd --kernels fa1_bwd,fa2_bwd,fa2_bwd_2d --backward --seq-lens 4096,8192,16384 \
     --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
@@ -778,26 +780,30 @@ step_fa3() {
     --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
-# Issue 19's judgement in one run: fa2_bwd's backward sweep and torch's flash
+# Issue 19's judgement in one run: the backward sweep of both tilings,
+# fa2_bwd and fa2_bwd_2d (--backward adds fa1_bwd's rows), and torch's flash
 # and cuDNN backward (peers/torch_sdpa.py --backward: the backward alone, by
-# the same cold timer) on the same axes and timing flags, each report audited,
-# then fa2_bwd against each of them per shape (ratio = fa2_bwd / torch). The
-# reports go to results/h200/backward/, everything to $OUT. 24 problems a
-# side at 0.5 s a row: about 2-3 minutes.
+# the same cold timer) on the same axes and timing flags, each report
+# audited, then each of our two against each of torch's per shape (ratio =
+# ours / torch), and fa2_bwd_2d against fa2_bwd. The reports go to
+# results/h200/backward/, everything to $OUT. 24 problems a side at 0.5 s a
+# row: about 3-4 minutes.
 step_peers_backward() {
   local dir=results/h200/backward
   local axes=(--batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 --both
               --dtype fp16,bf16 --max-seconds 0.5)
+  local ours=(fa2_bwd fa2_bwd_2d)
   if [[ ! -x $tool ]]; then
     echo "peers_backward: $tool is not built"
     status=1
     return
   fi
   mkdir -p "$dir"
-  "$tool" sweep --kernels fa2_bwd --backward "${axes[@]}" --json "$dir/sweep-fa2-bwd.json" \
-    --md "$dir/sweep-fa2-bwd.md" 2>"$out/sweep-fa2-bwd.log" | tail -n 3
+  "$tool" sweep --kernels fa2_bwd,fa2_bwd_2d --backward "${axes[@]}" \
+    --json "$dir/sweep-fa2-bwd.json" --md "$dir/sweep-fa2-bwd.md" 2>"$out/sweep-fa2-bwd.log" |
+    tail -n 3
   local rc=${PIPESTATUS[0]}
-  echo "peers_backward: fa2_bwd sweep exit $rc (0 expected; log sweep-fa2-bwd.log)"
+  echo "peers_backward: fa2_bwd, fa2_bwd_2d sweep exit $rc (0 expected; log sweep-fa2-bwd.log)"
   [[ $rc -eq 0 ]] || status=1
   # Without a device the sweep writes the model alone, and exits 0.
   if ! grep -q '"source": "measured"' "$dir/sweep-fa2-bwd.json" 2>/dev/null; then
@@ -823,13 +829,23 @@ step_peers_backward() {
     echo "peers_backward: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
     [[ $rc -eq 0 ]] || status=1
   done
-  local peer
-  for peer in flash cudnn; do
-    "$tool" compare "$dir/torch-sdpa-backward.json" "$dir/sweep-fa2-bwd.json" \
-      --match-kernel "torch_sdpa_$peer=fa2_bwd" >"$out/fa2-bwd-vs-$peer.txt" 2>&1
-    echo "peers_backward: compare against torch_sdpa_$peer exit $?"
-    grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$out/fa2-bwd-vs-$peer.txt" | head -n 30
+  local kernel peer text
+  for kernel in "${ours[@]}"; do
+    for peer in flash cudnn; do
+      text=$out/${kernel//_/-}-vs-$peer.txt
+      "$tool" compare "$dir/torch-sdpa-backward.json" "$dir/sweep-fa2-bwd.json" \
+        --match-kernel "torch_sdpa_$peer=$kernel" >"$text" 2>&1
+      echo "peers_backward: compare $kernel against torch_sdpa_$peer exit $?"
+      grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$text" | grep -v "^only" | head -n 30
+    done
   done
+  # The report against itself with fa2_bwd's rows matched to fa2_bwd_2d's:
+  # the two tilings per shape (the other kernels' rows pair with themselves).
+  text=$out/fa2-bwd-2d-vs-fa2-bwd.txt
+  "$tool" compare "$dir/sweep-fa2-bwd.json" "$dir/sweep-fa2-bwd.json" \
+    --match-kernel fa2_bwd=fa2_bwd_2d >"$text" 2>&1
+  echo "peers_backward: compare fa2_bwd_2d against fa2_bwd exit $?"
+  grep -E "fa2_bwd_2d (vs|over) fa2_bwd" "$text" | head -n 30
 }
 
 for step in "$@"; do

@@ -76,6 +76,8 @@ constexpr BwdTuning vec_u2{true, false, 2};
 constexpr BwdTuning vec_split_u2{true, true, 2};
 constexpr BwdTuning vec_u1{true, false, 1};
 constexpr BwdTuning mask_per_entry{false, false, 0, true};  // before the mask's one branch
+constexpr BwdTuning vec_mask_per_entry{true, false, 0, true};
+constexpr BwdTuning vec_u2_mask_per_entry{true, false, 2, true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -101,8 +103,12 @@ std::vector<Variant> variants() {
       make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec_u2>>("2d_d64_br128_u2"),
       make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec_u1>>("2d_d64_br128_u1"),
       make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec>>("2d_d64_br64"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec_mask_per_entry>>(
+          "2d_d64_br64_mask_per_entry"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec>>("2d_d128_br64"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2>>("2d_d128_br64_u2"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2_mask_per_entry>>(
+          "2d_d128_br64_u2_mask_per_entry"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u1>>("2d_d128_br64_u1"),
       make_2d<bf16, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec>>("2d_bf16_d64_br128"),
       make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2>>("2d_bf16_d128_br64_u2"),

@@ -1,10 +1,12 @@
 // Every registered backward kernel against the fp32 reference backward on
 // the test grid of attention_case.hpp, every dtype and head dim of the grid it
 // declares, and on GQA and MQA shapes where it takes them (dK and dV summed
-// over a K/V head's query heads); O and L come from the reference forward, O
-// rounded to the I/O dtype as a real backward would receive it; and what
-// fa1_bwd promises of its own: determinism; and fa2_bwd's own: a workspace of
-// any contents, used again, and the smaller tile sm_86 and sm_89 run.
+// over a K/V head's query heads), and a refusal with the catalog's reason
+// where it does not; O and L come from the reference forward, O rounded to
+// the I/O dtype as a real backward would receive it; and what fa1_bwd
+// promises of its own: determinism; and fa2_bwd's and fa2_bwd_2d's own: a
+// workspace of any contents, used again, and the smaller tile sm_86 and sm_89
+// run.
 
 #include <catch2/catch.hpp>
 
@@ -125,6 +127,38 @@ TEST_CASE("every backward kernel that takes GQA matches the reference backward o
   }
 }
 
+// A backward kernel without GQA (fa1_bwd, fa2_bwd_2d: square only) refuses
+// the grouped shapes before it launches anything, and the sweep's reason for
+// skipping such a row names the shape.
+TEST_CASE("every backward kernel without GQA refuses GQA shapes, with the catalog's reason",
+          "[backward][gqa]") {
+  measure::CudaStream stream;
+  int refusing = 0;
+  for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
+    const KernelDescription& description = entry->description;
+    if (description.shapes.kv_heads) continue;
+    ++refusing;
+    const DType dtype = description.dtypes.fp16 ? DType::fp16 : DType::fp32;
+    const AttentionShape shape =
+        grouped_shape(dtype, 128, description.head_dims.front(), true, Grouping{4, 2});
+    INFO(description.name << ", " << describe(shape));
+    CHECK(shape_reason(description, problem_of(shape)) ==
+          std::string(description.name) +
+              " takes as many K/V heads as query heads (kv_heads 2 != heads 4)");
+    const Inputs inputs(shape, seed, stream);
+    BackwardOutputs out(shape);
+    DeviceBuffer o(tensor_bytes(shape)), lse(tensor_elements(shape) * sizeof(float));
+    DeviceBuffer workspace(entry->backward()->workspace_bytes(shape));
+    const BackwardBuffers io{inputs.q.data(), inputs.k.data(),   inputs.v.data(),
+                             o.data(),        inputs.d_o.data(), lse.as<float>(),
+                             out.d_q.data(),  out.d_k.data(),    out.d_v.data()};
+    const LaunchContext context{stream, nullptr, workspace.data(), workspace.bytes()};
+    CHECK(entry->backward()->launch(shape, io, context) == cudaErrorInvalidValue);
+  }
+  CHECK(refusing > 0);  // fa1_bwd runs wherever a backward kernel does
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
 TEST_CASE("every backward kernel matches the fp32 reference backward on the test grid",
           "[backward]") {
   for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
@@ -172,71 +206,95 @@ TEST_CASE("every backward kernel applies an explicit softmax_scale", "[backward]
   }
 }
 
-// fa2_bwd's entry when this device runs it; null (and a WARN) otherwise.
-const KernelEntry* runnable_fa2_backward() {
+// The registered entry of `kernel` when this device runs it; null (and a
+// WARN) otherwise.
+const KernelEntry* runnable(const KernelDescription& kernel) {
   for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
-    if (entry->description.name == fa2_backward_kernel.name) return entry;
+    if (entry->description.name == kernel.name) return entry;
   }
   return nullptr;
 }
 
-// fa2_bwd's pre-pass zeroes its dQ accumulator: a workspace full of NaN, and
-// the same workspace again, give the reference's gradients both times.
-TEST_CASE("fa2_bwd takes a workspace of any contents, twice", "[backward]") {
-  const KernelEntry* entry = runnable_fa2_backward();
-  if (entry == nullptr) return;
-  measure::CudaStream stream;
-  const AttentionShape shape = make_shape(DType::fp16, 333, 64, true);
-  const Inputs inputs(shape, seed + 11, stream);
-  const ForwardReference forward(shape, inputs, stream);
-  const BackwardReference reference(shape, inputs, stream);
-  const BackwardKernel& kernel = *entry->backward();
-  DeviceBuffer o(tensor_bytes(shape));
-  CFR_CUDA_CHECK(convert_from_fp32(forward.o.as<float>(), o.data(), tensor_elements(shape),
-                                   shape.dtype, stream));
-  DeviceBuffer workspace(kernel.workspace_bytes(shape));
-  CFR_CUDA_CHECK(poison(workspace.data(), workspace.bytes(), stream));
-  for (int run = 0; run < 2; ++run) {
-    INFO("run " << run);
-    BackwardOutputs out(shape);
-    const BackwardBuffers io{inputs.q.data(), inputs.k.data(),   inputs.v.data(),
-                             o.data(),        inputs.d_o.data(), forward.lse.as<float>(),
-                             out.d_q.data(),  out.d_k.data(),    out.d_v.data()};
-    const LaunchContext context{stream, nullptr, workspace.data(), workspace.bytes()};
-    REQUIRE(kernel.launch(shape, io, context) == cudaSuccess);
-    check_outputs(shape, reference, out, stream);
+// fa2_bwd's pre-pass (fa2_bwd_2d's too) zeroes its dQ accumulator: a
+// workspace full of NaN, and the same workspace again, give the reference's
+// gradients both times.
+TEST_CASE("fa2_bwd and fa2_bwd_2d take a workspace of any contents, twice", "[backward]") {
+  for (const KernelDescription* description : {&fa2_backward_kernel, &fa2_backward_2d_kernel}) {
+    const KernelEntry* entry = runnable(*description);
+    if (entry == nullptr) continue;
+    measure::CudaStream stream;
+    const AttentionShape shape = make_shape(DType::fp16, 333, 64, true);
+    const Inputs inputs(shape, seed + 11, stream);
+    const ForwardReference forward(shape, inputs, stream);
+    const BackwardReference reference(shape, inputs, stream);
+    const BackwardKernel& kernel = *entry->backward();
+    DeviceBuffer o(tensor_bytes(shape));
+    CFR_CUDA_CHECK(convert_from_fp32(forward.o.as<float>(), o.data(), tensor_elements(shape),
+                                     shape.dtype, stream));
+    DeviceBuffer workspace(kernel.workspace_bytes(shape));
+    CFR_CUDA_CHECK(poison(workspace.data(), workspace.bytes(), stream));
+    for (int run = 0; run < 2; ++run) {
+      INFO(description->name << ", run " << run);
+      BackwardOutputs out(shape);
+      const BackwardBuffers io{inputs.q.data(), inputs.k.data(),   inputs.v.data(),
+                               o.data(),        inputs.d_o.data(), forward.lse.as<float>(),
+                               out.d_q.data(),  out.d_k.data(),    out.d_v.data()};
+      const LaunchContext context{stream, nullptr, workspace.data(), workspace.bytes()};
+      REQUIRE(kernel.launch(shape, io, context) == cudaSuccess);
+      check_outputs(shape, reference, out, stream);
+    }
   }
 }
 
-// The d = 128 tile sm_86 and sm_89 get (Br 32 over Bc 64, 4 warps: 69 KB of
-// shared memory): every config is compiled for every architecture the kernel
-// is built for, so this device runs it too.
-TEST_CASE("fa2_bwd at sm_86's config matches the reference backward", "[backward]") {
-  const KernelEntry* entry = runnable_fa2_backward();
-  if (entry == nullptr) return;
-  CHECK(fa2_backward_kernel.tile_for(128, {8, 6}) == TileShape{32, 64});
+// A kernel at the config sm_86 gets, through `launch_for_arch`, against the
+// reference backward at d = 128 on the test lengths, both masks and dtypes;
+// its GQA instantiation too, on two of the lengths, where it takes GQA. Every
+// config is compiled for every architecture the kernel is built for, so this
+// device runs it too.
+template <auto launch_for_arch>
+void check_sm86_config(const KernelEntry& entry) {
+  const KernelDescription& description = entry.description;
   const BackwardKernel sm86{
-      entry->backward()->workspace_bytes,
+      entry.backward()->workspace_bytes,
       [](const AttentionShape& shape, const BackwardBuffers& io, const LaunchContext& context) {
-        return launch_fa2_backward_for_arch({8, 6}, shape, io, context);
+        return launch_for_arch({8, 6}, shape, io, context);
       }};
   measure::CudaStream stream;
   for (DType dtype : {DType::fp16, DType::bf16}) {
     for (int seq_len : test_seq_lens) {
       for (bool causal : {false, true}) {
         const AttentionShape shape = make_shape(dtype, seq_len, 128, causal);
-        INFO("fa2_bwd at sm_86, " << describe(shape));
+        INFO(description.name << " at sm_86, " << describe(shape));
         check_shape(sm86, shape, seed + static_cast<std::uint64_t>(seq_len), stream);
-        // Its GQA instantiation too, on two of the lengths.
-        if (seq_len != 17 && seq_len != 1000) continue;
+        if (!description.shapes.kv_heads || (seq_len != 17 && seq_len != 1000)) continue;
         for (const Grouping grouping : groupings) {
           const AttentionShape grouped = grouped_shape(dtype, seq_len, 128, causal, grouping);
-          INFO("fa2_bwd at sm_86, " << describe(grouped));
+          INFO(description.name << " at sm_86, " << describe(grouped));
           check_shape(sm86, grouped, seed + 3 + static_cast<std::uint64_t>(seq_len), stream);
         }
       }
     }
   }
+}
+
+// fa2_bwd's d = 128 tile on sm_86 and sm_89: Br 32 over Bc 64, 4 warps, 69 KB
+// of shared memory.
+TEST_CASE("fa2_bwd at sm_86's config matches the reference backward", "[backward]") {
+  const KernelEntry* entry = runnable(fa2_backward_kernel);
+  if (entry == nullptr) return;
+  CHECK(fa2_backward_kernel.tile_for(128, {8, 6}) == TileShape{32, 64});
+  check_sm86_config<launch_fa2_backward_for_arch>(*entry);
+}
+
+// fa2_bwd_2d's d = 128 tile on sm_86 and sm_89: Br 32 over Bc 64, 4 warps
+// (warp splits 1, 2, 1), 74,240 B of shared memory; a tile no variant of
+// tests/gpu/fa2bwd_variants.cu ran.
+TEST_CASE("fa2_bwd_2d at sm_86's config matches the reference backward", "[backward]") {
+  const KernelEntry* entry = runnable(fa2_backward_2d_kernel);
+  if (entry == nullptr) return;
+  CHECK(fa2_backward_2d_kernel.config_for(128, {8, 6}) ==
+        KernelConfig{.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1});
+  check_sm86_config<launch_fa2_backward_2d_for_arch>(*entry);
 }
 
 }  // namespace

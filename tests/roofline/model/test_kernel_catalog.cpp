@@ -104,11 +104,22 @@ TEST_CASE("a config is chosen per head dim and per architecture") {
   CHECK(fa3_wgmma_kernel.config_for(64, {9, 0}) ==
         KernelConfig{.tile = {128, 128}, .warps = 12, .stages = 2, .ctas_per_sm = 1});
   CHECK(fa3_wgmma_kernel.config_for(128, {9, 0}) == fa3_wgmma_kernel.config_for(64, {9, 0}));
+  // fa2_bwd_2d's 161 KB at d = 128 (Br 64 x Bc 128) against 72.5 KB (32 x 64);
+  // its d = 64 tile (97 KB) fits sm_86's 99 KB.
+  constexpr KernelConfig wide{.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1};
+  CHECK(fa2_backward_2d_kernel.config_for(64, {8, 6}) == wide);
+  CHECK(fa2_backward_2d_kernel.config_for(64, {9, 0}) == wide);
+  CHECK(fa2_backward_2d_kernel.config_for(128, {8, 0}) == wide);
+  CHECK(fa2_backward_2d_kernel.config_for(128, {8, 6}) ==
+        KernelConfig{.tile = {32, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 1});
+  CHECK(fa2_backward_2d_kernel.tile_for(128, {8, 9}) == TileShape{32, 64});
+  CHECK(fa2_backward_2d_kernel.config_for(128, {9, 0}) == wide);
   for (const KernelDescription& kernel : kernel_catalog) {
     for (int head_dim : kernel.head_dims) {
       INFO(kernel.name << " d=" << head_dim);
       const bool varies =
-          ((kernel.name == "fa2_mma" || kernel.name == "fa2_bwd") && head_dim == 128) ||
+          ((kernel.name == "fa2_mma" || kernel.name == "fa2_bwd" || kernel.name == "fa2_bwd_2d") &&
+           head_dim == 128) ||
           kernel.name == "fa2_decode";
       CHECK(kernel.config_independent_of_arch(head_dim) == !varies);
     }
@@ -142,6 +153,32 @@ TEST_CASE("a backward kernel names the forward kernel that produces its O and LS
     INFO(kernel.name);
     CHECK(kernel.forward_partner.empty() == (kernel.direction == Direction::forward));
   }
+}
+
+// fa2_bwd_2d is fa2_bwd's launches with another main kernel: the same three
+// launches and byte model, so the models describe it with its own tiles; it
+// takes square self-attention only, and a GQA row is skipped naming the shape.
+TEST_CASE("fa2_bwd_2d: fa2_bwd's launches and model, its own head dims, no GQA") {
+  CHECK(fa2_backward_2d_kernel.direction == Direction::backward);
+  CHECK(fa2_backward_2d_kernel.forward_partner == "fa2_mma");
+  CHECK(fa2_backward_2d_kernel.traffic == TrafficModelKind::fa2_backward);
+  CHECK(fa2_backward_2d_kernel.instruction == Instruction::mma_sync);
+  CHECK(fa2_backward_2d_kernel.min_compute_capability == ComputeCapability{8, 0});
+  REQUIRE(fa2_backward_2d_kernel.launches.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(fa2_backward_2d_kernel.launches[i].pass == fa2_backward_kernel.launches[i].pass);
+    CHECK(fa2_backward_2d_kernel.launches[i].order == fa2_backward_kernel.launches[i].order);
+  }
+  CHECK(std::vector<int>(fa2_backward_2d_kernel.head_dims.begin(),
+                         fa2_backward_2d_kernel.head_dims.end()) == std::vector<int>{64, 128});
+  CHECK_FALSE(fa2_backward_2d_kernel.shapes.kv_heads);
+  CHECK_FALSE(fa2_backward_2d_kernel.shapes.kv_len);
+  CHECK_FALSE(fa2_backward_2d_kernel.shapes.paged);
+  const AttentionProblem gqa{.heads = 32, .seq_len = 4096, .head_dim = 128, .kv_heads = 8};
+  CHECK(shape_reason(fa2_backward_2d_kernel, gqa) ==
+        "fa2_bwd_2d takes as many K/V heads as query heads (kv_heads 8 != heads 32)");
+  CHECK_FALSE(shape_reason(fa2_backward_kernel, gqa));
+  CHECK_FALSE(shape_reason(fa2_backward_2d_kernel, {.heads = 32, .seq_len = 4096}));
 }
 
 TEST_CASE("launch orders are data: the grid axes, fastest first") {

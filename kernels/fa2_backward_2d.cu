@@ -1,0 +1,73 @@
+// fa2_bwd_2d's launcher: fa2_bwd's three launches with the 2-D warp-tiled
+// main kernel of kernels/fa2_backward_2d.cuh, with the config the catalog
+// gives the current device (fa2_backward_2d_configs), fp16 and bf16, square
+// self-attention only; fa2_backward_for_arch.hpp lets a test run another
+// architecture's config.
+
+#include <type_traits>
+
+#include "kernels/attention_launchers.hpp"
+#include "kernels/current_device.hpp"
+#include "kernels/fa2_backward_2d.cuh"
+#include "kernels/fa2_backward_for_arch.hpp"
+#include "kernels/kernel_dispatch.cuh"
+
+namespace cfr::kernels {
+namespace {
+
+// Warps along an output's `rows` so that each warp's block is two m16 tiles
+// (32 rows) tall: its A fragments of a k16 step then serve every n8 tile of
+// the block, and its B fragments both m16 tiles.
+constexpr int warps_along(int rows) {
+  return rows / 32;
+}
+
+// The variant tool's knobs for these tiles: sm_90's vector dQ atomics (other
+// architectures add the pair singly), and at d = 128 the k16 steps unrolled
+// by 2, where fully unrolled they spilled 100 bytes.
+constexpr fa2_bwd::BwdTuning tuning_for(int head_dim) {
+  return {
+      .vector_atomics = true, .split_accumulate = false, .d_step_unroll = head_dim == 128 ? 2 : 0};
+}
+
+// S and dP split along the query rows, dK and dV along the keys, dQ along
+// the query rows, each by warps_along.
+template <int head_dim, KernelConfig config>
+using Bwd2dConfigOf = fa2_bwd::Bwd2dConfig<head_dim, config.tile.br, config.tile.bc, config.warps,
+                                           warps_along(config.tile.br), warps_along(config.tile.bc),
+                                           warps_along(config.tile.br), tuning_for(head_dim)>;
+
+// sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
+// 2d_d64_br64 and 2d_d128_br64_u2.
+static_assert(std::is_same_v<
+              Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
+              fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 0}>>);
+static_assert(std::is_same_v<
+              Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
+              fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 2}>>);
+
+cudaError_t launch_fa2_backward_2d(const AttentionShape& shape, const BackwardBuffers& io,
+                                   const LaunchContext& context) {
+  return launch_fa2_backward_2d_for_arch(current_device().cc, shape, io, context);
+}
+
+}  // namespace
+
+cudaError_t launch_fa2_backward_2d_for_arch(ComputeCapability cc, const AttentionShape& shape,
+                                            const BackwardBuffers& io,
+                                            const LaunchContext& context) {
+  if (!backward_buffers_usable(io)) return cudaErrorInvalidValue;
+  return dispatch_dtype_and_head_dim<fa2_backward_2d_kernel>(
+      shape, [&]<typename T, int head_dim>() {
+        return with_config_for<fa2_backward_2d_kernel, head_dim>(cc, [&]<KernelConfig config>() {
+          using Cfg = Bwd2dConfigOf<head_dim, config>;
+          static_assert(config.stages == Cfg::stages && config.ctas_per_sm == Cfg::min_ctas_per_sm,
+                        "the catalog's stages and CTAs per SM are the kernel's");
+          return fa2_bwd::launch_fa2_backward_2d_config<T, Cfg>(shape, io, context);
+        });
+      });
+}
+
+const BackwardKernel fa2_bwd_2d_launcher{fa2_bwd::workspace_bytes, launch_fa2_backward_2d};
+
+}  // namespace cfr::kernels
