@@ -366,9 +366,9 @@ inline constexpr KernelDescription fa2_backward_2d_kernel{
 };
 
 inline constexpr std::array<KernelDescription, 9> kernel_catalog{
-    naive_kernel,        fa1_scalar_kernel, fa1_wmma_kernel,     fa2_mma_kernel,
-    fa2_decode_kernel,   fa3_wgmma_kernel,  fa1_backward_kernel, fa2_backward_kernel,
-    fa2_backward_2d_kernel};
+    naive_kernel,        fa1_scalar_kernel,   fa1_wmma_kernel,
+    fa2_mma_kernel,      fa2_decode_kernel,   fa3_wgmma_kernel,
+    fa1_backward_kernel, fa2_backward_kernel, fa2_backward_2d_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {
