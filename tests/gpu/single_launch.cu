@@ -56,6 +56,14 @@ std::size_t elements(const AttentionShape& s) {
   return static_cast<std::size_t>(s.batch) * s.heads * s.seq_len * s.head_dim;
 }
 
+// Zero-filled, as LaunchContext asks (kernels/attention_api.hpp), on the
+// stream the launch runs on.
+DeviceBuffer zeroed_workspace(std::size_t bytes, cudaStream_t stream) {
+  DeviceBuffer workspace(bytes);
+  if (bytes > 0) CFR_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, bytes, stream));
+  return workspace;
+}
+
 void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas) {
   const AttentionShape& s = c.shape;
   const std::size_t bytes = elements(s) * element_bytes(s.dtype);
@@ -70,7 +78,7 @@ void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas)
   if (entry == nullptr) throw std::runtime_error("unknown kernel " + c.kernel);
   const char* range = nullptr;
   if (const ForwardKernel* kernel = entry->forward()) {
-    DeviceBuffer workspace(kernel->workspace_bytes(s));
+    DeviceBuffer workspace = zeroed_workspace(kernel->workspace_bytes(s), stream);
     const ForwardBuffers io{q.data(), k.data(), v.data(), o.data(), lse.as<float>()};
     const LaunchContext context{stream, cublas, workspace.data(), workspace.bytes()};
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -84,11 +92,13 @@ void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas)
     const ForwardKernel* forward = partner->forward();
     const BackwardKernel* backward = entry->backward();
     DeviceBuffer d_o(bytes), d_q(bytes), d_k(bytes), d_v(bytes);
-    DeviceBuffer workspace(backward->workspace_bytes(s));
+    DeviceBuffer workspace = zeroed_workspace(backward->workspace_bytes(s), stream);
+    DeviceBuffer forward_workspace = zeroed_workspace(forward->workspace_bytes(s), stream);
     CFR_CUDA_CHECK(
         fill_random(d_o.data(), elements(s), s.dtype, 14, Distribution::uniform, stream));
-    CFR_CUDA_CHECK(forward->launch(s, {q.data(), k.data(), v.data(), o.data(), lse.as<float>()},
-                                   {stream, cublas, nullptr, 0}));
+    CFR_CUDA_CHECK(
+        forward->launch(s, {q.data(), k.data(), v.data(), o.data(), lse.as<float>()},
+                        {stream, cublas, forward_workspace.data(), forward_workspace.bytes()}));
     const BackwardBuffers io{q.data(),        k.data(),   v.data(),   o.data(),  d_o.data(),
                              lse.as<float>(), d_q.data(), d_k.data(), d_v.data()};
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream));
