@@ -215,6 +215,10 @@ __device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensor
     }
     tile = static_cast<int>(gridDim.x) + atomicAdd(&params.scheduler[0], 1);
   }
+  // Orders this CTA's last claim on scheduler[0] before its count on
+  // scheduler[1]: relaxed atomics on two addresses may otherwise be seen out
+  // of order, and the reset below could race a late claim.
+  __threadfence();
   if (atomicAdd(&params.scheduler[1], 1) == static_cast<int>(gridDim.x) - 1) {
     params.scheduler[0] = 0;  // every CTA has claimed its last tile
     params.scheduler[1] = 0;
