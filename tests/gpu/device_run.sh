@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants, fa3.
+# peers_backward, fa2bwd_variants, fa3, peers_fa3.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -752,7 +752,7 @@ timed_sweep() {
 # fa3_wgmma (issue 22; needs a build with -Dgpu_archs=90a): its SASS (HGMMA,
 # UTMALDG, SYNCS per instantiation), the forward GPU tests (square grid,
 # served shapes, explicit scale), memcheck and racecheck over small ragged
-# shapes, then a timed sweep beside fa2_mma on issue 22's axes, audited.
+# shapes; step_peers_fa3 times it.
 step_fa3() {
   cuobjdump -sass "$tool" >"$out/fa3-sass.txt" 2>&1
   awk '/Function :/ {f = $3 ~ /fa3_wgmma/ ? $3 : ""} f == "" {next}
@@ -776,8 +776,50 @@ step_fa3() {
   sanitize fa3-sanitizer " (fa3_wgmma)" sweep --gpu h200 --kernels fa3_wgmma \
     --seq-lens 17,130,257 --head-dims 64,128 --both --dtype fp16,bf16 --warmup 0 --min-samples 1 \
     --max-seconds 0.01 --hot
-  timed_sweep fa3 --kernels fa2_mma,fa3_wgmma --batch 1 --heads 8 --seq-lens 4096,8192,16384 \
-    --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
+}
+
+# Issue 22's judgement in one run: fa3_wgmma and fa2_mma, and torch's cuDNN
+# and flash forward, on the issue's axes (B1 H8, N 4K..16K, d 64/128,
+# fp16/bf16, both masks) and timing flags; the reports go to
+# results/h200/fa3/, each audited, then fa3_wgmma against each peer per shape
+# and against fa2_mma (the report against itself, fa2_mma's rows matched to
+# fa3_wgmma's). 24 problems a side at 0.5 s a row: about 3 minutes.
+step_peers_fa3() {
+  local dir=results/h200/fa3
+  local axes=(--batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 --both
+              --dtype fp16,bf16 --max-seconds 0.5)
+  mkdir -p "$dir"
+  "$tool" sweep --kernels fa2_mma,fa3_wgmma "${axes[@]}" --json "$dir/sweep-fa3.json" \
+    --md "$dir/sweep-fa3.md" 2>"$out/sweep-fa3.log" | tail -n 3
+  local rc=${PIPESTATUS[0]}
+  echo "peers_fa3: fa2_mma, fa3_wgmma sweep exit $rc"
+  [[ $rc -eq 0 ]] || status=1
+  peer_script "${axes[@]}" --backends flash,cudnn --json "$dir/torch-sdpa-forward.json" \
+    2>"$out/torch-sdpa-forward.log"
+  rc=$?
+  tail -n 3 "$out/torch-sdpa-forward.log"
+  echo "peers_fa3: torch forward exit $rc (0, or 1 for a failed row the report records)"
+  [[ $rc -le 1 ]] || status=1
+  cp "$dir"/*.json "$dir"/*.md "$out/" 2>/dev/null
+  local report peer text
+  for report in sweep-fa3 torch-sdpa-forward; do
+    "$tool" audit "$dir/$report.json" >"$out/$report-audit.txt" 2>&1
+    rc=$?
+    echo "peers_fa3: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
+    [[ $rc -eq 0 ]] || status=1
+  done
+  for peer in flash cudnn; do
+    text=$out/fa3-wgmma-vs-$peer.txt
+    "$tool" compare "$dir/torch-sdpa-forward.json" "$dir/sweep-fa3.json" \
+      --match-kernel "torch_sdpa_$peer=fa3_wgmma" >"$text" 2>&1
+    echo "peers_fa3: compare fa3_wgmma against torch_sdpa_$peer exit $?"
+    grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$text" | grep -v "^only" | head -n 30
+  done
+  text=$out/fa3-wgmma-vs-fa2-mma.txt
+  "$tool" compare "$dir/sweep-fa3.json" "$dir/sweep-fa3.json" \
+    --match-kernel fa2_mma=fa3_wgmma >"$text" 2>&1
+  echo "peers_fa3: compare fa3_wgmma against fa2_mma exit $?"
+  grep -E "fa3_wgmma (vs|over) fa2_mma|geomean" "$text" | head -n 30
 }
 
 # Issue 19's judgement in one run: the backward sweep of both tilings,
