@@ -723,17 +723,15 @@ step_cold_timer() {
 # Issue 19's fa2_bwd and fa2_bwd_2d: the backward GPU tests (every backward
 # kernel on the test grid, GQA refused where a kernel lacks it, the reused
 # workspace and sm_86 tile of both), memcheck and racecheck over both
-# kernels' instantiations on ragged N (fa2_bwd_2d has no d 32: its rows skip),
-# then the timing sweep against fa1_bwd on the issue's axes and its audit.
-# About 5 minutes.
+# kernels' instantiations on ragged N (fa2_bwd_2d has no d 32: its rows skip).
+# step_peers_backward times them against torch; the default sweep
+# (step_results, --backward) against fa1_bwd.
 step_fa2bwd() {
   "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa2bwd-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   sanitize fa2bwd-sanitizer " (fa2_bwd, fa2_bwd_2d)" sweep --gpu h200 --kernels fa2_bwd,fa2_bwd_2d \
     --backward --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 \
     --min-samples 1 --max-seconds 0.01 --hot
-  timed_sweep fa2bwd --kernels fa1_bwd,fa2_bwd,fa2_bwd_2d --backward --seq-lens 4096,8192,16384 \
-    --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
 # A timed sweep into $out/NAME-sweep.json (stderr to NAME-sweep.log) and its
