@@ -727,11 +727,22 @@ step_cold_timer() {
 # step_peers_backward times them against torch; the default sweep
 # (step_results, --backward) against fa1_bwd.
 step_fa2bwd() {
+  # The SASS of both kernels' main loops, to count what ptxas predicated.
+  sass_of fa2_backward_main >"$out/fa2bwd-sass.txt"
+  awk '/Function :/ {f = $3} /HMMA/ {h[f]++} /^ *\/\*[0-9a-f]+\*\/ *@!?U?P[0-9T]/ {p[f]++}
+       /^ *\/\*[0-9a-f]+\*\// {n[f]++}
+       END {for (k in n) print k, "instructions", n[k], "predicated", p[k] + 0, "HMMA", h[k] + 0}' \
+    "$out/fa2bwd-sass.txt" | tee "$out/fa2bwd-sass-counts.txt"
   "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa2bwd-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   sanitize fa2bwd-sanitizer " (fa2_bwd, fa2_bwd_2d)" sweep --gpu h200 --kernels fa2_bwd,fa2_bwd_2d \
     --backward --seq-lens 17,130 --head-dims 32,64,128 --both --dtype fp16,bf16 --warmup 0 \
     --min-samples 1 --max-seconds 0.01 --hot
+}
+
+# The SASS of the tool's kernels whose mangled name contains PATTERN.
+sass_of() {
+  cuobjdump -sass "$tool" 2>&1 | awk -v pattern="$1" '/Function :/ {keep = index($3, pattern) > 0} keep'
 }
 
 # A timed sweep into $out/NAME-sweep.json (stderr to NAME-sweep.log) and its
@@ -752,7 +763,7 @@ timed_sweep() {
 # served shapes, explicit scale), memcheck and racecheck over small ragged
 # shapes; step_peers_fa3 times it.
 step_fa3() {
-  cuobjdump -sass "$tool" >"$out/fa3-sass.txt" 2>&1
+  sass_of fa3_wgmma >"$out/fa3-sass.txt"
   awk '/Function :/ {f = $3 ~ /fa3_wgmma/ ? $3 : ""} f == "" {next}
        /HGMMA/ {h[f]++} /UTMALDG/ {t[f]++} /SYNCS/ {s[f]++}
        END {for (k in h) print k, "HGMMA", h[k], "UTMALDG", t[k], "SYNCS", s[k]}' \
