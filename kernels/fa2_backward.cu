@@ -12,9 +12,20 @@
 namespace cfr::kernels {
 namespace {
 
+// The variant tool's fastest knobs for the catalog's tiles, measured on the
+// H200 (docs/perf-notes.md, "fa2_bwd's knobs measured"): vector dQ atomics
+// (sm_90's red.global.add.v2.f32; other architectures add the pair singly)
+// at both head dims, 17 % less time at d 64; at d 128 also the split
+// accumulation and the k16 steps unrolled by 2, 19 % less.
+constexpr fa2_bwd::BwdTuning tuning_for(int head_dim) {
+  return {.vector_atomics = true,
+          .split_accumulate = head_dim == 128,
+          .d_step_unroll = head_dim == 128 ? 2 : 0};
+}
+
 template <int head_dim, KernelConfig config>
-using BwdConfigOf =
-    fa2_bwd::BwdConfig<head_dim, config.tile.br, config.tile.bc, config.warps, config.ctas_per_sm>;
+using BwdConfigOf = fa2_bwd::BwdConfig<head_dim, config.tile.br, config.tile.bc, config.warps,
+                                       config.ctas_per_sm, tuning_for(head_dim)>;
 
 cudaError_t launch_fa2_backward(const AttentionShape& shape, const BackwardBuffers& io,
                                 const LaunchContext& context) {

@@ -23,28 +23,34 @@ constexpr int warps_along(int rows) {
 }
 
 // The variant tool's knobs for these tiles: sm_90's vector dQ atomics (other
-// architectures add the pair singly), and at d = 128 the k16 steps unrolled
-// by 2, where fully unrolled they spilled 100 bytes.
-constexpr fa2_bwd::BwdTuning tuning_for(int head_dim) {
-  return {
-      .vector_atomics = true, .split_accumulate = false, .d_step_unroll = head_dim == 128 ? 2 : 0};
+// architectures add the pair singly). The k16 steps: fully unrolled on the
+// Br 64 tile, which at d = 128 spills 112 bytes so yet ran 1-4 % faster on
+// the H200 than unrolled by 2 (no spill) on every timed shape
+// (docs/perf-notes.md, "fa2_bwd_2d measured"); unrolled by 2 at d = 128 on
+// sm_86's Br 32 tile, which no device of ours has timed (fully unrolled it
+// spills 40 bytes, by 2 8 bytes on sm_80).
+constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
+  return {.vector_atomics = true,
+          .split_accumulate = false,
+          .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
 // the query rows, each by warps_along.
 template <int head_dim, KernelConfig config>
-using Bwd2dConfigOf = fa2_bwd::Bwd2dConfig<head_dim, config.tile.br, config.tile.bc, config.warps,
-                                           warps_along(config.tile.br), warps_along(config.tile.bc),
-                                           warps_along(config.tile.br), tuning_for(head_dim)>;
+using Bwd2dConfigOf =
+    fa2_bwd::Bwd2dConfig<head_dim, config.tile.br, config.tile.bc, config.warps,
+                         warps_along(config.tile.br), warps_along(config.tile.bc),
+                         warps_along(config.tile.br), tuning_for(head_dim, config.tile.br)>;
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
-// 2d_d64_br64 and 2d_d128_br64_u2.
+// 2d_d64_br64 and 2d_d128_br64.
 static_assert(std::is_same_v<
               Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
               fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 0}>>);
 static_assert(std::is_same_v<
               Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
-              fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 2}>>);
+              fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 0}>>);
 
 cudaError_t launch_fa2_backward_2d(const AttentionShape& shape, const BackwardBuffers& io,
                                    const LaunchContext& context) {
