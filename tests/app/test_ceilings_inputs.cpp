@@ -61,9 +61,9 @@ TEST_CASE("ceilings inputs: plot draws a ceilings report among the files as meas
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find(ceilings + ": a ceilings report, drawn as measured roofs") != std::string::npos);
-  // 60 ok rows in each sweep file (every kernel, fa2_mma and fa2_bwd included, d 64 and 128,
-  // N 1024-16384).
-  CHECK(r.out.find("120 measured points") != std::string::npos);
+  // 80 ok rows in each sweep file (every kernel, fa3_wgmma, fa2_bwd and fa2_bwd_2d included,
+  // d 64 and 128, N 1024-16384).
+  CHECK(r.out.find("160 measured points") != std::string::npos);
   const CliResult alone = run_cli(Words{"plot", ceilings, "--out", svg});
   CHECK(alone.exit_code == 2);
   CHECK(alone.err.find("plot needs at least one sweep or model report") != std::string::npos);
