@@ -13,6 +13,15 @@ cd "$(dirname "$0")/../.."
 build=${1:-build-h200}
 shift || true
 dest=.device-build/$build
+# A tool built from a tree with uncommitted changes (`git describe --dirty`,
+# stamped at build time) writes every report `auditable: false`: commit,
+# rebuild, then pack.
+version=$("$build/app/cuflash-roofline" --version 2>/dev/null || echo unknown-dirty)
+if [[ -z ${CFR_ALLOW_DIRTY:-} && $version == *dirty* ]]; then
+  echo "pack_build.sh: $build was built from a tree with uncommitted changes ($version);" \
+    "its reports would not be auditable. Commit and rebuild first (CFR_ALLOW_DIRTY=1 packs anyway)." >&2
+  exit 1
+fi
 rm -rf "$dest"
 mkdir -p "$dest"
 wanted=(app/cuflash-roofline tests/kernels/test_kernels)
