@@ -79,6 +79,12 @@ CeilingRecord measured_roof(const CeilingsReport& measured, const std::string& p
   for (ComputeUnit unit : all_compute_units) {
     roof.peak_TFLOPs[static_cast<std::size_t>(unit)] = measured.best_peak(unit);
   }
+  // Every compute figure as an instruction's roof, as `sweep --ceiling FILE`
+  // judges rows (measured_ceiling), so the chart draws mma.sync's and
+  // wgmma's roofs beside the unit's best.
+  for (const CeilingFigure& f : measured.figures) {
+    if (f.compute_unit) roof.instruction_TFLOPs[f.figure] = f.value;
+  }
   try {
     check_ceiling_values(roof, "figures");
   } catch (const InputError& error) {

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "chart_frame.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 #include "roofline/report/figures.hpp"
+#include "roofline/report/instruction_roof.hpp"
 #include "roofline/report/row_model.hpp"
 
 namespace cfr::evidence {
@@ -203,15 +206,19 @@ class Chart {
     add_instruction_roofs(ceiling, reports);
   }
 
-  // The roof of each instruction the ok rows are judged on (their
-  // instruction_roof) that this ceiling measured, over the memory roof the
-  // row uses.
+  // The roof of each instruction the ok rows are judged on that this ceiling
+  // measured, over the memory roof the row uses. A row measured against a
+  // ceiling without instruction figures (the datasheet's) records none; its
+  // kernel's instruction is then the registry's, so a `--ceilings` file
+  // still draws the roof the row's matmuls can reach.
   void add_instruction_roofs(const CeilingRecord& ceiling,
                              const std::vector<const Report*>& reports) {
     for (const Report* report : reports) {
       for (const ResultRow& row : report->results) {
-        if (row.status != RowStatus::ok || !row.model || !row.model->instruction_roof) continue;
-        const std::string& name = row.model->instruction_roof->figure;
+        if (row.status != RowStatus::ok || !row.model) continue;
+        const std::optional<std::string> figure = instruction_figure_of(row);
+        if (!figure) continue;
+        const std::string& name = *figure;
         const auto peak = ceiling.instruction_TFLOPs.find(name);
         if (peak == ceiling.instruction_TFLOPs.end() || !plottable(peak->second)) continue;
         const double bandwidth = ceiling.bandwidth(row.model->memory_roof_used());
@@ -222,6 +229,13 @@ class Chart {
         add_unique(roof);
       }
     }
+  }
+
+  static std::optional<std::string> instruction_figure_of(const ResultRow& row) {
+    if (row.model->instruction_roof) return row.model->instruction_roof->figure;
+    const KernelDescription* kernel = find_kernel(row.kernel);
+    if (kernel == nullptr) return std::nullopt;  // a plugin's or a peer's row
+    return instruction_figure(kernel->instruction, row.problem.dtype);
   }
 
   void add_level_roofs(const CeilingRecord& ceiling, const std::set<ComputeUnit>& units,
@@ -656,8 +670,8 @@ class Chart {
                     [](const Roof& r) { return r.of_instruction(); })) {
       line(fmt::format(
           "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
-          "stroke-width=\"2\" stroke-dasharray=\"2 3\"/><text x=\"{4}\" y=\"{5}\">roof of the "
-          "instruction the kernel issues (ceilings)</text>\n",
+          "stroke-width=\"2\" stroke-dasharray=\"2 3\"/><text x=\"{4}\" y=\"{5}\">the "
+          "kernel's instruction's roof</text>\n",
           legend_left, px(y - 4), legend_left + 14, instruction_purple, legend_left + 18, px(y)));
     }
     if (std::any_of(markers_.begin(), markers_.end(), [](const Marker& m) { return m.ai_low; })) {

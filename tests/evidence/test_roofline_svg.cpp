@@ -8,7 +8,10 @@
 #include "roofline/evidence/label_placer.hpp"
 #include "roofline/evidence/log_axis.hpp"
 #include "roofline/evidence/roofline_svg.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/report/instruction_roof.hpp"
 #include "sample_reports.hpp"
+#include "tests/roofline/profiled_row.hpp"
 
 using namespace cfr;
 using namespace cfr::evidence;
@@ -403,6 +406,43 @@ TEST_CASE("a ceiling with a read bandwidth adds the read slope, labelled once, o
   // ... but not over square rows only: no row there streams its reads.
   const Report square = measured_report();
   CHECK(read_roofs(read_chart(roofline_svg({{"sweep.json", &square}}, options))).empty());
+}
+
+TEST_CASE("a ceilings file draws the instruction roofs of rows measured against the datasheet") {
+  // measured_report's rows were judged on the datasheet ceiling: they record no instruction roof.
+  const Report report = measured_report();
+  std::set<std::string> expected;
+  for (const ResultRow& r : report.results) {
+    REQUIRE_FALSE(r.model->instruction_roof);
+    const KernelDescription* kernel = find_kernel(r.kernel);
+    REQUIRE(kernel != nullptr);
+    if (const auto figure = instruction_figure(kernel->instruction, r.problem.dtype)) {
+      expected.insert(*figure);
+    }
+  }
+  REQUIRE_FALSE(expected.empty());
+  CeilingRecord measured;
+  measured.gpu = "NVIDIA H200";
+  measured.source = "measured";
+  measured.bandwidth_GBps = 3943;
+  measured.peak_TFLOPs = {65, std::nullopt, 953, 966};
+  measured.instruction_TFLOPs = cfr::test::h200_instruction_roofs();
+  PlotOptions options;
+  options.extra_ceilings = {measured};
+  const Chart with_file = read_chart(roofline_svg({{"sweep.json", &report}}, options));
+  std::set<std::string> drawn;
+  for (const XmlElement* roof : with_file.with_class("roof")) {
+    if (roof->attribute("data-level") != "instruction") continue;
+    const std::string name = roof->attribute("data-instruction");
+    drawn.insert(name);
+    CHECK(roof->number("data-peak-TFLOPs") == measured.instruction_TFLOPs.at(name));
+  }
+  CHECK(drawn == expected);
+  // Without the file, the datasheet has no instruction figure to draw.
+  const Chart datasheet_only = read_chart(roofline_svg({{"sweep.json", &report}}, {}));
+  for (const XmlElement* roof : datasheet_only.with_class("roof")) {
+    CHECK(roof->attribute("data-level") != "instruction");
+  }
 }
 
 TEST_CASE("each row's AI interval is a bar through its marker, and each instruction has its roof") {
