@@ -284,22 +284,13 @@ RowBuffers allocate_row(const RowLaunchers& launchers, const ProblemData& data, 
   b.shape = shape_of(p);
   b.o = DeviceBuffer(n.q * e);
   b.lse = DeviceBuffer(n.lse * 4);
-  b.forward_workspace = DeviceBuffer(launchers.forward->workspace_bytes(b.shape));
-  // Zero-filled, as LaunchContext asks (kernels/attention_api.hpp), on the
-  // launch stream: a legacy-stream memset is unordered against a non-blocking
-  // stream, so the first launch could read the counters before they are zero.
-  if (b.forward_workspace.bytes() > 0) {
-    CFR_CUDA_CHECK(
-        cudaMemsetAsync(b.forward_workspace.data(), 0, b.forward_workspace.bytes(), stream));
-  }
+  b.forward_workspace =
+      measure::zeroed_workspace(launchers.forward->workspace_bytes(b.shape), stream);
   if (launchers.backward != nullptr) {
     b.d_q = DeviceBuffer(n.q * e);
     b.d_k = DeviceBuffer(n.kv * e);
     b.d_v = DeviceBuffer(n.kv * e);
-    b.workspace = DeviceBuffer(launchers.backward->workspace_bytes(b.shape));
-    if (b.workspace.bytes() > 0) {
-      CFR_CUDA_CHECK(cudaMemsetAsync(b.workspace.data(), 0, b.workspace.bytes(), stream));
-    }
+    b.workspace = measure::zeroed_workspace(launchers.backward->workspace_bytes(b.shape), stream);
   }
   b.forward_io = {data.q.data(), data.k.data(), data.v.data(), b.o.data(), b.lse.as<float>()};
   if (p.paged()) data.pages.point(b.forward_io);

@@ -134,6 +134,15 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// A launch's workspace as LaunchContext asks (kernels/attention_api.hpp):
+// zero-filled, on the stream the launch runs on (a legacy-stream memset is
+// unordered against a non-blocking stream).
+inline DeviceBuffer zeroed_workspace(std::size_t bytes, cudaStream_t stream) {
+  DeviceBuffer workspace(bytes);
+  if (bytes > 0) CFR_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, bytes, stream));
+  return workspace;
+}
+
 // Page-locked host memory mapped into the device address space: the device
 // writes it (or polls it) while the host reads (or writes) it. Move-only.
 class MappedHostBuffer {

@@ -220,8 +220,7 @@ struct Cache {
 
 // The workspace for `splits`, zeroed as the kernel's contract asks.
 void prepare_workspace(Cache& c, std::size_t bytes, cudaStream_t stream) {
-  c.workspace = DeviceBuffer(bytes);
-  if (bytes > 0) CFR_CUDA_CHECK(cudaMemsetAsync(c.workspace.data(), 0, bytes, stream));
+  c.workspace = measure::zeroed_workspace(bytes, stream);
 }
 
 Cache make_cache(const Shape& s, std::uint64_t seed, cudaStream_t stream, bool reference) {

@@ -27,6 +27,7 @@ namespace {
 using namespace cfr;
 using namespace cfr::kernels;
 using measure::DeviceBuffer;
+using measure::zeroed_workspace;
 
 struct Config {
   std::string kernel;
@@ -54,14 +55,6 @@ Config parse(const std::string& text) {
 
 std::size_t elements(const AttentionShape& s) {
   return static_cast<std::size_t>(s.batch) * s.heads * s.seq_len * s.head_dim;
-}
-
-// Zero-filled, as LaunchContext asks (kernels/attention_api.hpp), on the
-// stream the launch runs on.
-DeviceBuffer zeroed_workspace(std::size_t bytes, cudaStream_t stream) {
-  DeviceBuffer workspace(bytes);
-  if (bytes > 0) CFR_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, bytes, stream));
-  return workspace;
 }
 
 void run(const Config& c, int index, cudaStream_t stream, cublasHandle_t cublas) {

@@ -23,10 +23,7 @@ void check_forward(const std::string& name, const ForwardKernel& kernel,
   INFO(name << ", " << describe(shape));
   DeviceBuffer o(tensor_bytes(shape));
   DeviceBuffer lse(row_count(shape) * sizeof(float));
-  DeviceBuffer workspace(kernel.workspace_bytes(shape));
-  if (workspace.bytes() > 0) {
-    CFR_CUDA_CHECK(cudaMemsetAsync(workspace.data(), 0, workspace.bytes(), stream));
-  }
+  DeviceBuffer workspace = measure::zeroed_workspace(kernel.workspace_bytes(shape), stream);
   CFR_CUDA_CHECK(poison(o.data(), o.bytes(), stream));
   CFR_CUDA_CHECK(poison(lse.data(), lse.bytes(), stream));
   const ForwardBuffers io = inputs.forward(o.data(), lse.as<float>());
