@@ -20,31 +20,16 @@ section() {
 # The profiled rows: every kernel, fa2_mma included, with what the counters say.
 profiled_columns='kernel,dir,N,d,causal,tile,median ms,TFLOPS,DRAM model,regime,% roof,regime (ncu DRAM),% roof (ncu DRAM),limiter,check'
 
-# fa2_mma against torch's flash backend, row by row; compare exits 1 when a
-# row is SLOWER, which is the finding here, not a failure of this script.
-peer_section() {
-  local peers=results/h200/peers
-  local command="compare $peers/torch-sdpa.json $peers/sweep-peer-axes.json --match-kernel torch_sdpa_flash=fa2_mma"
-  echo "#### fa2_mma vs torch SDPA flash on the same axes (results/h200/peers/)"
-  echo
-  echo "\`cuflash-roofline $command\` (base: torch, new: ours; ratio = ours ÷ torch's median time;"
-  echo "the rows only one report has are left out here)"
-  echo
-  echo '```'
-  # shellcheck disable=SC2086
-  "$tool" $command | grep -v '^only in ' || true
-  echo '```'
-  echo
-}
-
-# One device call's comparison of ours against a peer on the same axes
-# (compare exits 1 when a row is SLOWER: the finding, not a failure here).
+# One device call's comparison of ours against a peer on the same axes, row
+# by row (compare exits 1 when a row is SLOWER: the finding, not a failure
+# of this script). RATIO, optional, words the ratio.
+# usage: pair_section TITLE BASE NEW MATCH [RATIO]
 pair_section() {
-  local title=$1 base=$2 new=$3 match=$4
+  local title=$1 base=$2 new=$3 match=$4 ratio=${5:-ratio = new ÷ base median time}
   [[ -f $base && -f $new ]] || return 0
   echo "#### $title"
   echo
-  echo "\`cuflash-roofline compare $base $new --match-kernel $match\` (ratio = new ÷ base median time;"
+  echo "\`cuflash-roofline compare $base $new --match-kernel $match\` ($ratio;"
   echo "the rows only one report has are left out here)"
   echo
   echo '```'
@@ -53,9 +38,13 @@ pair_section() {
   echo
 }
 
-# Issue 22's fa3_wgmma and issue 19's backward kernels against torch, each
-# pair from one device call.
+# fa2_mma against torch's flash (issue 9), issue 22's fa3_wgmma and issue
+# 19's backward kernels against torch, each pair from one device call.
 kernel_peer_sections() {
+  local peers=results/h200/peers
+  pair_section "fa2_mma vs torch SDPA flash on the same axes ($peers/)" "$peers/torch-sdpa.json" \
+    "$peers/sweep-peer-axes.json" torch_sdpa_flash=fa2_mma \
+    "base: torch, new: ours; ratio = ours ÷ torch's median time"
   local fa3=results/h200/fa3 bwd=results/h200/backward
   pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
     "$fa3/torch-sdpa-forward.json" "$fa3/sweep-fa3.json" torch_sdpa_cudnn=fa3_wgmma
@@ -167,7 +156,6 @@ generated=$(
     section "H200, every kernel profiled by Nsight Compute (results/h200/profile/default.json)" \
       results/h200/profile/default.json "$profiled_columns"
   fi
-  peer_section
   kernel_peer_sections
   served_section
 )

@@ -787,116 +787,97 @@ step_fa3() {
     --max-seconds 0.01 --hot
 }
 
-# Issue 22's judgement in one run: fa3_wgmma and fa2_mma, and torch's cuDNN
-# and flash forward, on the issue's axes (B1 H8, N 4K..16K, d 64/128,
-# fp16/bf16, both masks) and timing flags; the reports go to
-# results/h200/fa3/, each audited, then fa3_wgmma against each peer per shape
-# and against fa2_mma (the report against itself, fa2_mma's rows matched to
-# fa3_wgmma's). 24 problems a side at 0.5 s a row: about 3 minutes.
-step_peers_fa3() {
-  local dir=results/h200/fa3
-  local axes=(--batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 --both
-              --dtype fp16,bf16 --max-seconds 0.5)
-  mkdir -p "$dir"
-  "$tool" sweep --kernels fa2_mma,fa3_wgmma "${axes[@]}" --json "$dir/sweep-fa3.json" \
-    --md "$dir/sweep-fa3.md" 2>"$out/sweep-fa3.log" | tail -n 3
-  local rc=${PIPESTATUS[0]}
-  echo "peers_fa3: fa2_mma, fa3_wgmma sweep exit $rc"
-  [[ $rc -eq 0 ]] || status=1
-  peer_script "${axes[@]}" --backends flash,cudnn --json "$dir/torch-sdpa-forward.json" \
-    2>"$out/torch-sdpa-forward.log"
-  rc=$?
-  tail -n 3 "$out/torch-sdpa-forward.log"
-  echo "peers_fa3: torch forward exit $rc (0, or 1 for a failed row the report records)"
-  [[ $rc -le 1 ]] || status=1
-  cp "$dir"/*.json "$dir"/*.md "$out/" 2>/dev/null
-  local report peer text
-  for report in sweep-fa3 torch-sdpa-forward; do
-    "$tool" audit "$dir/$report.json" >"$out/$report-audit.txt" 2>&1
-    rc=$?
-    echo "peers_fa3: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
-    [[ $rc -eq 0 ]] || status=1
-  done
-  for peer in flash cudnn; do
-    text=$out/fa3-wgmma-vs-$peer.txt
-    "$tool" compare "$dir/torch-sdpa-forward.json" "$dir/sweep-fa3.json" \
-      --match-kernel "torch_sdpa_$peer=fa3_wgmma" >"$text" 2>&1
-    echo "peers_fa3: compare fa3_wgmma against torch_sdpa_$peer exit $?"
-    grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$text" | grep -v "^only" | head -n 30
-  done
-  text=$out/fa3-wgmma-vs-fa2-mma.txt
-  "$tool" compare "$dir/sweep-fa3.json" "$dir/sweep-fa3.json" \
-    --match-kernel fa2_mma=fa3_wgmma >"$text" 2>&1
-  echo "peers_fa3: compare fa3_wgmma against fa2_mma exit $?"
-  grep -E "fa3_wgmma (vs|over) fa2_mma|geomean" "$text" | head -n 30
-}
-
-# Issue 19's judgement in one run: the backward sweep of both tilings,
-# fa2_bwd and fa2_bwd_2d (--backward adds fa1_bwd's rows), and torch's flash
-# and cuDNN backward (peers/torch_sdpa.py --backward: the backward alone, by
-# the same cold timer) on the same axes and timing flags, each report
-# audited, then each of our two against each of torch's per shape (ratio =
-# ours / torch), and fa2_bwd_2d against fa2_bwd. The reports go to
-# results/h200/backward/, everything to $OUT. 24 problems a side at 0.5 s a
-# row: about 3-4 minutes.
-step_peers_backward() {
-  local dir=results/h200/backward
-  local axes=(--batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 --both
-              --dtype fp16,bf16 --max-seconds 0.5)
-  local ours=(fa2_bwd fa2_bwd_2d)
+# Our kernels and torch's flash and cuDNN backends on the same axes and
+# timing flags in one run (the judgement of a kernel issue): our sweep of
+# KERNELS into DIR/OURS.json, peers/torch_sdpa.py into DIR/PEERS.json (the
+# direction flags, --backward or none, go to both), each audited, then each
+# kernel of JUDGED (a comma list) against each backend per shape, and the
+# first of JUDGED against BASE in our report (the report against itself,
+# BASE's rows matched to it). Everything is copied to $out.
+# usage: torch_judgement NAME DIR OURS PEERS KERNELS JUDGED BASE DIRECTION_FLAGS -- AXES...
+torch_judgement() {
+  local name=$1 dir=$2 ours=$3 peers=$4 kernels=$5 judged=$6 base=$7
+  shift 7
+  local direction=()
+  while [[ $1 != -- ]]; do direction+=("$1"); shift; done
+  shift
+  local axes=("$@")
   if [[ ! -x $tool ]]; then
-    echo "peers_backward: $tool is not built"
+    echo "$name: $tool is not built"
     status=1
     return
   fi
   mkdir -p "$dir"
-  "$tool" sweep --kernels fa2_bwd,fa2_bwd_2d --backward "${axes[@]}" \
-    --json "$dir/sweep-fa2-bwd.json" --md "$dir/sweep-fa2-bwd.md" 2>"$out/sweep-fa2-bwd.log" |
-    tail -n 3
+  "$tool" sweep --kernels "$kernels" "${direction[@]}" "${axes[@]}" --json "$dir/$ours.json" \
+    --md "$dir/$ours.md" 2>"$out/$ours.log" | tail -n 3
   local rc=${PIPESTATUS[0]}
-  echo "peers_backward: fa2_bwd, fa2_bwd_2d sweep exit $rc (0 expected; log sweep-fa2-bwd.log)"
+  echo "$name: $kernels sweep exit $rc (0 expected; log $ours.log)"
   [[ $rc -eq 0 ]] || status=1
   # Without a device the sweep writes the model alone, and exits 0.
-  if ! grep -q '"source": "measured"' "$dir/sweep-fa2-bwd.json" 2>/dev/null; then
-    echo "peers_backward: $dir/sweep-fa2-bwd.json holds no measurement (no CUDA device?)"
+  if ! grep -q '"source": "measured"' "$dir/$ours.json" 2>/dev/null; then
+    echo "$name: $dir/$ours.json holds no measurement (no CUDA device?)"
     status=1
   fi
-  peer_script "${axes[@]}" --backward --backends flash,cudnn \
-    --json "$dir/torch-sdpa-backward.json" 2>"$out/torch-sdpa-backward.log"
+  peer_script "${axes[@]}" "${direction[@]}" --backends flash,cudnn --json "$dir/$peers.json" \
+    2>"$out/$peers.log"
   rc=$?
-  tail -n 3 "$out/torch-sdpa-backward.log"
-  echo "peers_backward: torch backward exit $rc (0, or 1 for a failed row the report records)"
+  tail -n 3 "$out/$peers.log"
+  echo "$name: torch exit $rc (0, or 1 for a failed row the report records)"
   [[ $rc -le 1 ]] || status=1
   cp "$dir"/*.json "$dir"/*.md "$out/" 2>/dev/null
   local report
-  for report in sweep-fa2-bwd torch-sdpa-backward; do
+  for report in "$ours" "$peers"; do
     if [[ ! -s $dir/$report.json ]]; then
-      echo "peers_backward: $dir/$report.json was not written"
+      echo "$name: $dir/$report.json was not written"
       status=1
       return
     fi
     "$tool" audit "$dir/$report.json" >"$out/$report-audit.txt" 2>&1
     rc=$?
-    echo "peers_backward: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
+    echo "$name: audit $report exit $rc: $(tail -n 1 "$out/$report-audit.txt")"
     [[ $rc -eq 0 ]] || status=1
   done
   local kernel peer text
-  for kernel in "${ours[@]}"; do
+  local -a judged_kernels
+  IFS=, read -r -a judged_kernels <<<"$judged"
+  for kernel in "${judged_kernels[@]}"; do
     for peer in flash cudnn; do
       text=$out/${kernel//_/-}-vs-$peer.txt
-      "$tool" compare "$dir/torch-sdpa-backward.json" "$dir/sweep-fa2-bwd.json" \
+      "$tool" compare "$dir/$peers.json" "$dir/$ours.json" \
         --match-kernel "torch_sdpa_$peer=$kernel" >"$text" 2>&1
-      echo "peers_backward: compare $kernel against torch_sdpa_$peer exit $?"
+      echo "$name: compare $kernel against torch_sdpa_$peer exit $?"
       grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean|NOTHING" "$text" | grep -v "^only" | head -n 30
     done
   done
-  # The report against itself with fa2_bwd's rows matched to fa2_bwd_2d's:
-  # the two tilings per shape (the other kernels' rows pair with themselves).
-  text=$out/fa2-bwd-2d-vs-fa2-bwd.txt
-  "$tool" compare "$dir/sweep-fa2-bwd.json" "$dir/sweep-fa2-bwd.json" \
-    --match-kernel fa2_bwd=fa2_bwd_2d >"$text" 2>&1
-  echo "peers_backward: compare fa2_bwd_2d against fa2_bwd exit $?"
-  grep -E "fa2_bwd_2d (vs|over) fa2_bwd" "$text" | head -n 30
+  kernel=${judged_kernels[0]}
+  text=$out/${kernel//_/-}-vs-${base//_/-}.txt
+  "$tool" compare "$dir/$ours.json" "$dir/$ours.json" --match-kernel "$base=$kernel" >"$text" 2>&1
+  echo "$name: compare $kernel against $base exit $?"
+  grep -E "$kernel (vs|over) $base|geomean" "$text" | head -n 30
+}
+
+# Issue 22's judgement in one run: fa3_wgmma and fa2_mma, and torch's cuDNN
+# and flash forward, on the issue's axes (B1 H8, N 4K..16K, d 64/128,
+# fp16/bf16, both masks); the reports go to results/h200/fa3/, fa3_wgmma is
+# compared with each peer and with fa2_mma. 24 problems a side at 0.5 s a
+# row: about 3 minutes.
+step_peers_fa3() {
+  torch_judgement peers_fa3 results/h200/fa3 sweep-fa3 torch-sdpa-forward fa2_mma,fa3_wgmma \
+    fa3_wgmma fa2_mma -- --batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 \
+    --both --dtype fp16,bf16 --max-seconds 0.5
+}
+
+# Issue 19's judgement in one run: the backward sweep of both tilings,
+# fa2_bwd and fa2_bwd_2d (--backward adds fa1_bwd's rows), and torch's flash
+# and cuDNN backward (peers/torch_sdpa.py --backward: the backward alone, by
+# the same cold timer) on the same axes and timing flags; the reports go to
+# results/h200/backward/, each of our two is compared with each of torch's
+# (ratio = ours / torch), and fa2_bwd_2d with fa2_bwd. 24 problems a side at
+# 0.5 s a row: about 3-4 minutes.
+step_peers_backward() {
+  torch_judgement peers_backward results/h200/backward sweep-fa2-bwd torch-sdpa-backward \
+    fa2_bwd,fa2_bwd_2d fa2_bwd_2d,fa2_bwd fa2_bwd --backward -- --batch 1 --heads 8 \
+    --seq-lens 4096,8192,16384 --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
 for step in "$@"; do
