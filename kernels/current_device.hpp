@@ -1,10 +1,11 @@
 #pragma once
 
 // What a launcher needs to know of the device it launches on (the current
-// one): its SM count, which plans fa2_decode's splits, and its compute
+// one): its SM count, which plans fa2_decode's splits, its compute
 // capability, which picks a kernel's config where the catalog gives newer
-// GPUs another (fa2_mma at d = 128). Read once per device. Internal to
-// kernels/.
+// GPUs another (fa2_mma at d = 128), and its L2 size, which sizes
+// fa3_wgmma's head groups (the figure a sweep's L2 model records). Read once
+// per device. Internal to kernels/.
 
 #include <cuda_runtime_api.h>
 
@@ -18,6 +19,7 @@ namespace cfr::kernels {
 struct CurrentDevice {
   int sm_count = 1;
   ComputeCapability cc{};
+  double l2_bytes = 0;
 };
 
 // The current device's figures; {1 SM, cc 0.0} where the runtime cannot say
@@ -35,11 +37,12 @@ inline CurrentDevice current_device() {
     read.resize(index + 1, false);
   }
   if (!read[index]) {
-    int sms = 0, major = 0, minor = 0;
+    int sms = 0, major = 0, minor = 0, l2 = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess) {
-      known[index] = {sms, {major, minor}};
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess) {
+      known[index] = {sms, {major, minor}, static_cast<double>(l2)};
     }
     read[index] = true;
   }

@@ -2,9 +2,11 @@
 
 // Which work a tile of fa3_wgmma holds (kernels/fa3_wgmma.cuh), host and
 // device, so the CPU tests check it (tests/kernels/test_fa3_tiles.cpp): its
-// persistent CTAs take tiles by index, in the catalog's launch order (Q blocks
-// fastest, then heads, then batch), causal Q blocks heaviest first; and where
-// the n-th K/V block of a CTA's run sits in the ring of shared-memory slots.
+// persistent CTAs take tiles by index, in the catalog's launch order (groups
+// of heads one after another, within a group its Q blocks, causal heaviest
+// first, each over the group's heads side by side; the heads are batch index
+// x heads + head); and where the n-th K/V block of a CTA's run sits in the
+// ring of shared-memory slots.
 
 #include <cstdint>
 
@@ -16,6 +18,7 @@ struct TileShapeArgs {
   int br = 0;
   int bc = 0;
   bool heaviest_first = false;  // causal Q blocks last-first
+  int heads_per_group = 1;      // query heads walked side by side (1: Q blocks fastest)
 };
 
 struct TileWork {
@@ -30,8 +33,11 @@ struct TileWork {
 CFR_HOST_DEVICE constexpr TileWork tile_work(int tile, int q_len, int kv_len, int heads_per_kv_head,
                                              bool causal, TileShapeArgs shape) {
   const int q_blocks = (q_len + shape.br - 1) / shape.br;
-  const int block = tile % q_blocks;
-  const std::int64_t head = tile / q_blocks;
+  const std::int64_t group_tiles = static_cast<std::int64_t>(shape.heads_per_group) * q_blocks;
+  const std::int64_t in_group = tile % group_tiles;
+  const int block = static_cast<int>(in_group / shape.heads_per_group);
+  const std::int64_t head =
+      tile / group_tiles * shape.heads_per_group + in_group % shape.heads_per_group;
   const int q0 = (causal && shape.heaviest_first ? q_blocks - 1 - block : block) * shape.br;
   const int shift = kv_len - q_len;
   const int last_row = (q0 + shape.br < q_len ? q0 + shape.br : q_len) - 1;

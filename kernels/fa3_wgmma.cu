@@ -1,7 +1,8 @@
 // fa3_wgmma's launcher: the kernel (kernels/fa3_wgmma.cuh) with the catalog's
 // config per head dim, fp16 and bf16, the three tensor maps it copies Q, K
 // and V through, and one persistent CTA per SM (at most one per tile) taking
-// tiles from a counter in the workspace. Built for sm_90a only
+// tiles from a counter in the workspace, its heads in groups sized by the
+// device's L2 (the catalog's HeadGroups::fit_l2). Built for sm_90a only
 // (kernels/meson.build); a map the driver refuses, a workspace too small, or
 // shared memory the device does not grant fails the launch with a cudaError_t
 // (and the reason in the context's failure message).
@@ -34,8 +35,10 @@ struct Fa3Traits {
                      launch.order[1], launch.order[2], launch.causal_order>;
   static_assert(Cfg::warps == config.warps, "the catalog's warps are 3 warpgroups");
   static_assert(config.ctas_per_sm == 1, "setmaxnreg's budget is one CTA's 64K registers");
-  static_assert(launch.order == GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
-                "work_of_tile walks Q blocks fastest, then heads, then batch");
+  static_assert(launch.order == GridOrder{GridAxis::heads, GridAxis::batch, GridAxis::q_blocks} &&
+                    launch.head_groups == HeadGroups::fit_l2,
+                "work_of_tile walks groups of heads (batch x heads + head), each group's Q "
+                "blocks, its heads fastest");
 };
 
 template <typename T>
@@ -84,11 +87,17 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
   const std::int64_t tiles = static_cast<std::int64_t>(shape.seq_len + Cfg::br - 1) / Cfg::br *
                              static_cast<std::int64_t>(heads_total(shape));
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
+  const CurrentDevice device = current_device();
+  const std::int64_t kv_group = kv_heads_per_group(
+      static_cast<std::int64_t>(shape.batch) * shape.key_heads(),
+      kv_bytes_per_kv_head(problem_of(shape)), device.l2_bytes, l2_partitions_for(device.cc));
+  const int heads_per_kv_head = shape.heads / shape.key_heads();
   const fa3::Fa3Params<T> params{static_cast<T*>(io.o),
                                  io.lse,
                                  shape.seq_len,
                                  shape.keys(),
-                                 shape.heads / shape.key_heads(),
+                                 heads_per_kv_head,
+                                 static_cast<int>(kv_group) * heads_per_kv_head,
                                  shape.causal,
                                  scale_log2,
                                  static_cast<int>(tiles),
@@ -106,7 +115,7 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
     }
     return cudaErrorInvalidConfiguration;
   }
-  const auto ctas = static_cast<unsigned>(std::min<std::int64_t>(current_device().sm_count, tiles));
+  const auto ctas = static_cast<unsigned>(std::min<std::int64_t>(device.sm_count, tiles));
   return launch_kernel(fa3::fa3_wgmma_forward<T, Cfg>, dim3(ctas), Cfg::threads, Cfg::smem_bytes,
                        context.stream, q_map, k_map, v_map, params);
 }

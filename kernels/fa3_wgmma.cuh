@@ -102,6 +102,7 @@ struct Fa3Params {
   int q_len;
   int kv_len;
   int heads_per_kv_head;
+  int heads_per_group;  // query heads whose tiles run side by side (kernels/fa3_tiles.hpp)
   bool causal;
   float scale_log2;
   int tiles;  // (Q block, head) pairs: q_blocks x batch x heads
@@ -117,7 +118,8 @@ using Fa3Work = TileWork;
 template <typename Cfg, typename T>
 __device__ __forceinline__ Fa3Work work_of_tile(int tile, const Fa3Params<T>& params) {
   return tile_work(tile, params.q_len, params.kv_len, params.heads_per_kv_head, params.causal,
-                   {Cfg::br, Cfg::bc, Cfg::causal_order == CausalBlockOrder::heaviest_first});
+                   {Cfg::br, Cfg::bc, Cfg::causal_order == CausalBlockOrder::heaviest_first,
+                    params.heads_per_group});
 }
 
 // The shared-memory layout of one CTA.

@@ -141,11 +141,48 @@ enum class CausalBlockOrder { natural, heaviest_first };
 // One tiled launch of a kernel's run. The launcher builds its grid from
 // `order` and the kernel reads blockIdx through the same order
 // (kernels/launch_preamble.cuh), so this is the order the kernel runs in.
+// How a launch with heads fastest walks them: all heads side by side, or
+// one group of K/V heads after another (kv_heads_per_group), each group's
+// row blocks heaviest first with its heads fastest. Heads fastest is what
+// balances causal work (every head's heaviest block comes first, so the last
+// wave holds the light blocks); the groups keep the K/V of the heads running
+// side by side inside the L2 (fa3_wgmma, kernels/fa3_tiles.hpp).
+enum class HeadGroups { all, fit_l2 };
+
 struct GridLaunch {
   std::string_view pass{};  // what it computes: "forward", "dK dV", "dQ"
   GridOrder order{};
   CausalBlockOrder causal_order = CausalBlockOrder::natural;
+  HeadGroups head_groups = HeadGroups::all;
 };
+
+// L2 partitions that each hold their own copy of a line read from both
+// sides: 2 from the A100 on (NVIDIA A100 whitepaper, "A100 L2 cache"; GH100
+// is built the same way), 1 before.
+constexpr int l2_partitions_for(ComputeCapability cc) {
+  return cc >= ComputeCapability{8, 0} ? 2 : 1;
+}
+
+// The K/V heads of one group under HeadGroups::fit_l2: the most, a divisor
+// of all `kv_heads` (so every group is alike), whose K and V together take at
+// most a quarter of the L2 (half of one of its `partitions` on the H200:
+// Q, O and CTAs that drift apart keep the rest), at least 1.
+constexpr double kv_bytes_per_kv_head(const AttentionProblem& problem) {
+  return 2.0 * static_cast<double>(problem.keys()) * static_cast<double>(problem.head_dim) *
+         element_bytes(problem.dtype);
+}
+
+constexpr std::int64_t kv_heads_per_group(std::int64_t kv_heads, double kv_bytes_per_kv_head,
+                                          double l2_bytes, int partitions) {
+  const double budget = l2_bytes / (2.0 * (partitions > 0 ? partitions : 1));
+  std::int64_t best = 1;
+  for (std::int64_t size = 1; size <= kv_heads; ++size) {
+    if (kv_heads % size == 0 && static_cast<double>(size) * kv_bytes_per_kv_head <= budget) {
+      best = size;
+    }
+  }
+  return best;
+}
 
 // CUDA's grid limits: blockIdx.x up to 2^31 - 1, .y and .z up to 65535.
 inline constexpr std::array<std::int64_t, 3> max_grid_extent{2147483647, 65535, 65535};
@@ -400,6 +437,9 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
     if (launch.pass.empty()) return error("a launch has no pass name");
     if (!is_permutation_of_axes(launch.order)) {
       return error("a launch order is not one block axis, heads and batch");
+    }
+    if (launch.head_groups == HeadGroups::fit_l2 && launch.order[0] != GridAxis::heads) {
+      return error("a launch groups its heads but does not walk heads fastest");
     }
   }
   if (kernel.traffic == TrafficModelKind::l2_aware) {

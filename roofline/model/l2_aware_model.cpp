@@ -34,12 +34,19 @@ enum class Repeats { skipped, simulated };
 constexpr std::int64_t bound_max_steps = std::int64_t{1} << 21;
 
 std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const KernelConfig& config,
-                                          int sm_count, Schedule schedule) {
+                                          const AttentionProblem& problem,
+                                          const L2ModelInputs& inputs, Schedule schedule) {
   if (!config.tile.tiled() || config.ctas_per_sm <= 0) return std::nullopt;
   // Lock-step: a head's CTAs of equal causal work start together.
   const CausalBlockOrder order =
       schedule == Schedule::lock_step ? CausalBlockOrder::heaviest_first : launch.causal_order;
-  return LaunchGeometry{config.tile, config.ctas_per_sm, sm_count, launch.order, order};
+  LaunchGeometry geometry{config.tile, config.ctas_per_sm, inputs.sm_count, launch.order, order};
+  if (launch.head_groups == HeadGroups::fit_l2) {
+    geometry.kv_heads_per_group =
+        kv_heads_per_group(problem.kv_heads_total(), kv_bytes_per_kv_head(problem), inputs.l2_bytes,
+                           inputs.l2_partitions);
+  }
+  return geometry;
 }
 
 // Lock-step also holds one copy of a line in the whole L2 (no partition
@@ -64,14 +71,6 @@ bool too_large(const AttentionProblem& problem, int block_rows) {
   return static_cast<double>(problem.batch) * static_cast<double>(problem.heads) * blocks >
          max_simulated_ctas;
 }
-
-}  // namespace
-
-int l2_partitions_for(ComputeCapability cc) {
-  return cc >= ComputeCapability{8, 0} ? 2 : 1;
-}
-
-namespace {
 
 std::optional<DramEstimate> simulate(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs,
@@ -99,26 +98,26 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
         kernel.problem_tile ? kernel.problem_tile(problem, config.tile) : config.tile;
     KernelConfig split_config = config;
     split_config.tile = tile;
-    const auto forward = geometry_of(kernel.launches[0], split_config, inputs.sm_count, schedule);
+    const auto forward = geometry_of(kernel.launches[0], split_config, problem, inputs, schedule);
     if (!forward) return std::nullopt;
     return split_kv_dram(problem, *forward, plan_kv_splits(problem, tile, inputs.sm_count).splits,
                          l2);
   }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
-    const auto forward = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
+    const auto forward = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
     if (!forward) return std::nullopt;
     return flash_forward_dram(problem, *forward, l2);
   }
   if (kernel.traffic == TrafficModelKind::fa1_backward && kernel.launches.size() == 2) {
-    const auto dk_dv = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
-    const auto dq = geometry_of(kernel.launches[1], config, inputs.sm_count, schedule);
+    const auto dk_dv = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
+    const auto dq = geometry_of(kernel.launches[1], config, problem, inputs, schedule);
     if (!dk_dv || !dq) return std::nullopt;
     return flash_backward_dram(problem, *dk_dv, *dq, l2);
   }
   if (kernel.traffic == TrafficModelKind::fa2_backward && kernel.launches.size() == 3) {
-    const auto prepass = geometry_of(kernel.launches[0], config, inputs.sm_count, schedule);
-    const auto main = geometry_of(kernel.launches[1], config, inputs.sm_count, schedule);
-    const auto convert = geometry_of(kernel.launches[2], config, inputs.sm_count, schedule);
+    const auto prepass = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
+    const auto main = geometry_of(kernel.launches[1], config, problem, inputs, schedule);
+    const auto convert = geometry_of(kernel.launches[2], config, problem, inputs, schedule);
     if (!prepass || !main || !convert) return std::nullopt;
     return fa2_backward_dram(problem, *prepass, *main, *convert, l2);
   }
@@ -150,7 +149,8 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
   std::string launches;
   for (const GridLaunch& launch : kernel.launches) {
     for (GridAxis axis : launch.order) launches += std::string(to_string(axis)) + ",";
-    launches += launch.causal_order == CausalBlockOrder::heaviest_first ? "h;" : "n;";
+    launches += launch.causal_order == CausalBlockOrder::heaviest_first ? "h" : "n";
+    launches += launch.head_groups == HeadGroups::fit_l2 ? "g;" : ";";
   }
   return {static_cast<int>(kernel.traffic),
           config.tile.br,

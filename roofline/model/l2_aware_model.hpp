@@ -28,10 +28,8 @@ struct L2ModelInputs {
   friend bool operator==(const L2ModelInputs&, const L2ModelInputs&) = default;
 };
 
-// L2 partitions that each hold their own copy of a line read from both
-// sides: 2 from the A100 on (NVIDIA A100 whitepaper, "A100 L2 cache"; GH100
-// is built the same way), 1 before.
-int l2_partitions_for(ComputeCapability cc);
+// l2_partitions_for: roofline/model/kernel_description.hpp (a launcher that
+// sizes its head groups by the L2 reads it too).
 
 // The L2-aware estimate of the kernel's DRAM bytes, or empty when the entry
 // does not describe its launches well enough: a tiled kernel without resident

@@ -66,10 +66,13 @@ std::vector<std::int64_t> dispatch_order(std::int64_t row_blocks, bool causal,
 // fastest, it lists every CTA, the blocks one after another, and repeats
 // every `group` CTAs where the blocks are alike (the simulation checks:
 // StreamedLaunch::period_ctas); the CTAs that run together read the same
-// tile of different heads (StreamedLaunch::tile_major).
+// tile of different heads (StreamedLaunch::tile_major). Heads fastest in
+// groups of `kv_group` K/V heads, it lists one group's CTAs and dispatches
+// them once per group.
 template <typename MakeCta>
 void set_grid(StreamedLaunch& launch, std::int64_t heads, std::int64_t group,
-              const std::vector<std::int64_t>& owned, GridOrder order, MakeCta make) {
+              const std::vector<std::int64_t>& owned, GridOrder order, MakeCta make,
+              std::int64_t kv_group = 0) {
   const bool blocks_first = order[0] == GridAxis::q_blocks || order[0] == GridAxis::kv_blocks;
   launch.ctas.clear();
   if (blocks_first) {
@@ -79,15 +82,24 @@ void set_grid(StreamedLaunch& launch, std::int64_t heads, std::int64_t group,
     }
     launch.cycles = heads / group;
     launch.period_ctas = std::ssize(launch.ctas);
+    launch.period_groups = 1;
   } else {
-    launch.ctas.reserve(static_cast<std::size_t>(heads) * owned.size());
-    for (std::int64_t block : owned) {
-      for (std::int64_t head = 0; head < heads; ++head) launch.ctas.push_back(make(head, block));
+    const std::int64_t kv_heads = heads / group;
+    const std::int64_t listed_kv = kv_group > 0 && kv_group < kv_heads ? kv_group : kv_heads;
+    if (kv_heads % listed_kv != 0) {
+      throw std::invalid_argument(fmt::format("{}: {} K/V heads do not split in groups of {}",
+                                              launch.name, kv_heads, listed_kv));
     }
-    launch.period_ctas = group;
+    const std::int64_t listed = listed_kv * group;
+    launch.ctas.reserve(static_cast<std::size_t>(listed) * owned.size());
+    for (std::int64_t block : owned) {
+      for (std::int64_t head = 0; head < listed; ++head) launch.ctas.push_back(make(head, block));
+    }
+    launch.cycles = kv_heads / listed_kv;
+    launch.period_ctas = launch.cycles > 1 ? std::ssize(launch.ctas) : group;
+    launch.period_groups = launch.cycles > 1 ? listed_kv : 1;
     launch.tile_major = true;
   }
-  launch.period_groups = 1;
   launch.tile_bytes_period = 1;  // every group's tiles are alike
 }
 
@@ -131,13 +143,14 @@ StreamedLaunch q_block_launch(std::string name, const Shape& s, const LaunchGeom
   launch.tile_bytes = [s, tile](std::int64_t, std::int64_t kv_block) {
     return rows_of(s.kv_n, tile.bc, kv_block) * 2 * s.row;  // K and V
   };
-  set_grid(launch, s.heads, s.group, owned, geometry.grid_order,
-           [&](std::int64_t head, std::int64_t q_block) {
-             const double rows = rows_of(s.n, tile.br, q_block);
-             return StreamedCta{head / s.group,          0,
-                                tiles(q_block),          1,
-                                rows * own_read_per_row, rows * own_write_per_row};
-           });
+  set_grid(
+      launch, s.heads, s.group, owned, geometry.grid_order,
+      [&](std::int64_t head, std::int64_t q_block) {
+        const double rows = rows_of(s.n, tile.br, q_block);
+        return StreamedCta{head / s.group,          0, tiles(q_block), 1, rows * own_read_per_row,
+                           rows * own_write_per_row};
+      },
+      geometry.kv_heads_per_group);
   return launch;
 }
 

@@ -60,6 +60,9 @@ struct LaunchGeometry {
   int sm_count = 1;
   GridOrder grid_order = blocks_fastest;
   CausalBlockOrder causal_order = CausalBlockOrder::natural;
+  // Heads fastest: the K/V heads walked side by side before the next group
+  // (GridLaunch::head_groups); 0, all of them.
+  std::int64_t kv_heads_per_group = 0;
 
   std::int64_t concurrency() const {
     return static_cast<std::int64_t>(resident_ctas_per_sm) * sm_count;

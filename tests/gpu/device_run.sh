@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants, fa3, peers_fa3.
+# peers_backward, fa2bwd_variants, fa3, peers_fa3, profile_fa3.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -493,6 +493,16 @@ step_profile_fa2big() {
   local big=(--head-dims 128 --both --warmup 1 --min-samples 3 --max-seconds 3)
   profile_sweep h32-n32k --kernels fa2_mma,fa1_wmma,fa1_scalar --heads 32 --seq-lens 32768 "${big[@]}"
   profile_sweep fa2-h4-n128k --kernels fa2_mma --heads 4 --seq-lens 131072 "${big[@]}"
+}
+# fa3_wgmma's launch order (v5: heads side by side in groups sized by the
+# L2): issue 22's N 16K rows with fa2_mma beside them, and B4 H16 N8K d128,
+# where a group is 2 of 64 heads and their K/V (256 MiB) outgrow the L2.
+step_profile_fa3() {
+  mkdir -p results/h200/profile
+  profile_sweep fa3-n16k --kernels fa3_wgmma,fa2_mma --heads 8 --seq-lens 16384 --head-dims 64,128 \
+    --both --max-seconds 0.5
+  profile_sweep fa3-groups --kernels fa3_wgmma --batch 4 --heads 16 --seq-lens 8192 --head-dims 128 \
+    --both --warmup 1 --min-samples 3 --max-seconds 1
 }
 step_profile_big() {
   step_profile_fa2big

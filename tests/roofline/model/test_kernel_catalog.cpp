@@ -189,6 +189,29 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
   CHECK(fa1_backward_kernel.launches[0].order[0] == GridAxis::kv_blocks);  // dK dV per K/V block
   CHECK(fa1_backward_kernel.launches[1].order[0] == GridAxis::q_blocks);   // dQ per Q block
   CHECK(naive_kernel.launches.empty());
+  REQUIRE(fa3_wgmma_kernel.launches.size() == 1);
+  CHECK(fa3_wgmma_kernel.launches[0].order[0] == GridAxis::heads);
+  CHECK(fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::fit_l2);
+}
+
+TEST_CASE("head groups: the most K/V heads, a divisor of all, whose K/V fit a quarter of the L2") {
+  constexpr double mib = 1 << 20;
+  constexpr double h200_l2 = 60 * mib;  // 2 partitions: 15 MiB a group
+  // B1 H8, d 128, fp16: K and V of a head are 4 x N x 128 bytes.
+  CHECK(kv_heads_per_group(8, 2 * mib, h200_l2, 2) == 4);   // N 4K: 7 fit, 4 divides 8
+  CHECK(kv_heads_per_group(8, 4 * mib, h200_l2, 2) == 2);   // N 8K: 3 fit
+  CHECK(kv_heads_per_group(8, 8 * mib, h200_l2, 2) == 1);   // N 16K
+  CHECK(kv_heads_per_group(8, 64 * mib, h200_l2, 2) == 1);  // N 128K: never none
+  CHECK(kv_heads_per_group(8, 1 * mib, h200_l2, 2) == 8);   // N 4K d 64: all 8
+  CHECK(kv_heads_per_group(6, 3 * mib, h200_l2, 2) == 3);   // 5 fit, 3 divides 6
+  CHECK(kv_heads_per_group(7, 1 * mib, h200_l2, 2) == 7);
+  CHECK(kv_heads_per_group(7, 3 * mib, h200_l2, 2) == 1);  // 7 is prime
+  // One partition holds the whole L2 (before the A100): twice the budget.
+  CHECK(kv_heads_per_group(8, 4 * mib, h200_l2, 1) == 4);
+  CHECK(l2_partitions_for({9, 0}) == 2);
+  CHECK(l2_partitions_for({7, 5}) == 1);
+  const AttentionProblem gqa{1, 32, 4096, 128, true, DType::bf16, 8192, 8};
+  CHECK(kv_bytes_per_kv_head(gqa) == 2.0 * 8192 * 128 * 2);
 }
 
 TEST_CASE("a description that breaks a rule is named with the rule") {
@@ -233,6 +256,15 @@ TEST_CASE("a description that breaks a rule is named with the rule") {
   k = test_kernel;
   k.launches = two_heads;
   CHECK(problem_of(k) == "a launch order is not one block axis, heads and batch");
+
+  constexpr std::array<GridLaunch, 1> grouped_blocks_first{
+      {{"forward",
+        {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
+        CausalBlockOrder::heaviest_first,
+        HeadGroups::fit_l2}}};
+  k = test_kernel;
+  k.launches = grouped_blocks_first;
+  CHECK(problem_of(k) == "a launch groups its heads but does not walk heads fastest");
 
   k = test_kernel;
   k.traffic = TrafficModelKind::fa1_backward;

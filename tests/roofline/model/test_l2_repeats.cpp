@@ -236,6 +236,19 @@ TEST_CASE("the model with repeats skipped equals the full simulation where the s
   check_model(*find_kernel("fa1_wmma"), {4, 32, 8192, 32, true, DType::bf16});
 }
 
+TEST_CASE("the model with repeats skipped equals the full simulation over grouped heads") {
+  // fa3_wgmma walks its heads in groups sized by the L2 (HeadGroups::fit_l2):
+  // on the H200, groups of 4 (N 4K d 128, 2 MiB of K/V a head), 2 (N 8K),
+  // 1 (N 16K d 128: Q blocks fastest), all 8 (N 4K d 64); with GQA, groups
+  // of K/V heads.
+  const KernelDescription& fa3 = *find_kernel("fa3_wgmma");
+  check_model(fa3, {1, 8, 4096, 128, true, DType::fp16}, true);
+  check_model(fa3, {1, 8, 8192, 128, true, DType::fp16}, false);
+  check_model(fa3, {1, 8, 16384, 128, false, DType::fp16}, false);
+  check_model(fa3, {1, 8, 4096, 64, true, DType::bf16}, false);
+  check_model(fa3, {2, 32, 4096, 128, true, DType::fp16, 0, 8}, true);
+}
+
 TEST_CASE("naive's softmax, simulated once for all head dims, is each head dim's own") {
   // The launch reads no head dim (l2_traffic_model.cpp: SoftmaxShape): d 32 simulates it,
   // d 64 and 128 take that answer, and each must equal its own reference simulation.
