@@ -35,10 +35,13 @@ struct Fa3Traits {
                      launch.order[1], launch.order[2], launch.causal_order>;
   static_assert(Cfg::warps == config.warps, "the catalog's warps are 3 warpgroups");
   static_assert(config.ctas_per_sm == 1, "setmaxnreg's budget is one CTA's 64K registers");
-  static_assert(launch.order == GridOrder{GridAxis::heads, GridAxis::batch, GridAxis::q_blocks} &&
-                    launch.head_groups == HeadGroups::fit_l2,
+  static_assert((launch.order == GridOrder{GridAxis::heads, GridAxis::batch, GridAxis::q_blocks} &&
+                 launch.head_groups == HeadGroups::fit_l2) ||
+                    (launch.order ==
+                         GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch} &&
+                     launch.head_groups == HeadGroups::all),
                 "work_of_tile walks groups of heads (batch x heads + head), each group's Q "
-                "blocks, its heads fastest");
+                "blocks, its heads fastest; a group of one head is Q blocks fastest");
 };
 
 template <typename T>
@@ -88,16 +91,21 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
                              static_cast<std::int64_t>(heads_total(shape));
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const CurrentDevice device = current_device();
-  const std::int64_t kv_group = kv_heads_per_group(
-      static_cast<std::int64_t>(shape.batch) * shape.key_heads(),
-      kv_bytes_per_kv_head(problem_of(shape)), device.l2_bytes, l2_partitions_for(device.cc));
   const int heads_per_kv_head = shape.heads / shape.key_heads();
+  // Q blocks fastest (HeadGroups::all in the catalog) is a group of one query head.
+  const std::int64_t heads_per_group =
+      fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::fit_l2
+          ? kv_heads_per_group(static_cast<std::int64_t>(shape.batch) * shape.key_heads(),
+                               kv_bytes_per_kv_head(problem_of(shape)), device.l2_bytes,
+                               l2_partitions_for(device.cc)) *
+                heads_per_kv_head
+          : 1;
   const fa3::Fa3Params<T> params{static_cast<T*>(io.o),
                                  io.lse,
                                  shape.seq_len,
                                  shape.keys(),
                                  heads_per_kv_head,
-                                 static_cast<int>(kv_group) * heads_per_kv_head,
+                                 static_cast<int>(heads_per_group),
                                  shape.causal,
                                  scale_log2,
                                  static_cast<int>(tiles),

@@ -205,15 +205,16 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // d = 64 and 128 KB at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
 // One CTA per SM: the register split is one CTA's 64K registers. Persistent:
 // one CTA per SM takes (Q block, head) tiles in this launch order from a
-// counter (so the order is the one tiles run in, as for a launched grid):
-// heads fastest within groups of K/V heads whose K/V fit a quarter of the
-// L2, causal Q blocks heaviest first within a group. Heads fastest puts
-// every head's heaviest tile in the first wave (Q blocks fastest left the
-// last heads' heaviest tiles for the end: v4 took 1.5x v3's time on causal
-// N 4K); the groups keep the K/V of the heads running side by side in the
-// L2, and a head whose K/V alone outgrows it is a group of one: Q blocks
-// fastest. wgmma needs sm_90a code, so it is built only for gpu_archs
-// ending in 'a'.
+// counter (so the order is the one tiles run in, as for a launched grid): Q
+// blocks fastest, so the CTAs running together are one head's and stream
+// its K/V through L2 once, causal heaviest first within each head. That
+// leaves the last heads' heaviest tiles for the end of a causal run of few
+// waves (v4 took 1.5x v3's time on causal N 4K). The order that fixes it,
+// heads side by side in groups that fit the L2 (HeadGroups::fit_l2, with
+// order {heads, batch, q_blocks}), is built into the kernel and the model
+// and was timed on an H100 (docs/perf-notes.md, v5); it becomes this entry's
+// once the H200's reports are measured again with it. wgmma needs sm_90a
+// code, so it is built only for gpu_archs ending in 'a'.
 inline constexpr std::array<int, 2> fa3_wgmma_head_dims{64, 128};
 inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
     {.max_head_dim = 128,
@@ -221,9 +222,8 @@ inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
 }};
 inline constexpr std::array<GridLaunch, 1> fa3_wgmma_launches{{
     {"forward",
-     {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
-     CausalBlockOrder::heaviest_first,
-     HeadGroups::fit_l2},
+     {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
+     CausalBlockOrder::heaviest_first},
 }};
 // Any K/V length and fewer K/V heads: each query head's CTAs copy its K/V
 // head's tiles (tensor maps over [batch x K/V heads, keys, d]).

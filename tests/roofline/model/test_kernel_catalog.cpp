@@ -190,8 +190,8 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
   CHECK(fa1_backward_kernel.launches[1].order[0] == GridAxis::q_blocks);   // dQ per Q block
   CHECK(naive_kernel.launches.empty());
   REQUIRE(fa3_wgmma_kernel.launches.size() == 1);
-  CHECK(fa3_wgmma_kernel.launches[0].order[0] == GridAxis::heads);
-  CHECK(fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::fit_l2);
+  CHECK(fa3_wgmma_kernel.launches[0].order[0] == GridAxis::q_blocks);
+  CHECK(fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::all);
 }
 
 TEST_CASE("head groups: the most K/V heads, a divisor of all, whose K/V fit a quarter of the L2") {
