@@ -92,14 +92,11 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const CurrentDevice device = current_device();
   const int heads_per_kv_head = shape.heads / shape.key_heads();
-  // Q blocks fastest (HeadGroups::all in the catalog) is a group of one query head.
-  const std::int64_t heads_per_group =
-      fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::fit_l2
-          ? kv_heads_per_group(static_cast<std::int64_t>(shape.batch) * shape.key_heads(),
-                               kv_bytes_per_kv_head(problem_of(shape)), device.l2_bytes,
-                               l2_partitions_for(device.cc)) *
-                heads_per_kv_head
-          : 1;
+  const std::int64_t kv_group =
+      kv_heads_per_group(Fa3Traits<Cfg::head_dim>::launch, problem_of(shape), device.l2_bytes,
+                         l2_partitions_for(device.cc));
+  // No groups is the catalog's Q blocks fastest: a group of one query head.
+  const std::int64_t heads_per_group = kv_group > 0 ? kv_group * heads_per_kv_head : 1;
   const fa3::Fa3Params<T> params{static_cast<T*>(io.o),
                                  io.lse,
                                  shape.seq_len,

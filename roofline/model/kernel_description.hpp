@@ -138,9 +138,6 @@ using GridOrder = std::array<GridAxis, 3>;
 // blocks (fa1_bwd's dK/dV) is heaviest first in natural order already.
 enum class CausalBlockOrder { natural, heaviest_first };
 
-// One tiled launch of a kernel's run. The launcher builds its grid from
-// `order` and the kernel reads blockIdx through the same order
-// (kernels/launch_preamble.cuh), so this is the order the kernel runs in.
 // How a launch with heads fastest walks them: all heads side by side, or
 // one group of K/V heads after another (kv_heads_per_group), each group's
 // row blocks heaviest first with its heads fastest. Heads fastest is what
@@ -149,6 +146,9 @@ enum class CausalBlockOrder { natural, heaviest_first };
 // side by side inside the L2 (fa3_wgmma, kernels/fa3_tiles.hpp).
 enum class HeadGroups { all, fit_l2 };
 
+// One tiled launch of a kernel's run. The launcher builds its grid from
+// `order` and the kernel reads blockIdx through the same order
+// (kernels/launch_preamble.cuh), so this is the order the kernel runs in.
 struct GridLaunch {
   std::string_view pass{};  // what it computes: "forward", "dK dV", "dQ"
   GridOrder order{};
@@ -163,15 +163,16 @@ constexpr int l2_partitions_for(ComputeCapability cc) {
   return cc >= ComputeCapability{8, 0} ? 2 : 1;
 }
 
-// The K/V heads of one group under HeadGroups::fit_l2: the most, a divisor
-// of all `kv_heads` (so every group is alike), whose K and V together take at
-// most a quarter of the L2 (half of one of its `partitions` on the H200:
-// Q, O and CTAs that drift apart keep the rest), at least 1.
+// The bytes of one K/V head's K and V.
 constexpr double kv_bytes_per_kv_head(const AttentionProblem& problem) {
   return 2.0 * static_cast<double>(problem.keys()) * static_cast<double>(problem.head_dim) *
          element_bytes(problem.dtype);
 }
 
+// The K/V heads of one group under HeadGroups::fit_l2: the most, a divisor
+// of all `kv_heads` (so every group is alike), whose K and V together take at
+// most a quarter of the L2 (half of one of its `partitions` on the H200:
+// Q, O and CTAs that drift apart keep the rest), at least 1.
 constexpr std::int64_t kv_heads_per_group(std::int64_t kv_heads, double kv_bytes_per_kv_head,
                                           double l2_bytes, int partitions) {
   const double budget = l2_bytes / (2.0 * (partitions > 0 ? partitions : 1));
@@ -182,6 +183,17 @@ constexpr std::int64_t kv_heads_per_group(std::int64_t kv_heads, double kv_bytes
     }
   }
   return best;
+}
+
+// The K/V heads `launch` walks side by side for `problem` on an L2 of
+// `l2_bytes` in `partitions`: its groups' size under HeadGroups::fit_l2, 0
+// (no groups) otherwise. The one rule the L2 model's geometry and the
+// launcher both read.
+constexpr std::int64_t kv_heads_per_group(const GridLaunch& launch, const AttentionProblem& problem,
+                                          double l2_bytes, int partitions) {
+  if (launch.head_groups != HeadGroups::fit_l2) return 0;
+  return kv_heads_per_group(problem.kv_heads_total(), kv_bytes_per_kv_head(problem), l2_bytes,
+                            partitions);
 }
 
 // CUDA's grid limits: blockIdx.x up to 2^31 - 1, .y and .z up to 65535.

@@ -41,11 +41,8 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
   const CausalBlockOrder order =
       schedule == Schedule::lock_step ? CausalBlockOrder::heaviest_first : launch.causal_order;
   LaunchGeometry geometry{config.tile, config.ctas_per_sm, inputs.sm_count, launch.order, order};
-  if (launch.head_groups == HeadGroups::fit_l2) {
-    geometry.kv_heads_per_group =
-        kv_heads_per_group(problem.kv_heads_total(), kv_bytes_per_kv_head(problem), inputs.l2_bytes,
-                           inputs.l2_partitions);
-  }
+  geometry.kv_heads_per_group =
+      kv_heads_per_group(launch, problem, inputs.l2_bytes, inputs.l2_partitions);
   return geometry;
 }
 
