@@ -236,9 +236,22 @@ class RowAudit {
   // with another catalog. A kernel the catalog does not know (a peer, a
   // plugin) is recomputed from what its row records.
   void check_catalog() {
-    const KernelDescription* kernel = find_kernel(row_.kernel);
+    const KernelDescription* current = find_kernel(row_.kernel);
+    if (current == nullptr) return;
+    const KernelDescription* kernel = catalog_revision(row_.kernel, row_.kernel_revision);
+    if (kernel == nullptr) {
+      std::vector<int> listed;
+      for (const KernelDescription* earlier : current->earlier_revisions) {
+        listed.push_back(earlier->revision);
+      }
+      listed.push_back(current->revision);
+      add(FindingKind::mismatch,
+          fmt::format("kernel_revision: report {}, the catalog's {} lists revision {}",
+                      *row_.kernel_revision, current->name, fmt::join(listed, ", ")));
+      return;
+    }
     const std::int64_t head_dim = row_.problem.head_dim;
-    if (kernel == nullptr || head_dim < 1 || head_dim > max_dimension) return;
+    if (head_dim < 1 || head_dim > max_dimension) return;
     const KernelRecord catalog = kernel_record(*kernel, row_.problem);
     if (row_.direction != catalog.direction) {
       add(FindingKind::mismatch,

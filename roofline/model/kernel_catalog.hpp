@@ -204,17 +204,14 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // 128 at d = 128 with P's 32 inside 240; two stages of K and V are 64 KB at
 // d = 64 and 128 KB at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
 // One CTA per SM: the register split is one CTA's 64K registers. Persistent:
-// one CTA per SM takes (Q block, head) tiles in this launch order from a
-// counter (so the order is the one tiles run in, as for a launched grid): Q
-// blocks fastest, so the CTAs running together are one head's and stream
-// its K/V through L2 once, causal heaviest first within each head. That
-// leaves the last heads' heaviest tiles for the end of a causal run of few
-// waves (v4 took 1.5x v3's time on causal N 4K). The order that fixes it,
-// heads side by side in groups that fit the L2 (HeadGroups::fit_l2, with
-// order {heads, batch, q_blocks}), is built into the kernel and the model
-// and was timed on an H100 (docs/perf-notes.md, v5); it becomes this entry's
-// once the H200's reports are measured again with it. wgmma needs sm_90a
-// code, so it is built only for gpu_archs ending in 'a'.
+// one CTA per SM takes (head, Q block) tiles in this launch order from a
+// counter (so the order is the one tiles run in, as for a launched grid):
+// heads side by side, in groups of K/V heads whose K/V fit a quarter of the
+// L2 (HeadGroups::fit_l2), one group after another, each group's Q blocks
+// heaviest first when causal. Heads side by side balance a causal run of few
+// waves (every head's heaviest tile starts first); the groups keep the K/V
+// the running CTAs stream inside the L2. wgmma needs sm_90a code, so it is
+// built only for gpu_archs ending in 'a'.
 inline constexpr std::array<int, 2> fa3_wgmma_head_dims{64, 128};
 inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
     {.max_head_dim = 128,
@@ -222,25 +219,46 @@ inline constexpr std::array<ConfigRule, 1> fa3_wgmma_configs{{
 }};
 inline constexpr std::array<GridLaunch, 1> fa3_wgmma_launches{{
     {"forward",
+     {GridAxis::heads, GridAxis::batch, GridAxis::q_blocks},
+     CausalBlockOrder::heaviest_first,
+     HeadGroups::fit_l2},
+}};
+// Revision 4 (commit 14062b1 up to ce3890b): Q blocks fastest, each head
+// heaviest first, one head after another. It left the last heads' heaviest
+// tiles for the end of a causal run of few waves (1.5x v3's time at causal
+// N 4K, docs/perf-notes.md). The H200's reports of its time (the CI baseline,
+// results/h200/fa3/, profile/fa3-n16k.json) hold its rows.
+inline constexpr std::array<GridLaunch, 1> fa3_wgmma_v4_launches{{
+    {"forward",
      {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch},
      CausalBlockOrder::heaviest_first},
 }};
 // Any K/V length and fewer K/V heads: each query head's CTAs copy its K/V
 // head's tiles (tensor maps over [batch x K/V heads, keys, d]).
-inline constexpr KernelDescription fa3_wgmma_kernel{
+inline constexpr KernelDescription fa3_wgmma_v4_kernel{
     .name = "fa3_wgmma",
     .direction = Direction::forward,
     .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
     .head_dims = fa3_wgmma_head_dims,
     .min_compute_capability = {9, 0},
     .configs = fa3_wgmma_configs,
-    .launches = fa3_wgmma_launches,
+    .launches = fa3_wgmma_v4_launches,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
     .instruction = Instruction::wgmma,
     .traffic = TrafficModelKind::kv_reload,
     .summary = "FA3 structure: TMA K/V ring, producer + 2 consumer warpgroups, wgmma m64n128k16",
     .shapes = {.kv_len = true, .kv_heads = true},
+    .revision = 4,
 };
+inline constexpr std::array<const KernelDescription*, 1> fa3_wgmma_earlier{&fa3_wgmma_v4_kernel};
+// Revision 5 (ce3890b): the heads side by side in groups, above.
+inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+  KernelDescription kernel = fa3_wgmma_v4_kernel;
+  kernel.launches = fa3_wgmma_launches;
+  kernel.revision = 5;
+  kernel.earlier_revisions = fa3_wgmma_earlier;
+  return kernel;
+}();
 
 // Same thread layout and CTA budget as fa1_scalar in both tiled passes. It
 // first computes D = rowsum(dO * O) in a flat pass over the rows, which

@@ -298,6 +298,15 @@ struct KernelDescription {
   // head dim (fa2_decode: one or four 16-row MMA tiles of a K/V head's group
   // rows); null: the config's tile. The launcher picks by the same function.
   TileShape (*problem_tile)(const AttentionProblem&, TileShape config_tile) = nullptr;
+  // Which build of the kernel this is, and the earlier builds whose rows
+  // committed reports still hold, oldest first: each a whole description
+  // (its launches as that build ran them), so the models, the catalog check
+  // and `audit` read an earlier row as it ran rather than as today's build
+  // would run it. A row records the revision it ran (ResultRow::
+  // kernel_revision) where the kernel lists earlier ones; a row that records
+  // none ran the oldest listed (rows were written before revisions were).
+  int revision = 1;
+  std::span<const KernelDescription* const> earlier_revisions{};
 
   constexpr bool supports_head_dim(int head_dim) const {
     for (int supported : head_dims) {
@@ -331,6 +340,21 @@ struct KernelDescription {
       }
     }
     return true;
+  }
+
+  // The revision a row that records none ran: the oldest listed.
+  constexpr int unrecorded_revision() const {
+    return earlier_revisions.empty() ? revision : earlier_revisions.front()->revision;
+  }
+
+  // This kernel as its revision `number` was built; null when it lists none
+  // of that number.
+  constexpr const KernelDescription* at_revision(int number) const {
+    if (number == revision) return this;
+    for (const KernelDescription* earlier : earlier_revisions) {
+      if (earlier != nullptr && earlier->revision == number) return earlier;
+    }
+    return nullptr;
   }
 
   constexpr ComputeUnit compute_unit_for(DType dtype) const {
@@ -456,6 +480,21 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
   }
   if (kernel.traffic == TrafficModelKind::l2_aware) {
     return error("l2_aware is derived from the kernel's launches, not a kernel's own model");
+  }
+  if (kernel.revision < 1) return error("revision is not positive");
+  int previous_revision = 0;
+  for (const KernelDescription* earlier : kernel.earlier_revisions) {
+    if (earlier == nullptr || earlier->name != kernel.name) {
+      return error("an earlier revision is not a description of the same kernel");
+    }
+    if (earlier->revision <= previous_revision || earlier->revision >= kernel.revision) {
+      return error("earlier revisions are not ascending below its own");
+    }
+    if (!earlier->earlier_revisions.empty()) {
+      return error("an earlier revision lists earlier revisions of its own");
+    }
+    if (const DescriptionError inner = description_error(*earlier)) return inner;
+    previous_revision = earlier->revision;
   }
   const bool own_count = kernel.traffic == TrafficModelKind::plugin;
   if (own_count != (kernel.own_bytes != nullptr)) {

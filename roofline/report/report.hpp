@@ -262,6 +262,9 @@ std::string row_label(const RowIdentity& row);
 std::string row_location(std::size_t index, const RowIdentity& row);
 
 struct ResultRow : RowIdentity {
+  // The catalog kernel's build the row ran (KernelDescription::revision),
+  // written where the kernel lists earlier builds; none: the oldest listed.
+  std::optional<int> kernel_revision;
   TileShape tile;
   ComputeUnit compute_unit = ComputeUnit::fp32_simt;
   RowStatus status = RowStatus::ok;

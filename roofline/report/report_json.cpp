@@ -383,6 +383,7 @@ ResultRow read_row(const Node& n) {
   row.kernel = n.string("kernel");
   row.direction = n.named("direction", parse_direction, "direction");
   row.problem = read_problem(n);
+  if (n.has("kernel_revision")) row.kernel_revision = n.int32("kernel_revision");
   if (n.has("tile")) {
     const Node tile = n.object("tile");
     row.tile = {tile.int32("br"), tile.int32("bc")};
@@ -437,6 +438,7 @@ json identity_json(const RowIdentity& row) {
 
 json to_json(const ResultRow& row) {
   json out = identity_json(row);
+  if (row.kernel_revision) out["kernel_revision"] = *row.kernel_revision;
   out["tile"] = row.tile.tiled() ? json{{"br", row.tile.br}, {"bc", row.tile.bc}} : json(nullptr);
   out["compute_unit"] = to_string(row.compute_unit);
   out["status"] = to_string(row.status);

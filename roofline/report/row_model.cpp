@@ -47,12 +47,18 @@ KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProbl
                           ? kernel.problem_tile(problem, config_tile)
                           : config_tile,
                       kernel.compute_unit_for(problem.dtype),
-                      find_kernel(kernel.name),
+                      catalog_revision(kernel.name, kernel.revision),
                       std::nullopt};
   if (kernel.traffic == TrafficModelKind::split_kv && sm_count && record.tile.tiled()) {
     record.kv_splits = plan_kv_splits(problem, record.tile, *sm_count).splits;
   }
   return record;
+}
+
+const KernelDescription* catalog_revision(std::string_view kernel, std::optional<int> recorded) {
+  const KernelDescription* current = find_kernel(kernel);
+  if (current == nullptr) return nullptr;
+  return current->at_revision(recorded.value_or(current->unrecorded_revision()));
 }
 
 KernelRecord kernel_record(const ResultRow& row) {
@@ -61,7 +67,7 @@ KernelRecord kernel_record(const ResultRow& row) {
           traffic.model,
           row.tile,
           row.compute_unit,
-          find_kernel(row.kernel),
+          catalog_revision(row.kernel, row.kernel_revision),
           traffic.model == TrafficModelKind::plugin ? std::optional(traffic.bytes) : std::nullopt,
           traffic.kv_splits};
 }
@@ -131,6 +137,10 @@ ResultRow model_row(const KernelDescription& kernel, const AttentionProblem& pro
   row.kernel = std::string(kernel.name);
   row.direction = kernel.direction;
   row.problem = problem;
+  if (const KernelDescription* current = find_kernel(kernel.name);
+      current != nullptr && !current->earlier_revisions.empty()) {
+    row.kernel_revision = kernel.revision;
+  }
   row.compute_unit = kernel.compute_unit_for(problem.dtype);
   if (const auto why = problem_out_of_range(problem)) {
     row.status = RowStatus::skipped;

@@ -44,6 +44,12 @@ struct KernelRecord {
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc = std::nullopt,
                            std::optional<int> sm_count = std::nullopt);
+// The catalog's description of the build a row of `kernel` ran: its entry at
+// `recorded` (ResultRow::kernel_revision), or at the oldest revision it lists
+// where the row records none. Null for a kernel the catalog does not know or a
+// revision it does not list.
+const KernelDescription* catalog_revision(std::string_view kernel, std::optional<int> recorded);
+
 // The record a row carries; the traffic model comes from row.model, which
 // must be present. A `plugin` row's own bytes are its traffic.bytes, as
 // recorded: only the plugin can count them again.

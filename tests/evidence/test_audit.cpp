@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofline/evidence/audit.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
 #include "sample_reports.hpp"
@@ -269,4 +270,45 @@ TEST_CASE(
   CHECK(findings(audit_report(no_read), FindingKind::mismatch,
                  "memory_roof: report dram_read, recomputed dram")
             .size() == 1);
+}
+
+TEST_CASE("a row is audited as the kernel revision it ran: the one it records, or the oldest") {
+  // fa3_wgmma's revisions 4 (Q blocks fastest) and 5 (heads side by side in groups that fit
+  // the L2) give the H200 different L2 figures at B1 H8 N8192 d64.
+  Report report = model_report();
+  const AttentionProblem p{1, 8, 8192, 64, false, DType::fp16};
+  const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  const auto row_of = [&](const KernelDescription& kernel) {
+    return model_row(kernel, p, report.ceiling, FlopConvention::exact, ComputeCapability{9, 0},
+                     h200);
+  };
+  const ResultRow v5 = row_of(fa3_wgmma_kernel);
+  const ResultRow v4 = row_of(fa3_wgmma_v4_kernel);
+  REQUIRE(v5.kernel_revision == 5);
+  REQUIRE(v4.kernel_revision == 4);
+  REQUIRE(*v4.model->bytes_of(TrafficModelKind::l2_aware) !=
+          *v5.model->bytes_of(TrafficModelKind::l2_aware));
+  // (One row a report: the two are the same configuration.)
+  for (const ResultRow& row : {v5, v4}) {
+    report.results = {row};
+    const AuditResult result =
+        audit_report(report_from_json(nlohmann::json::parse(to_json(report).dump())));
+    INFO(all_messages(result));
+    CHECK(result.consistent());
+  }
+  // A row written before rows recorded their revision ran the oldest listed.
+  report.results[0].kernel_revision.reset();
+  CHECK(audit_report(report).consistent());
+  // Revision 4's figures presented as revision 5's are caught ...
+  report.results[0].kernel_revision = 5;
+  const AuditResult as_v5 = audit_report(report);
+  CHECK_FALSE(as_v5.consistent());
+  CHECK(findings(as_v5, FindingKind::mismatch, "traffic.by_model.l2_aware").size() == 1);
+  // ... and a revision the catalog does not list is named.
+  report.results[0].kernel_revision = 3;
+  const AuditResult unknown = audit_report(report);
+  const auto named = findings(unknown, FindingKind::mismatch, "kernel_revision");
+  REQUIRE(named.size() == 1);
+  CHECK(named[0].message ==
+        "kernel_revision: report 3, the catalog's fa3_wgmma lists revision 4, 5");
 }

@@ -190,8 +190,48 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
   CHECK(fa1_backward_kernel.launches[1].order[0] == GridAxis::q_blocks);   // dQ per Q block
   CHECK(naive_kernel.launches.empty());
   REQUIRE(fa3_wgmma_kernel.launches.size() == 1);
-  CHECK(fa3_wgmma_kernel.launches[0].order[0] == GridAxis::q_blocks);
-  CHECK(fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::all);
+  CHECK(fa3_wgmma_kernel.launches[0].order ==
+        GridOrder{GridAxis::heads, GridAxis::batch, GridAxis::q_blocks});
+  CHECK(fa3_wgmma_kernel.launches[0].head_groups == HeadGroups::fit_l2);
+}
+
+TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below its own") {
+  CHECK(fa3_wgmma_kernel.revision == 5);
+  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 1);
+  CHECK(fa3_wgmma_kernel.unrecorded_revision() == 4);
+  CHECK(fa3_wgmma_kernel.at_revision(5) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(4) == &fa3_wgmma_v4_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(3) == nullptr);
+  // Revision 4 walked Q blocks fastest, one head after another; the rest is alike.
+  CHECK(fa3_wgmma_v4_kernel.launches[0].order ==
+        GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch});
+  CHECK(fa3_wgmma_v4_kernel.launches[0].head_groups == HeadGroups::all);
+  CHECK(fa3_wgmma_v4_kernel.configs.data() == fa3_wgmma_kernel.configs.data());
+  // A kernel with no earlier revision: its rows record none and ran revision 1.
+  CHECK(fa2_mma_kernel.revision == 1);
+  CHECK(fa2_mma_kernel.unrecorded_revision() == 1);
+  CHECK(fa2_mma_kernel.at_revision(1) == &fa2_mma_kernel);
+  CHECK(fa2_mma_kernel.at_revision(2) == nullptr);
+
+  const auto problem_of = [](const KernelDescription& kernel) {
+    return std::string(description_error(kernel).problem);
+  };
+  KernelDescription other = fa3_wgmma_v4_kernel;
+  other.name = "fa2_mma";
+  const std::array<const KernelDescription*, 1> of_another{&other};
+  KernelDescription broken = fa3_wgmma_kernel;
+  broken.earlier_revisions = of_another;
+  CHECK(problem_of(broken) == "an earlier revision is not a description of the same kernel");
+  broken.earlier_revisions = fa3_wgmma_earlier;
+  broken.revision = 4;
+  CHECK(problem_of(broken) == "earlier revisions are not ascending below its own");
+  broken.revision = 0;
+  CHECK(problem_of(broken) == "revision is not positive");
+  const std::array<const KernelDescription*, 1> nested{&fa3_wgmma_kernel};
+  KernelDescription later = fa3_wgmma_kernel;
+  later.revision = 6;
+  later.earlier_revisions = nested;
+  CHECK(problem_of(later) == "an earlier revision lists earlier revisions of its own");
 }
 
 TEST_CASE("head groups: the most K/V heads, a divisor of all, whose K/V fit a quarter of the L2") {

@@ -57,7 +57,7 @@ TEST_CASE("the memo equals the full simulation on every committed profiled row")
     if (entry.path().extension() != ".json") continue;
     const Report report = read_report(entry.path());
     for (const ResultRow& row : report.results) {
-      const KernelDescription* kernel = find_kernel(row.kernel);
+      const KernelDescription* kernel = catalog_revision(row.kernel, row.kernel_revision);
       if (kernel == nullptr || !row.model || !row.model->l2_inputs) continue;
       check_same(*kernel, row.problem, *row.model->l2_inputs);
       ++rows;

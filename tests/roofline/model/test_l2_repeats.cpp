@@ -25,6 +25,7 @@
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/model/l2_cache_sim.hpp"
 #include "roofline/report/report_json.hpp"
+#include "roofline/report/row_model.hpp"
 #include "tests/roofline/ncu_fixtures.hpp"
 
 using namespace cfr;
@@ -288,7 +289,7 @@ TEST_CASE("every committed profiled row's L2-aware figures are the ones its repo
     std::ifstream in(entry.path());
     const Report report = report_from_json(nlohmann::json::parse(in));
     for (const ResultRow& row : report.results) {
-      const KernelDescription* kernel = find_kernel(row.kernel);
+      const KernelDescription* kernel = catalog_revision(row.kernel, row.kernel_revision);
       if (kernel == nullptr || !row.model || !row.model->l2_inputs) continue;
       const std::optional<double> recorded = row.model->bytes_of(TrafficModelKind::l2_aware);
       if (!recorded) continue;

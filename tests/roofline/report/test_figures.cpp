@@ -220,6 +220,7 @@ namespace {
 // breakdown of its model, its sampling and check, and the counters a profile
 // was derived from. A key ending in ".*" stands for every key under it.
 const std::vector<std::string_view> not_figures{"kernel",
+                                                "kernel_revision",
                                                 "direction",
                                                 "dtype",
                                                 "batch",

@@ -323,3 +323,28 @@ TEST_CASE("kv_reload rows keep the copy's roof, square ones bit-identical with a
           achieved_figures(*before.model, 1.0, h200_measured(std::nullopt)).bandwidth_utilization);
   }
 }
+
+TEST_CASE("a row records the kernel revision it ran where the catalog lists earlier ones") {
+  const AttentionProblem p{1, 8, 8192, 64, false, DType::fp16};
+  const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  const auto row_of = [&](const KernelDescription& kernel) {
+    return model_row(kernel, p, a100_ceiling(), FlopConvention::exact, ComputeCapability{9, 0},
+                     h200);
+  };
+  ResultRow fa3 = row_of(fa3_wgmma_kernel);
+  CHECK(fa3.kernel_revision == 5);
+  CHECK(kernel_record(fa3).layout == find_kernel("fa3_wgmma"));
+  // The model of revision 4 is its launches', and a row without a revision is read as it.
+  ResultRow v4 = row_of(fa3_wgmma_v4_kernel);
+  CHECK(v4.kernel_revision == 4);
+  CHECK(kernel_record(v4).layout == &fa3_wgmma_v4_kernel);
+  v4.kernel_revision.reset();
+  CHECK(kernel_record(v4).layout == &fa3_wgmma_v4_kernel);
+  CHECK(*v4.model->bytes_of(TrafficModelKind::l2_aware) !=
+        *fa3.model->bytes_of(TrafficModelKind::l2_aware));
+  CHECK(catalog_revision("fa3_wgmma", 3) == nullptr);
+  CHECK(catalog_revision("torch_sdpa_flash", std::nullopt) == nullptr);
+  // A kernel with one revision writes none.
+  CHECK_FALSE(row_of(fa2_mma_kernel).kernel_revision);
+  CHECK(catalog_revision("fa2_mma", std::nullopt) == find_kernel("fa2_mma"));
+}
