@@ -6,10 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
+#include "roofline/core/gzip_text.hpp"
 #include "roofline/core/strict_json.hpp"
 #include "roofline/report/ceilings_report.hpp"
 #include "roofline/report/report_json.hpp"
@@ -25,7 +28,7 @@ namespace {
 // Regular files and pipes (`<(...)`, a named pipe) are read; a FIFO nobody
 // writes to reads as empty instead of blocking, and a device such as
 // /dev/zero is refused instead of read without end.
-std::string read_text(const std::string& path) {
+std::string read_bytes(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == EACCES || errno == ENOTDIR) {
@@ -60,6 +63,22 @@ std::string read_text(const std::string& path) {
     text.append(buffer, static_cast<std::size_t>(got));
   }
   return text;
+}
+
+// A file's text, inflated where it is gzip; a missing FILE is read from
+// FILE.gz where that exists (committed reports over 1 MB: results/README.md).
+std::string read_text(const std::string& path) {
+  std::string source = path;
+  if (std::error_code error; !std::filesystem::exists(path, error) &&
+                             std::filesystem::is_regular_file(path + ".gz", error)) {
+    source = path + ".gz";
+  }
+  std::string bytes = read_bytes(source);
+  try {
+    return text_of_file_bytes(std::move(bytes), max_input_bytes);
+  } catch (const std::runtime_error& error) {
+    fail(source, error.what());
+  }
 }
 
 }  // namespace

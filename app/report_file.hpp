@@ -17,6 +17,10 @@ namespace cfr::app {
 // sweep the planner allows, with every sample, is far below it.
 inline constexpr std::size_t max_input_bytes = std::size_t{512} << 20;
 
+// A gzip file is read as the text it holds (by its first bytes, whatever its
+// name), and a FILE that does not exist as FILE.gz where that does: reports
+// over 1 MB are committed compressed (results/README.md), and a command naming
+// results/h200/sweep-causal.json reads sweep-causal.json.gz.
 // Throws std::runtime_error with one line "FILE: problem" for a missing,
 // unreadable or oversized file, a folder or device, text that is not JSON, a
 // repeated key, a number outside double range or nesting beyond reason

@@ -11,7 +11,13 @@ columns='kernel,dir,dtype,H,N,d,causal,model GB,ncu L2 GB,L2 model err,DRAM mode
 
 generated=$(
   shopt -s nullglob
-  reports=(results/h200/profile/*.json)
+  # Each report by its .json name, stored compressed or not (the tool reads
+  # FILE from FILE.gz), so the tables do not move when a file is compressed.
+  reports=()
+  for file in results/h200/profile/*.json results/h200/profile/*.json.gz; do
+    reports+=("${file%.gz}")
+  done
+  mapfile -t reports < <(printf '%s\n' "${reports[@]}" | sort -u | grep .)
   if [[ ${#reports[@]} -eq 0 ]]; then
     echo "No profiled report under results/h200/profile/ yet (device_run.sh step \`profile\`)."
   fi

@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 tool=${1:-build}/app/cuflash-roofline
 columns='kernel,dir,N,d,causal,tile,unit,median ms,TFLOPS,% roof,AI,regime,check'
 
+# A report is there as FILE or, over 1 MB, as FILE.gz (results/README.md); the
+# tool reads FILE from FILE.gz.
+present() { [[ -f $1 || -f $1.gz ]]; }
+
 section() {
   local title=$1 report=$2 chosen=${3:-$columns}
   echo "#### $title"
@@ -26,7 +30,7 @@ profiled_columns='kernel,dir,N,d,causal,tile,median ms,TFLOPS,DRAM model,regime,
 # usage: pair_section TITLE BASE NEW MATCH [RATIO]
 pair_section() {
   local title=$1 base=$2 new=$3 match=$4 ratio=${5:-ratio = new ÷ base median time}
-  [[ -f $base && -f $new ]] || return 0
+  present $base && present $new || return 0
   echo "#### $title"
   echo
   echo "\`cuflash-roofline compare $base $new --match-kernel $match\` ($ratio;"
@@ -64,10 +68,10 @@ kernel_peer_sections() {
 served_columns='kernel,dtype,B,H,Hkv,N,Nk,page,d,causal,median ms,GB/s,% BW,TFLOPS,% roof,regime,check'
 served_section() {
   local served=results/h200/served peers=results/h200/peers/served
-  [[ -f $served/decode.json && -f $peers/torch_sdpa_decode.json ]] || return 0
+  present $served/decode.json && present $peers/torch_sdpa_decode.json || return 0
   for name in decode decode-batch decode-mha decode-mha-batch speculative paged paged-speculative \
     gqa-prefill; do
-    if [[ -f $served/$name.json ]]; then
+    if present $served/$name.json; then
       section "H200, served shapes: $name ($served/$name.json)" "$served/$name.json" \
         "$served_columns"
     fi
@@ -78,7 +82,7 @@ served_section() {
     torch_sdpa_decode_mha_batch:decode-mha-batch \
     torch_sdpa_speculative:speculative; do
     local theirs=$peers/${pair%%:*}.json ours=$served/${pair#*:}.json
-    if [[ -f $theirs && -f $ours ]]; then pairs+=("$theirs" "$ours"); fi
+    if present $theirs && present $ours; then pairs+=("$theirs" "$ours"); fi
   done
   echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (each pair from one device call)"
   echo
@@ -92,12 +96,12 @@ served_section() {
   echo
   local profiled_served='kernel,dtype,B,H,Hkv,N,Nk,page,causal,median ms,DRAM model,L2-aware GB,ncu DRAM GB,DRAM model err,% roof (ncu DRAM),limiter,check'
   for name in decode speculative prefill mha-b32; do
-    if [[ -f results/h200/profile/served-$name.json ]]; then
+    if present results/h200/profile/served-$name.json; then
       section "H200, served rows profiled by Nsight Compute: the DRAM model against the counters (results/h200/profile/served-$name.json)" \
         "results/h200/profile/served-$name.json" "$profiled_served"
     fi
   done
-  if [[ -f $peers/torch_sdpa_gqa_prefill.json && -f $served/gqa-prefill.json ]]; then
+  if present $peers/torch_sdpa_gqa_prefill.json && present $served/gqa-prefill.json; then
     echo "#### GQA prefill: fa2_mma ÷ torch SDPA flash (one device run)"
     echo
     echo '```'
@@ -117,8 +121,8 @@ energy_section() {
   local sweep=results/h200/energy/sweep-energy.json ceilings=results/h200/energy/ceilings-energy.json
   local default=results/h200/energy/sweep-default-energy.json
   local sweeps=("$sweep")
-  [[ -f $default ]] && sweeps+=("$default")
-  if [[ -f $sweep && -f $ceilings ]]; then
+  present $default && sweeps+=("$default")
+  if present $sweep && present $ceilings; then
     "$tool" plot --energy "${sweeps[@]}" --ceilings "$ceilings" --title "H200: energy roofline" \
       --out results/h200/energy-roofline.svg >&2
     echo "The energy roofline (\`plot --energy\`, docs/energy.md): the counted FLOPs per joule of the"
@@ -141,10 +145,10 @@ energy_section() {
     echo "(\`tests/gpu/device_run.sh energy\`)."
     echo
   fi
-  if [[ -f $sweep ]]; then
+  if present $sweep; then
     section "H200, the board's energy per row ($sweep)" "$sweep" "$energy_columns"
   fi
-  if [[ -f $default ]]; then
+  if present $default; then
     section "H200, the default sweep's energy per row ($default)" "$default" "$energy_columns"
   fi
 }
@@ -152,7 +156,7 @@ energy_section() {
 generated=$(
   section "H200, causal (results/h200/sweep-causal.json)" results/h200/sweep-causal.json
   section "H200, non-causal (results/h200/sweep-noncausal.json)" results/h200/sweep-noncausal.json
-  if [[ -f results/h200/profile/default.json ]]; then
+  if present results/h200/profile/default.json; then
     section "H200, every kernel profiled by Nsight Compute (results/h200/profile/default.json)" \
       results/h200/profile/default.json "$profiled_columns"
   fi
@@ -162,7 +166,7 @@ generated=$(
 "$tool" plot results/h200/peers/sweep-peer-axes.json results/h200/peers/torch-sdpa.json \
   --ceilings results/h200/ceilings.json --title "H200: fa2_mma, fa1_wmma and torch SDPA" \
   --out results/h200/peers.svg
-if [[ -f results/h200/fa3/sweep-fa3.json ]]; then
+if present results/h200/fa3/sweep-fa3.json; then
   # The wgmma and mma.sync roofs are in the instruction-roof ceilings (ceilings --instruction-roofs).
   "$tool" plot results/h200/fa3/sweep-fa3.json results/h200/fa3/torch-sdpa-forward.json \
     --ceilings results/h200/limiter/ceilings.json --title "H200: fa3_wgmma, fa2_mma and torch SDPA" \
@@ -180,7 +184,9 @@ echo "README.md: energy section regenerated"
 # The chart: the profiled reports where the device run wrote them (their rows
 # carry measured DRAM and L2 points), else the sweeps.
 shopt -s nullglob
-plotted=(results/h200/profile/*.json)
+plotted=()
+for file in results/h200/profile/*.json results/h200/profile/*.json.gz; do plotted+=("${file%.gz}"); done
+mapfile -t plotted < <(printf '%s\n' "${plotted[@]}" | sort -u | grep .)
 [[ ${#plotted[@]} -gt 0 ]] || plotted=(results/h200/sweep-causal.json results/h200/sweep-noncausal.json)
 "$tool" plot "${plotted[@]}" --ceilings results/h200/ceilings.json --out results/h200/roofline.svg
 echo "results/h200/roofline.svg: redrawn from ${plotted[*]}"

@@ -11,6 +11,8 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -83,17 +85,25 @@ FilePairs pair_paths(const std::vector<std::string>& paths) {
     }
     const std::vector<std::string> base = json_files_in(paths[0]);
     const std::vector<std::string> next = json_files_in(paths[1]);
+    // X.json and X.json.gz are one report, compressed or not (a committed
+    // baseline over 1 MB against a fresh sweep's file).
+    const auto report_name = [](std::string_view name) {
+      return std::string(name.ends_with(".gz") ? name.substr(0, name.size() - 3) : name);
+    };
+    const auto in = [&](const std::vector<std::string>& names, const std::string& name) {
+      return std::find_if(names.begin(), names.end(), [&](const std::string& other) {
+        return report_name(other) == report_name(name);
+      });
+    };
     for (const std::string& name : base) {
-      if (std::find(next.begin(), next.end(), name) != next.end()) {
-        out.pairs.emplace_back(paths[0] + "/" + name, paths[1] + "/" + name);
+      if (const auto match = in(next, name); match != next.end()) {
+        out.pairs.emplace_back(paths[0] + "/" + name, paths[1] + "/" + *match);
       } else {
         out.only_in_base.push_back(paths[0] + "/" + name);
       }
     }
     for (const std::string& name : next) {
-      if (std::find(base.begin(), base.end(), name) == base.end()) {
-        out.only_in_new.push_back(paths[1] + "/" + name);
-      }
+      if (in(base, name) == base.end()) out.only_in_new.push_back(paths[1] + "/" + name);
     }
     if (out.pairs.empty()) {
       throw std::runtime_error(

@@ -43,10 +43,12 @@ std::vector<std::string> json_files_in(const std::string& folder) {
   std::error_code error;
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-    // Every *.json but a folder: a dangling link or a FIFO is listed too, so
-    // that reading it fails naming it, rather than it being left out unsaid.
+    // Every *.json (or *.json.gz, a committed report over 1 MB) but a
+    // folder: a dangling link or a FIFO is listed too, so that reading it
+    // fails naming it, rather than it being left out unsaid.
     std::error_code kind;
-    if (entry.path().extension() == ".json" && !entry.is_directory(kind)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.ends_with(".json") || name.ends_with(".json.gz")) && !entry.is_directory(kind)) {
       names.push_back(entry.path().filename().string());
     }
   }

@@ -12,11 +12,16 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/source_text.hpp"
+
+bool file_exists(const std::string& path);
+
 std::string read_file(const std::string& path) {
+  if (!file_exists(path) && file_exists(path + ".gz")) return cfr::test::read_source_text(path);
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return buffer.str();
+  return cfr::text_of_file_bytes(buffer.str(), std::size_t{1} << 30);
 }
 
 bool file_exists(const std::string& path) {

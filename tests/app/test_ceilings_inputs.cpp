@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "tests/source_text.hpp"
 
 using nlohmann::json;
 using Words = std::vector<std::string>;
@@ -83,7 +84,7 @@ TEST_CASE("ceilings inputs: compare skips a pair of ceilings reports and says so
   // Every timed row of the folder's sweep reports, each compared with itself.
   std::size_t timed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(results)) {
-    if (entry.path().extension() != ".json") continue;
+    if (!cfr::test::is_json_file(entry.path())) continue;
     const json report = json::parse(read_file(entry.path().string()));
     if (report["schema"] != "cuflash-roofline/report/v1") continue;
     for (const json& row : report["results"]) timed += row.contains("timing") ? 1 : 0;
@@ -104,7 +105,7 @@ TEST_CASE("ceilings inputs: audit audits a ceilings report among the folder's re
   Words command{"audit"};
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(source_path("results/h200"))) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    if (cfr::test::is_json_file(entry.path())) files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   command.insert(command.end(), files.begin(), files.end());

@@ -12,17 +12,14 @@
 #include "roofline/core/statistics.hpp"
 #include "roofline/model/gpu_table.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 
 namespace {
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return cfr::test::read_source_text(path);
 }
 
 template <typename Each>

@@ -19,17 +19,14 @@
 #include "roofline/model/traffic_model.hpp"
 #include "roofline/profile/profile_checks.hpp"
 #include "roofline/report/report_json.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 
 namespace {
 
 std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(CFR_SOURCE_ROOT) + "/" + relative);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return cfr::test::read_source_text(std::string(CFR_SOURCE_ROOT) + "/" + relative);
 }
 
 struct Noise {
@@ -221,7 +218,7 @@ std::vector<nlohmann::json> profiled_rows() {
   std::vector<nlohmann::json> rows;
   const std::filesystem::path folder = std::string(CFR_SOURCE_ROOT) + "/results/h200/profile";
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    if (entry.path().extension() != ".json") continue;
+    if (!cfr::test::is_json_file(entry.path())) continue;
     const nlohmann::json report = nlohmann::json::parse(
         read_text("results/h200/profile/" + entry.path().filename().string()));
     for (const nlohmann::json& row : report["results"]) {

@@ -54,7 +54,7 @@ const Loaded& loaded() {
         std::filesystem::path(CFR_SOURCE_ROOT) / "results/h200/profile";
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
+      if (cfr::test::is_json_file(entry.path())) files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     out.reports.reserve(files.size());
@@ -72,7 +72,10 @@ const Loaded& loaded() {
         const auto point = l2_aware_dram(*record.layout, row.problem, *row.model->l2_inputs);
         const auto interval = l2_aware_interval(*record.layout, row.problem, *row.model->l2_inputs);
         if (!point || !interval) continue;
-        out.rows.push_back({file.filename().string(), &row, *measured, point->bytes(), *interval});
+        // The report's name whether stored compressed or not.
+        std::string name = file.filename().string();
+        if (name.ends_with(".gz")) name.resize(name.size() - 3);
+        out.rows.push_back({name, &row, *measured, point->bytes(), *interval});
       }
     }
     return out;

@@ -14,6 +14,7 @@
 #include "png_pixels.hpp"
 #include "roofline/report/figures.hpp"
 #include "roofline/report/report_json.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 
@@ -134,8 +135,8 @@ const Tag* by_id(const std::vector<Tag>& tags, const std::string& id) {
 std::vector<Report> committed_reports() {
   std::vector<Report> reports;
   for (const std::string& file : committed) {
-    std::ifstream in(source_path(file));
-    reports.push_back(report_from_json(nlohmann::json::parse(in)));
+    reports.push_back(
+        report_from_json(nlohmann::json::parse(cfr::test::read_source_text(source_path(file)))));
   }
   return reports;
 }

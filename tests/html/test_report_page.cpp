@@ -12,6 +12,7 @@
 #include "roofline/html/report_page.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/report_table.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 using namespace cfr::html;
@@ -49,8 +50,8 @@ std::size_t ok_rows_with_achieved(const Report& report) {
 }
 
 Report committed_report(const std::string& relative) {
-  std::ifstream in(source_path(relative));
-  return report_from_json(nlohmann::json::parse(in));
+  return report_from_json(
+      nlohmann::json::parse(cfr::test::read_source_text(source_path(relative))));
 }
 
 }  // namespace

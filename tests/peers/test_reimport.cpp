@@ -21,6 +21,7 @@
 #include "peer_fixture.hpp"
 #include "raw_samples_of_report.hpp"
 #include "roofline/report/report_json.hpp"
+#include "tests/source_text.hpp"
 
 using nlohmann::json;
 
@@ -31,7 +32,7 @@ std::vector<std::string> committed_peer_reports() {
   std::vector<std::string> paths{peer_fixture_path()};
   const std::filesystem::path results = source_path("results");
   for (const auto& entry : std::filesystem::recursive_directory_iterator(results)) {
-    if (entry.path().extension() != ".json") continue;
+    if (!cfr::test::is_json_file(entry.path())) continue;
     const std::string text = read_file(entry.path().string());
     if (text.find("\"cuflash-roofline/peers/") == std::string::npos) continue;
     const json document = json::parse(text);

@@ -3,10 +3,9 @@
 // The Nsight Compute recordings under tests/roofline/fixtures/ncu/ (README
 // there says how each was made).
 
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
+
+#include "tests/source_text.hpp"
 
 namespace cfr::test {
 
@@ -15,11 +14,7 @@ inline std::string fixture_path(const std::string& name) {
 }
 
 inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_source_text(path);
 }
 
 inline std::string read_fixture(const std::string& name) {

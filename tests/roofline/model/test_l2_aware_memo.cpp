@@ -16,14 +16,14 @@
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 
 namespace {
 
 Report read_report(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return report_from_json(nlohmann::json::parse(in));
+  return report_from_json(nlohmann::json::parse(cfr::test::read_source_text(path)));
 }
 
 L2ModelInputs h200_inputs() {
@@ -54,7 +54,7 @@ TEST_CASE("the memo equals the full simulation on every committed profiled row")
   int rows = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(CFR_SOURCE_ROOT "/results/h200/profile")) {
-    if (entry.path().extension() != ".json") continue;
+    if (!cfr::test::is_json_file(entry.path())) continue;
     const Report report = read_report(entry.path());
     for (const ResultRow& row : report.results) {
       const KernelDescription* kernel = catalog_revision(row.kernel, row.kernel_revision);

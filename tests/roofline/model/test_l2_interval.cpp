@@ -13,14 +13,15 @@
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 
 namespace {
 
 L2ModelInputs profiled_h200() {
-  std::ifstream in(CFR_SOURCE_ROOT "/results/h200/profile/default.json");
-  const Report report = report_from_json(nlohmann::json::parse(in));
+  const Report report = report_from_json(nlohmann::json::parse(
+      cfr::test::read_source_text(CFR_SOURCE_ROOT "/results/h200/profile/default.json")));
   REQUIRE(!report.devices.empty());
   return l2_model_inputs(report.devices.front());
 }

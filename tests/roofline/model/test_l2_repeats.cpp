@@ -285,9 +285,9 @@ TEST_CASE("every committed profiled row's L2-aware figures are the ones its repo
   int intervals = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(CFR_SOURCE_ROOT "/results/h200/profile")) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    const Report report = report_from_json(nlohmann::json::parse(in));
+    if (!cfr::test::is_json_file(entry.path())) continue;
+    const Report report =
+        report_from_json(nlohmann::json::parse(cfr::test::read_source_text(entry.path())));
     for (const ResultRow& row : report.results) {
       const KernelDescription* kernel = catalog_revision(row.kernel, row.kernel_revision);
       if (kernel == nullptr || !row.model || !row.model->l2_inputs) continue;

@@ -23,6 +23,7 @@
 #include "roofline/report/row_model.hpp"
 #include "tests/roofline/energy_readings.hpp"
 #include "tests/roofline/profiled_row.hpp"
+#include "tests/source_text.hpp"
 
 using namespace cfr;
 using nlohmann::json;
@@ -94,10 +95,7 @@ const json* at_path(const json& row, std::string_view path) {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return cfr::test::read_source_text(path);
 }
 
 }  // namespace
@@ -309,7 +307,7 @@ TEST_CASE("every value a row writes is a figure's key or named here as not a fig
   row_keys(to_json(sample), keys);
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator(std::string(CFR_SOURCE_ROOT) + "/results")) {
-    if (entry.path().extension() != ".json") continue;
+    if (!cfr::test::is_json_file(entry.path())) continue;
     const json document = json::parse(read_text(entry.path().string()));
     if (document.value("schema", "") != report_schema) continue;  // a ceilings report
     row_keys(document, keys);

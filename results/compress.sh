@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Stores every report under results/ over 1 MiB gzip-compressed, FILE.json as
+# FILE.json.gz (replacing an older FILE.json.gz): JSON with every raw sample
+# packs about 12:1, and the tree travels to the device machine under a 64 MiB
+# limit. gzip -9n writes no name or time, so a report compresses to the same
+# bytes every time; the content is the tool's output, byte for byte
+# (`zcat FILE.json.gz`). The tool and the tests read FILE.json from
+# FILE.json.gz where only that exists (app/report_file.hpp), so commands and
+# docs keep naming FILE.json. Run it before committing a device run's reports.
+# usage: results/compress.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+find results -name '*.json' -size +1M -print0 | sort -z |
+  while IFS= read -r -d '' report; do
+    gzip -9n -f "$report"
+    echo "$report.gz"
+  done
