@@ -32,19 +32,23 @@ struct TileWork {
 
 CFR_HOST_DEVICE constexpr TileWork tile_work(int tile, int q_len, int kv_len, int heads_per_kv_head,
                                              bool causal, TileShapeArgs shape) {
+  // 32-bit throughout: every figure is at most the tile count, which the
+  // launcher keeps within int. A 64-bit division is a subroutine call in the
+  // kernel (CALL.REL in SASS): v5 made three more of them, and ran 5-7 %
+  // slower than v4 at d 128 on the H100 where the two orders are the same
+  // (docs/perf-notes.md, v5.1).
   const int q_blocks = (q_len + shape.br - 1) / shape.br;
-  const std::int64_t group_tiles = static_cast<std::int64_t>(shape.heads_per_group) * q_blocks;
-  const std::int64_t in_group = tile % group_tiles;
-  const int block = static_cast<int>(in_group / shape.heads_per_group);
-  const std::int64_t head =
-      tile / group_tiles * shape.heads_per_group + in_group % shape.heads_per_group;
+  const int group_tiles = shape.heads_per_group * q_blocks;
+  const int in_group = tile % group_tiles;
+  const int block = in_group / shape.heads_per_group;
+  const int head = tile / group_tiles * shape.heads_per_group + in_group % shape.heads_per_group;
   const int q0 = (causal && shape.heaviest_first ? q_blocks - 1 - block : block) * shape.br;
   const int shift = kv_len - q_len;
   const int last_row = (q0 + shape.br < q_len ? q0 + shape.br : q_len) - 1;
   const int all_kv_blocks = (kv_len + shape.bc - 1) / shape.bc;
   const int seen = (last_row + shift) / shape.bc + 1;
   const int kv_blocks = causal && seen < all_kv_blocks ? seen : all_kv_blocks;
-  return {q0, head, static_cast<int>(head / heads_per_kv_head), kv_blocks, shift};
+  return {q0, head, head / heads_per_kv_head, kv_blocks, shift};
 }
 
 // The ring slot and mbarrier phase parity of the n-th K/V block a CTA loads:
