@@ -50,8 +50,7 @@ TEST_CASE("gzip bytes are read as the text they hold; other bytes as they are") 
 
 TEST_CASE("a truncated, corrupt or oversized gzip stream is refused, not read short") {
   const std::string packed = gzip(std::string(100000, 'x'));
-  CHECK_THROWS_WITH(gunzip(packed.substr(0, packed.size() / 2), 1 << 20),
-                    "gzip: truncated stream");
+  CHECK_THROWS_WITH(gunzip(packed.substr(0, packed.size() / 2), 1 << 20), "gzip: truncated stream");
   std::string corrupt = packed;
   corrupt[12] = static_cast<char>(corrupt[12] ^ 0x55);
   CHECK_THROWS_AS(gunzip(corrupt, 1 << 20), std::runtime_error);
