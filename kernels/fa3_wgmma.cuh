@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/exp2_polynomial.hpp"
 #include "kernels/fa2_mma.cuh"
 #include "kernels/fa3_tiles.hpp"
 #include "kernels/launch_preamble.cuh"
@@ -77,7 +78,12 @@ struct Fa3Config {
 
   static constexpr int qk_steps = head_dim / wgmma::k_step;
   static constexpr int pv_steps = bc / wgmma::k_step;
-  static constexpr int s_values = bc / 2;        // a thread's share of the 64 x Bc accumulator
+  static constexpr int s_values = bc / 2;  // a thread's share of the 64 x Bc accumulator
+  // Of every 16 exponentials of S, how many the FMA pipe computes
+  // (kernels/exp2_polynomial.hpp) rather than MUFU.EX2: at d 64 a block's
+  // exponentials take as many SM clocks as its two matmuls (docs/perf-notes.md,
+  // "v6"); at d 128 the matmuls take twice as many.
+  static constexpr int fma_exp2_of_16 = head_dim == 64 ? 4 : 0;
   static constexpr int o_values = head_dim / 2;  // ... of the 64 x d accumulator
 
   static_assert(br == consumer_warpgroups * rows_per_consumer);
@@ -276,7 +282,8 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState
 #pragma unroll
   for (int i = 0; i < Cfg::s_values; ++i) {
     const int h = (i / 2) % 2;
-    s[i] = fa2::exp2_approx(fmaf(s[i], scale_log2, -base[h]));
+    const float x = fmaf(s[i], scale_log2, -base[h]);
+    s[i] = i % 16 < 16 - Cfg::fma_exp2_of_16 ? fa2::exp2_approx(x) : exp2_polynomial(x);
     rows.sum[h] += s[i];
   }
 }
@@ -304,7 +311,7 @@ __device__ __forceinline__ void store_output(const float (&o_acc)[Cfg::o_values]
     float total = rows.sum[h];
     total += __shfl_xor_sync(0xffffffffu, total, 1);
     total += __shfl_xor_sync(0xffffffffu, total, 2);
-    inverse[h] = 1.f / total;  // total >= 1: the row max contributes 2^0
+    inverse[h] = 1.f / total;  // total > 0.99: the row max contributes 2^0
     const int row = first_row + wgmma::accumulator_position(thread, 2 * h).row;
     if (thread % 4 == 0 && row < q_len) {
       lse[head * q_len + row] = natural_lse(rows.max[h] * scale_log2, total);
