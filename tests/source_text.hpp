@@ -26,8 +26,7 @@ inline std::string read_source_text(const std::filesystem::path& path) {
 
 // A report's file name: *.json, or *.json.gz.
 inline bool is_json_file(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  return name.ends_with(".json") || name.ends_with(".json.gz");
+  return is_report_file_name(path.filename().string());
 }
 
 }  // namespace cfr::test

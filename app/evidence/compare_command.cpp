@@ -22,6 +22,7 @@
 #include "evidence/evidence_cli.hpp"
 #include "report_file.hpp"
 #include "roofline/core/axis_values.hpp"
+#include "roofline/core/gzip_text.hpp"
 #include "roofline/evidence/compare.hpp"
 #include "roofline/evidence/roof_fraction.hpp"
 #include "roofline/report/auditability.hpp"
@@ -87,12 +88,9 @@ FilePairs pair_paths(const std::vector<std::string>& paths) {
     const std::vector<std::string> next = json_files_in(paths[1]);
     // X.json and X.json.gz are one report, compressed or not (a committed
     // baseline over 1 MB against a fresh sweep's file).
-    const auto report_name = [](std::string_view name) {
-      return std::string(name.ends_with(".gz") ? name.substr(0, name.size() - 3) : name);
-    };
     const auto in = [&](const std::vector<std::string>& names, const std::string& name) {
       return std::find_if(names.begin(), names.end(), [&](const std::string& other) {
-        return report_name(other) == report_name(name);
+        return report_name_of(other) == report_name_of(name);
       });
     };
     for (const std::string& name : base) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report_file.hpp"
+#include "roofline/core/gzip_text.hpp"
 #include "roofline/report/report_values.hpp"
 
 namespace cfr::app {
@@ -48,7 +49,7 @@ std::vector<std::string> json_files_in(const std::string& folder) {
     // fails naming it, rather than it being left out unsaid.
     std::error_code kind;
     const std::string name = entry.path().filename().string();
-    if ((name.ends_with(".json") || name.ends_with(".json.gz")) && !entry.is_directory(kind)) {
+    if (is_report_file_name(name) && !entry.is_directory(kind)) {
       names.push_back(entry.path().filename().string());
     }
   }

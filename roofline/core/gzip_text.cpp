@@ -62,4 +62,12 @@ std::string text_of_file_bytes(std::string bytes, std::size_t max_bytes) {
   return is_gzip(bytes) ? gunzip(bytes, max_bytes) : bytes;
 }
 
+bool is_report_file_name(std::string_view name) {
+  return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
+std::string_view report_name_of(std::string_view file_name) {
+  return file_name.ends_with(".json.gz") ? file_name.substr(0, file_name.size() - 3) : file_name;
+}
+
 }  // namespace cfr

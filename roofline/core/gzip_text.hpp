@@ -23,4 +23,10 @@ std::string gunzip(std::string_view bytes, std::size_t max_bytes);
 // `bytes` as text: inflated when gzip, as they are otherwise.
 std::string text_of_file_bytes(std::string bytes, std::size_t max_bytes);
 
+// Whether a file name is a report's: X.json, or X.json.gz (stored compressed).
+bool is_report_file_name(std::string_view name);
+
+// The report a file holds, by name: X.json for X.json.gz, the name otherwise.
+std::string_view report_name_of(std::string_view file_name);
+
 }  // namespace cfr

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "roofline/core/gzip_text.hpp"
 #include "roofline/evidence/interval_coverage.hpp"
 #include "roofline/model/l2_aware_model.hpp"
 #include "roofline/report/report_json.hpp"
@@ -72,10 +73,8 @@ const Loaded& loaded() {
         const auto point = l2_aware_dram(*record.layout, row.problem, *row.model->l2_inputs);
         const auto interval = l2_aware_interval(*record.layout, row.problem, *row.model->l2_inputs);
         if (!point || !interval) continue;
-        // The report's name whether stored compressed or not.
-        std::string name = file.filename().string();
-        if (name.ends_with(".gz")) name.resize(name.size() - 3);
-        out.rows.push_back({name, &row, *measured, point->bytes(), *interval});
+        out.rows.push_back({std::string(report_name_of(file.filename().string())), &row, *measured,
+                            point->bytes(), *interval});
       }
     }
     return out;

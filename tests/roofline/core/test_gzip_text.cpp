@@ -75,3 +75,14 @@ TEST_CASE("every committed report over 1 MiB is stored compressed, and reads bac
   }
   CHECK(compressed >= 8);
 }
+
+TEST_CASE("a report's file name: X.json or X.json.gz, both the report X.json", "[gzip]") {
+  CHECK(cfr::is_report_file_name("sweep.json"));
+  CHECK(cfr::is_report_file_name("sweep.json.gz"));
+  CHECK_FALSE(cfr::is_report_file_name("sweep.gz"));
+  CHECK_FALSE(cfr::is_report_file_name("sweep.json.txt"));
+  CHECK_FALSE(cfr::is_report_file_name("json"));
+  CHECK(cfr::report_name_of("sweep.json.gz") == "sweep.json");
+  CHECK(cfr::report_name_of("sweep.json") == "sweep.json");
+  CHECK(cfr::report_name_of("notes.txt.gz") == "notes.txt.gz");
+}
