@@ -83,11 +83,11 @@ struct Fa3Config {
   // (kernels/exp2_polynomial.hpp) rather than MUFU.EX2: at d 64 a block's
   // exponentials take as many SM clocks as its two matmuls (docs/perf-notes.md,
   // "v6"); at d 128 the matmuls take twice as many.
-  static constexpr int fma_exp2_of_16 = head_dim == 64 ? 4 : 0;
+  static constexpr int fma_exp2_of_16 = head_dim == 64 ? 3 : 0;
   static constexpr int o_values = head_dim / 2;  // ... of the 64 x d accumulator
 
   static_assert(br == consumer_warpgroups * rows_per_consumer);
-  static_assert(bc == 128, "S = Q K^T is one wgmma m64n128k16 per K step");
+  static_assert(bc == 128 || bc == 176 || bc == 192, "S = Q K^T is one wgmma m64nBck16 per K step");
   static_assert(head_dim == 64 || head_dim == 128, "O += P V is wgmma m64n64/n128k16");
   static_assert(stages >= 2);
   static_assert(q_bytes % wgmma::swizzle_atom_bytes == 0 &&
@@ -240,6 +240,20 @@ struct RowState {
   float sum[2] = {0.f, 0.f};
 };
 
+// The largest of the first n values, as a tree of any size (Bc / 8 partial
+// maxima: 16, 22 or 24).
+template <int n, int count>
+__device__ __forceinline__ float max_of_first(float (&values)[count]) {
+  if constexpr (n == 1) {
+    return values[0];
+  } else {
+    constexpr int half = (n + 1) / 2;
+#pragma unroll
+    for (int i = 0; i < n - half; ++i) values[i] = fmaxf(values[i], values[i + half]);
+    return max_of_first<half>(values);
+  }
+}
+
 // The max of a thread's scores of row half h (accumulator elements with
 // (i / 2) % 2 == h), over the quad that shares the row.
 template <int count>
@@ -247,7 +261,7 @@ __device__ __forceinline__ float row_max_of(const float (&s)[count], int h) {
   float partial[count / 4];
 #pragma unroll
   for (int j = 0; j < count / 4; ++j) partial[j] = fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]);
-  return fa2::quad_max(fa2::max_tree<count / 8>(partial));
+  return fa2::quad_max(max_of_first<count / 4>(partial));
 }
 
 // -inf where a key is past kv_len or (causal) right of the row's diagonal.
@@ -346,7 +360,7 @@ __device__ __forceinline__ void issue_scores(float (&s)[Cfg::s_values], std::uin
     // rows into each.
     const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
     const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, step));
-    wgmma::mma_ss_n128<T>(s, a, b, step > 0 ? 1 : 0);
+    wgmma::mma_ss<T, Cfg::bc>(s, a, b, step > 0 ? 1 : 0);
   }
   wgmma::commit_group();
 }

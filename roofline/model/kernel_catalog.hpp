@@ -200,9 +200,10 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // running wgmma m64n128k16 for S = Q K^T (Q, K from shared memory) and
 // m64n{d}k16 for O += P V (P from registers); setmaxnreg moves registers from
 // the producer (24) to the consumers (240). Br = 128 = 2 x wgmma's M; Bc = 128
-// at both head dims: S takes 64 fp32 registers a consumer thread and O d / 2,
-// 128 at d = 128 with P's 32 inside 240; two stages of K and V are 64 KB at
-// d = 64 and 128 KB at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
+// causal (fa3_wgmma_tile below: 192 and 176 without a mask): S takes Bc / 2
+// fp32 registers a consumer thread and O d / 2, 88 + 64 at d = 128 with P's 44
+// inside 240; two stages of K and V are 64 KB (96 at Bc 192) at d = 64 and
+// 128 KB (176 at Bc 176) at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
 // One CTA per SM: the register split is one CTA's 64K registers. Persistent:
 // one CTA per SM takes (head, Q block) tiles in this launch order from a
 // counter (so the order is the one tiles run in, as for a launched grid):
@@ -250,12 +251,33 @@ inline constexpr KernelDescription fa3_wgmma_v4_kernel{
     .shapes = {.kv_len = true, .kv_heads = true},
     .revision = 4,
 };
-inline constexpr std::array<const KernelDescription*, 1> fa3_wgmma_earlier{&fa3_wgmma_v4_kernel};
-// Revision 5 (ce3890b): the heads side by side in groups, above.
-inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+// Revision 5 (ce3890b up to d23b0d5): the heads side by side in groups,
+// above, every K/V block 128 keys.
+inline constexpr KernelDescription fa3_wgmma_v5_kernel = [] {
   KernelDescription kernel = fa3_wgmma_v4_kernel;
   kernel.launches = fa3_wgmma_launches;
   kernel.revision = 5;
+  return kernel;
+}();
+// Revision 6: without a mask, K/V blocks of more keys, so that a block's
+// fixed costs (the O rescale, the barrier turns, the row statistics) are
+// spread over more of its matmuls: FlashAttention-3's 176 at d 128 and 192
+// at d 64 (its hopper/tile_size.h), as many as S's registers allow (88 and 96
+// a consumer thread). A causal block stays at 128: the diagonal's masked
+// share grows with Bc. docs/perf-notes.md, "v7".
+constexpr int fa3_wgmma_full_mask_bc(std::int64_t head_dim) {
+  return head_dim <= 64 ? 192 : 176;
+}
+constexpr TileShape fa3_wgmma_tile(const AttentionProblem& problem, TileShape config_tile) {
+  return problem.causal ? config_tile
+                        : TileShape{config_tile.br, fa3_wgmma_full_mask_bc(problem.head_dim)};
+}
+inline constexpr std::array<const KernelDescription*, 2> fa3_wgmma_earlier{&fa3_wgmma_v4_kernel,
+                                                                           &fa3_wgmma_v5_kernel};
+inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+  KernelDescription kernel = fa3_wgmma_v5_kernel;
+  kernel.problem_tile = fa3_wgmma_tile;
+  kernel.revision = 6;
   kernel.earlier_revisions = fa3_wgmma_earlier;
   return kernel;
 }();

@@ -196,12 +196,17 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
 }
 
 TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below its own") {
-  CHECK(fa3_wgmma_kernel.revision == 5);
-  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 1);
+  CHECK(fa3_wgmma_kernel.revision == 6);
+  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 2);
   CHECK(fa3_wgmma_kernel.unrecorded_revision() == 4);
-  CHECK(fa3_wgmma_kernel.at_revision(5) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(6) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(5) == &fa3_wgmma_v5_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(4) == &fa3_wgmma_v4_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(3) == nullptr);
+  // Revision 5 had revision 6's launch order and 128-key blocks at every mask.
+  CHECK(fa3_wgmma_v5_kernel.launches.data() == fa3_wgmma_kernel.launches.data());
+  CHECK(fa3_wgmma_v5_kernel.problem_tile == nullptr);
+  CHECK(fa3_wgmma_kernel.problem_tile != nullptr);
   // Revision 4 walked Q blocks fastest, one head after another; the rest is alike.
   CHECK(fa3_wgmma_v4_kernel.launches[0].order ==
         GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch});
@@ -223,15 +228,30 @@ TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below
   broken.earlier_revisions = of_another;
   CHECK(problem_of(broken) == "an earlier revision is not a description of the same kernel");
   broken.earlier_revisions = fa3_wgmma_earlier;
-  broken.revision = 4;
+  broken.revision = 5;
   CHECK(problem_of(broken) == "earlier revisions are not ascending below its own");
   broken.revision = 0;
   CHECK(problem_of(broken) == "revision is not positive");
   const std::array<const KernelDescription*, 1> nested{&fa3_wgmma_kernel};
   KernelDescription later = fa3_wgmma_kernel;
-  later.revision = 6;
+  later.revision = 7;
   later.earlier_revisions = nested;
   CHECK(problem_of(later) == "an earlier revision lists earlier revisions of its own");
+}
+
+TEST_CASE("fa3_wgmma's K/V blocks: 128 keys causal, 192 at d 64 and 176 at d 128 without a mask") {
+  AttentionProblem problem;
+  problem.seq_len = 4096;
+  for (const int head_dim : {64, 128}) {
+    problem.head_dim = head_dim;
+    const TileShape config = fa3_wgmma_kernel.config_for(head_dim, {9, 0}).tile;
+    CHECK(config == TileShape{128, 128});
+    problem.causal = true;
+    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
+    problem.causal = false;
+    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) ==
+          TileShape{128, head_dim == 64 ? 192 : 176});
+  }
 }
 
 TEST_CASE("head groups: the most K/V heads, a divisor of all, whose K/V fit a quarter of the L2") {

@@ -332,8 +332,14 @@ TEST_CASE("a row records the kernel revision it ran where the catalog lists earl
                      h200);
   };
   ResultRow fa3 = row_of(fa3_wgmma_kernel);
-  CHECK(fa3.kernel_revision == 5);
+  CHECK(fa3.kernel_revision == 6);
   CHECK(kernel_record(fa3).layout == find_kernel("fa3_wgmma"));
+  // Revision 6 streams 192-key blocks at d 64 without a mask, revision 5 128-key ones.
+  ResultRow v5 = row_of(fa3_wgmma_v5_kernel);
+  CHECK(v5.kernel_revision == 5);
+  CHECK(kernel_record(v5).layout == &fa3_wgmma_v5_kernel);
+  CHECK(fa3.tile == TileShape{128, 192});
+  CHECK(v5.tile == TileShape{128, 128});
   // The model of revision 4 is its launches', and a row without a revision is read as it.
   ResultRow v4 = row_of(fa3_wgmma_v4_kernel);
   CHECK(v4.kernel_revision == 4);
