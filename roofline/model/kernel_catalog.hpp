@@ -200,7 +200,8 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // running wgmma m64n128k16 for S = Q K^T (Q, K from shared memory) and
 // m64n{d}k16 for O += P V (P from registers); setmaxnreg moves registers from
 // the producer (24) to the consumers (240). Br = 128 = 2 x wgmma's M; Bc = 128
-// causal (fa3_wgmma_tile below: 192 and 176 without a mask): S takes Bc / 2
+// causal (fa3_wgmma_tile below: 192 and 176 without a mask where they pad
+// little): S takes Bc / 2
 // fp32 registers a consumer thread and O d / 2, 88 + 64 at d = 128 with P's 44
 // inside 240; two stages of K and V are 64 KB (96 at Bc 192) at d = 64 and
 // 128 KB (176 at Bc 176) at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
@@ -259,25 +260,44 @@ inline constexpr KernelDescription fa3_wgmma_v5_kernel = [] {
   kernel.revision = 5;
   return kernel;
 }();
-// Revision 6: without a mask, K/V blocks of more keys, so that a block's
-// fixed costs (the O rescale, the barrier turns, the row statistics) are
-// spread over more of its matmuls: FlashAttention-3's 176 at d 128 and 192
-// at d 64 (its hopper/tile_size.h), as many as S's registers allow (88 and 96
-// a consumer thread). A causal block stays at 128: the diagonal's masked
-// share grows with Bc. docs/perf-notes.md, "v7".
+// Revision 6 (c109ef9 up to 8cc0437): without a mask, K/V blocks of more
+// keys, so that a block's fixed costs (the O rescale, the barrier turns, the
+// row statistics) are spread over more of its matmuls: FlashAttention-3's 176
+// at d 128 and 192 at d 64 (its hopper/tile_size.h), as many as S's
+// registers allow (88 and 96 a consumer thread). A causal block stays at 128:
+// the diagonal's masked share grows with Bc.
 constexpr int fa3_wgmma_full_mask_bc(std::int64_t head_dim) {
   return head_dim <= 64 ? 192 : 176;
 }
-constexpr TileShape fa3_wgmma_tile(const AttentionProblem& problem, TileShape config_tile) {
+constexpr TileShape fa3_wgmma_v6_tile(const AttentionProblem& problem, TileShape config_tile) {
   return problem.causal ? config_tile
                         : TileShape{config_tile.br, fa3_wgmma_full_mask_bc(problem.head_dim)};
 }
-inline constexpr std::array<const KernelDescription*, 2> fa3_wgmma_earlier{&fa3_wgmma_v4_kernel,
-                                                                           &fa3_wgmma_v5_kernel};
-inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+inline constexpr KernelDescription fa3_wgmma_v6_kernel = [] {
   KernelDescription kernel = fa3_wgmma_v5_kernel;
-  kernel.problem_tile = fa3_wgmma_tile;
+  kernel.problem_tile = fa3_wgmma_v6_tile;
   kernel.revision = 6;
+  return kernel;
+}();
+// Revision 7: the longer block only where its last block pads the keys by
+// at most 2 % more than 128-key blocks do. It saved 2-3 % of the time at
+// N 8K-16K, and cost 0.5-2.8 % where it padded 3 % more (N 2048 and 4096:
+// 11 and 22 blocks of 192 hold 2112 and 4224 keys); docs/perf-notes.md, "v7".
+constexpr std::int64_t padded_keys(std::int64_t keys, int bc) {
+  return (keys + bc - 1) / bc * bc;
+}
+constexpr TileShape fa3_wgmma_tile(const AttentionProblem& problem, TileShape config_tile) {
+  const TileShape longer = fa3_wgmma_v6_tile(problem, config_tile);
+  const bool pads_little = 50 * padded_keys(problem.keys(), longer.bc) <=
+                           51 * padded_keys(problem.keys(), config_tile.bc);
+  return pads_little ? longer : config_tile;
+}
+inline constexpr std::array<const KernelDescription*, 3> fa3_wgmma_earlier{
+    &fa3_wgmma_v4_kernel, &fa3_wgmma_v5_kernel, &fa3_wgmma_v6_kernel};
+inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+  KernelDescription kernel = fa3_wgmma_v6_kernel;
+  kernel.problem_tile = fa3_wgmma_tile;
+  kernel.revision = 7;
   kernel.earlier_revisions = fa3_wgmma_earlier;
   return kernel;
 }();

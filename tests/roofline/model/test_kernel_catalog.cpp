@@ -196,17 +196,20 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
 }
 
 TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below its own") {
-  CHECK(fa3_wgmma_kernel.revision == 6);
-  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 2);
+  CHECK(fa3_wgmma_kernel.revision == 7);
+  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 3);
   CHECK(fa3_wgmma_kernel.unrecorded_revision() == 4);
-  CHECK(fa3_wgmma_kernel.at_revision(6) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(7) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(6) == &fa3_wgmma_v6_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(5) == &fa3_wgmma_v5_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(4) == &fa3_wgmma_v4_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(3) == nullptr);
-  // Revision 5 had revision 6's launch order and 128-key blocks at every mask.
+  // Revision 5 had today's launch order and 128-key blocks at every mask; 6 and 7
+  // differ in their blocks without a mask only.
   CHECK(fa3_wgmma_v5_kernel.launches.data() == fa3_wgmma_kernel.launches.data());
   CHECK(fa3_wgmma_v5_kernel.problem_tile == nullptr);
-  CHECK(fa3_wgmma_kernel.problem_tile != nullptr);
+  CHECK(fa3_wgmma_v6_kernel.problem_tile == fa3_wgmma_v6_tile);
+  CHECK(fa3_wgmma_kernel.problem_tile == fa3_wgmma_tile);
   // Revision 4 walked Q blocks fastest, one head after another; the rest is alike.
   CHECK(fa3_wgmma_v4_kernel.launches[0].order ==
         GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch});
@@ -228,29 +231,49 @@ TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below
   broken.earlier_revisions = of_another;
   CHECK(problem_of(broken) == "an earlier revision is not a description of the same kernel");
   broken.earlier_revisions = fa3_wgmma_earlier;
-  broken.revision = 5;
+  broken.revision = 6;
   CHECK(problem_of(broken) == "earlier revisions are not ascending below its own");
   broken.revision = 0;
   CHECK(problem_of(broken) == "revision is not positive");
   const std::array<const KernelDescription*, 1> nested{&fa3_wgmma_kernel};
   KernelDescription later = fa3_wgmma_kernel;
-  later.revision = 7;
+  later.revision = 8;
   later.earlier_revisions = nested;
   CHECK(problem_of(later) == "an earlier revision lists earlier revisions of its own");
 }
 
-TEST_CASE("fa3_wgmma's K/V blocks: 128 keys causal, 192 at d 64 and 176 at d 128 without a mask") {
+TEST_CASE(
+    "fa3_wgmma's K/V blocks: 128 keys causal; without a mask 192 at d 64 and 176 at d 128 "
+    "where they pad the keys by at most 2 % more") {
   AttentionProblem problem;
-  problem.seq_len = 4096;
   for (const int head_dim : {64, 128}) {
     problem.head_dim = head_dim;
+    const int longer = head_dim == 64 ? 192 : 176;
     const TileShape config = fa3_wgmma_kernel.config_for(head_dim, {9, 0}).tile;
     CHECK(config == TileShape{128, 128});
-    problem.causal = true;
-    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
-    problem.causal = false;
-    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) ==
-          TileShape{128, head_dim == 64 ? 192 : 176});
+    // N 8192: 43 blocks of 192 hold 8256 keys (+0.8 %), 47 of 176 hold 8272 (+1.0 %).
+    // N 5000: 40 blocks of 128 hold 5120 keys, 27 of 192 5184 (+1.25 %), 29 of 176 5104.
+    for (const std::int64_t n : {8192, 16384, 5000}) {
+      CAPTURE(head_dim, n);
+      problem.seq_len = n;
+      problem.causal = true;
+      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
+      problem.causal = false;
+      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == TileShape{128, longer});
+      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config) == TileShape{128, longer});
+    }
+    // N 2048 and 4096: +3.1 % either way, and revision 6's longer block ran 0.5-2.8 % slower.
+    for (const std::int64_t n : {2048, 4096, 100}) {
+      CAPTURE(head_dim, n);
+      problem.seq_len = n;
+      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
+      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config) == TileShape{128, longer});
+    }
+    // The keys decide, not the queries: a 4096-query row over 8192 keys takes the longer block.
+    problem.seq_len = 4096;
+    problem.kv_len = 8192;
+    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == TileShape{128, longer});
+    problem.kv_len = 0;
   }
 }
 
