@@ -177,7 +177,7 @@ fi
 # each from one device call and compared with nothing measured on the H200.
 h100_section() {
   local fa3 bwd versions
-  fa3=$(ls -d results/h100/fa3-v5.1-* 2>/dev/null | tail -n 1)
+  fa3=$(ls -d results/h100/fa3-v7.1-* 2>/dev/null | tail -n 1)
   bwd=$(ls -d results/h100/backward-* 2>/dev/null | tail -n 1)
   if [[ -n $fa3 ]]; then
     pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
@@ -185,9 +185,9 @@ h100_section() {
     pair_section "fa3_wgmma vs fa2_mma, the same run ($fa3/sweep-fa3.json)" \
       "$fa3/sweep-fa3.json" "$fa3/sweep-fa3.json" fa2_mma=fa3_wgmma
     versions=$fa3/versions
-    pair_section "fa3_wgmma v5.1 vs v4 (revision 4, tool 14062b1), in turn in one call ($versions/)" \
-      "$versions/fa3-v4-round2.json" "$versions/fa3-v5.1-round2.json" fa3_wgmma=fa3_wgmma \
-      "ratio = v5.1 ÷ v4 median time; round 2 of 2"
+    pair_section "fa3_wgmma v7.1 vs v7 (revision 6, tool c109ef9), in turn in one call ($versions/)" \
+      "$versions/fa3-v7-round2.json" "$versions/fa3-v7.1-round2.json" fa3_wgmma=fa3_wgmma \
+      "ratio = v7.1 ÷ v7 median time; round 2 of 2"
   fi
   if [[ -n $bwd ]]; then
     local kernel
