@@ -11,8 +11,10 @@
 // and j is added to its exponent field. x is clamped at -126.5 so that j's
 // addition cannot wrap the exponent: below -125 (a masked score's -inf
 // included) the result is a positive value under 2^-124 rather than 0,
-// nothing a row's sum or an fp16 P can see. Seven FMA-pipe and integer
-// instructions where the ex2 is one MUFU.
+// nothing a row's sum or an fp16 P can see; a NaN score gives that too, where
+// the ex2 passes it on (no shape the kernels take has a NaN score). Eight
+// FMA-pipe and integer instructions in the SASS (FMNMX, three FADD, three
+// FFMA, IMAD) where the ex2 is one MUFU.
 
 #include <cmath>
 #include <cstdint>

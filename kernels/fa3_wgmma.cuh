@@ -10,7 +10,7 @@
 //     bulk tensor copy engine (TMA), each slot with "full" barriers for K and
 //     V and "empty" barriers the consumers release each on;
 //   - warpgroups 1 and 2, the consumers, take the registers (setmaxnreg.inc)
-//     and own 64 query rows each: S = Q K^T by wgmma m64n128k16 with Q and K
+//     and own 64 query rows each: S = Q K^T by wgmma m64nBck16 with Q and K
 //     read from shared memory through descriptors, the online softmax in
 //     registers (exp2 with the scale folded into one FFMA, the causal mask on
 //     diagonal blocks only), P converted in registers and fed back as the A

@@ -25,7 +25,8 @@ __device__ __forceinline__ float max_of(const float (&x)[count]) {
 // scaled; fa2_mma keeps raw maxima and folds the scale into its exponent's
 // FFMA). `base` is the new m in log2 units, what every exponent of the block
 // subtracts: 0 for a row with every score masked so far, which keeps exp2 at
-// 0 rather than NaN. `rescale` = exp2(m_old - m_new) in log2 units, the factor
+// 0 rather than NaN (fa3_wgmma's FMA-pipe share gives under 2^-124 there:
+// kernels/exp2_polynomial.hpp). `rescale` = exp2(m_old - m_new) in log2 units, the factor
 // the row's sum and output accumulator are scaled by. `exp2` is the kernel's
 // own (exp2f, or ex2.approx.ftz).
 struct RowMaxStep {

@@ -197,7 +197,7 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // FlashAttention-3's forward structure on sm_90a (kernels/fa3_wgmma.cuh):
 // one producer warpgroup issuing TMA copies of Q and of K/V tiles into a ring
 // of mbarrier-guarded slots, two consumer warpgroups of 64 query rows each
-// running wgmma m64n128k16 for S = Q K^T (Q, K from shared memory) and
+// running wgmma m64nBck16 for S = Q K^T (Q, K from shared memory) and
 // m64n{d}k16 for O += P V (P from registers); setmaxnreg moves registers from
 // the producer (24) to the consumers (240). Br = 128 = 2 x wgmma's M; Bc = 128
 // causal (fa3_wgmma_tile below: 192 and 176 without a mask where they pad
@@ -281,7 +281,7 @@ inline constexpr KernelDescription fa3_wgmma_v6_kernel = [] {
 }();
 // Revision 7: the longer block only where its last block pads the keys by
 // at most 2 % more than 128-key blocks do. It saved 2-3 % of the time at
-// N 8K-16K, and cost 0.5-2.8 % where it padded 3 % more (N 2048 and 4096:
+// N 8K-16K, and cost 0.3-2.8 % where it padded 3 % more (N 2048 and 4096:
 // 11 and 22 blocks of 192 hold 2112 and 4224 keys); docs/perf-notes.md, "v7".
 constexpr std::int64_t padded_keys(std::int64_t keys, int bc) {
   return (keys + bc - 1) / bc * bc;
@@ -297,6 +297,8 @@ inline constexpr std::array<const KernelDescription*, 3> fa3_wgmma_earlier{
 inline constexpr KernelDescription fa3_wgmma_kernel = [] {
   KernelDescription kernel = fa3_wgmma_v6_kernel;
   kernel.problem_tile = fa3_wgmma_tile;
+  kernel.summary =
+      "FA3 structure: TMA K/V ring, producer + 2 consumer warpgroups, wgmma m64n{128,176,192}k16";
   kernel.revision = 7;
   kernel.earlier_revisions = fa3_wgmma_earlier;
   return kernel;

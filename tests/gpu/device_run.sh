@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants, fa3, peers_fa3, profile_fa3.
+# peers_backward, fa2bwd_variants, fa3, peers_fa3, peers_fa3_other, profile_fa3.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -875,6 +875,15 @@ step_peers_fa3() {
   torch_judgement peers_fa3 results/h200/fa3 sweep-fa3 torch-sdpa-forward fa2_mma,fa3_wgmma \
     fa3_wgmma fa2_mma -- --batch 1 --heads 8 --seq-lens 4096,8192,16384 --head-dims 64,128 \
     --both --dtype fp16,bf16 --max-seconds 0.5
+}
+
+# fa3_wgmma against torch's forward on shapes issue 22 does not name (B4 H16,
+# N 2048 and 5000, d 64/128, bf16, both masks), where the K/V block rule of
+# revision 7 takes both block lengths; the reports go to results/h200/fa3-other/.
+step_peers_fa3_other() {
+  torch_judgement peers_fa3_other results/h200/fa3-other sweep-fa3 torch-sdpa-forward fa3_wgmma \
+    fa3_wgmma fa3_wgmma -- --batch 4 --heads 16 --seq-lens 2048,5000 --head-dims 64,128 \
+    --both --dtype bf16 --max-seconds 0.5
 }
 
 # Issue 19's judgement in one run: the backward sweep of both tilings,

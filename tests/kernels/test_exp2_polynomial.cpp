@@ -34,7 +34,8 @@ TEST_CASE("exp2_polynomial is within 7.6e-5 of 2^x on [-125, 0]", "[exp2]") {
   CHECK(worst > 7.0e-5);
 }
 
-TEST_CASE("exp2_polynomial is exact in the exponent at integers and halves", "[exp2]") {
+TEST_CASE("exp2_polynomial holds its bound at every integer and half-integer, where j changes",
+          "[exp2]") {
   for (int j = 0; j >= -124; --j) {
     CAPTURE(j);
     CHECK(relative_error(static_cast<float>(j)) < 7.6e-5);
@@ -48,7 +49,7 @@ TEST_CASE("exp2_polynomial below -125 is a positive value under 2^-124", "[exp2]
                         -126.f, -125.5f, -125.2f}) {
     CAPTURE(x);
     const float y = exp2_polynomial(x);
-    CHECK(y >= 0.f);
+    CHECK(y > 0.f);
     CHECK(y < std::ldexp(1.f, -124));
     CHECK(!std::isnan(y));
   }

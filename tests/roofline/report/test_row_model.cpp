@@ -334,7 +334,7 @@ TEST_CASE("a row records the kernel revision it ran where the catalog lists earl
   ResultRow fa3 = row_of(fa3_wgmma_kernel);
   CHECK(fa3.kernel_revision == 7);
   CHECK(kernel_record(fa3).layout == find_kernel("fa3_wgmma"));
-  // Revision 6 streams 192-key blocks at d 64 without a mask, revision 5 128-key ones.
+  // Today's revision streams 192-key blocks at d 64 N 8192 without a mask, revision 5 128-key ones.
   ResultRow v5 = row_of(fa3_wgmma_v5_kernel);
   CHECK(v5.kernel_revision == 5);
   CHECK(kernel_record(v5).layout == &fa3_wgmma_v5_kernel);
