@@ -2,15 +2,15 @@
 
 // FlashAttention-3's forward structure on sm_90a (wgmma + TMA + warp
 // specialization), fp16 and bf16 with fp32 accumulate. A tile is a Q block
-// of Br = 128 rows of one head; one persistent CTA per SM takes tiles until
-// none is left, with three warpgroups:
+// of Br = 128 or 192 rows of one head; one persistent CTA per SM takes tiles
+// until none is left, with Br / 64 + 1 warpgroups:
 //   - warpgroup 0, the producer, gives most of its registers away
 //     (setmaxnreg.dec) and one of its threads issues every copy: per tile the
 //     Q block, then K and V block by block into a ring of `stages` slots, by the
 //     bulk tensor copy engine (TMA), each slot with "full" barriers for K and
 //     V and "empty" barriers the consumers release each on;
-//   - warpgroups 1 and 2, the consumers, take the registers (setmaxnreg.inc)
-//     and own 64 query rows each: S = Q K^T by wgmma m64nBck16 with Q and K
+//   - warpgroups 1 to Br / 64, the consumers, take the registers
+//     (setmaxnreg.inc) and own 64 query rows each: S = Q K^T by wgmma m64nBck16 with Q and K
 //     read from shared memory through descriptors, the online softmax in
 //     registers (exp2 with the scale folded into one FFMA, the causal mask on
 //     diagonal blocks only), P converted in registers and fed back as the A
@@ -50,17 +50,19 @@ struct Fa3Config {
   static constexpr GridOrder order{AxisX, AxisY, AxisZ};
   static constexpr CausalBlockOrder causal_order = CausalOrder;
 
-  static constexpr int consumer_warpgroups = 2;
+  static constexpr int rows_per_consumer = 64;  // wgmma's M
+  static constexpr int consumer_warpgroups = br / rows_per_consumer;
   static constexpr int warpgroups = 1 + consumer_warpgroups;
   static constexpr int threads = warpgroups * wgmma::warpgroup_threads;
   static constexpr int warps = threads / 32;
   static constexpr int consumer_threads = consumer_warpgroups * wgmma::warpgroup_threads;
-  static constexpr int rows_per_consumer = 64;  // wgmma's M
-  // 384 threads at one CTA an SM get 65536 / 384 = 170 registers, rounded to
-  // 168; the producer's 144 spare registers a thread pay for the consumers'
-  // 72 more: 128 x 24 + 256 x 240 = 64512 <= 65536.
-  static constexpr int producer_registers = 24;
-  static constexpr int consumer_registers = 240;
+  // Two consumers: 384 threads at one CTA an SM get 65536 / 384 = 170
+  // registers, rounded to 168; the producer's 144 spare registers a thread
+  // pay for the consumers' 72 more: 128 x 24 + 256 x 240 = 64512 <= 65536.
+  // Three (FlashAttention-3's d 64 tile): 512 threads get 128, and
+  // 128 x 32 + 384 x 160 = 65536 (setmaxnreg takes multiples of 8).
+  static constexpr int producer_registers = consumer_warpgroups == 2 ? 24 : 32;
+  static constexpr int consumer_registers = consumer_warpgroups == 2 ? 240 : 160;
 
   static constexpr int column_blocks = head_dim / wgmma::block_columns;
   static constexpr int q_bytes = br * head_dim * 2;
@@ -86,7 +88,10 @@ struct Fa3Config {
   static constexpr int fma_exp2_of_16 = head_dim == 64 ? 3 : 0;
   static constexpr int o_values = head_dim / 2;  // ... of the 64 x d accumulator
 
-  static_assert(br == consumer_warpgroups * rows_per_consumer);
+  static_assert(br == consumer_warpgroups * rows_per_consumer &&
+                (consumer_warpgroups == 2 || consumer_warpgroups == 3));
+  static_assert(consumer_warpgroups == 2 || bc == 128,
+                "three consumers' 160 registers hold S, P and O of 128 keys only");
   static_assert(bc == 128 || bc == 176 || bc == 192, "S = Q K^T is one wgmma m64nBck16 per K step");
   static_assert(head_dim == 64 || head_dim == 128, "O += P V is wgmma m64n64/n128k16");
   static_assert(stages >= 2);
@@ -409,30 +414,47 @@ __device__ __forceinline__ void pack_p(const float (&s)[Cfg::s_values],
   for (int step = 0; step < Cfg::pv_steps; ++step) pack_p_step<T>(s, step, p[step]);
 }
 
-// FA3's inter-warpgroup ping-pong (§3.1): the two consumers take turns to
-// issue their wgmma batches, each waiting on its own named barrier and then
-// signalling the other's, so one's softmax runs while the other's matmuls do.
-// Consumer 0 goes first (consumer 1 signals it once at the start) and waits
-// once more at the end, for consumer 1's signal after its last batch: every
-// barrier then meets as often as it is waited on.
+// FA3's inter-warpgroup ping-pong (§3.1): the consumers take turns, in
+// order, to issue their wgmma batches, each waiting on its own named barrier
+// and then signalling the next one's, so one's softmax runs while the others'
+// matmuls do. Consumer 0 goes first (the last consumer signals it once at the
+// start) and waits once more at the end, for the last consumer's signal after
+// its last batch: every barrier then meets as often as it is waited on. A
+// barrier meets when 256 threads reached it: the waiting warpgroup and the
+// signalling one. Barrier 0 is __syncthreads'.
 template <typename Cfg>
 struct MatmulTurns {
+  static constexpr int pair_threads = 2 * wgmma::warpgroup_threads;
+  static constexpr int last = Cfg::consumer_warpgroups - 1;
   int consumer;
+
+  template <int turn>
+  __device__ __forceinline__ static void wait_for() {
+    tma::named_barrier_sync<1 + turn, pair_threads>();
+  }
+  template <int turn>
+  __device__ __forceinline__ static void signal() {
+    tma::named_barrier_arrive<1 + turn, pair_threads>();
+  }
   __device__ __forceinline__ void start() const {
-    if (consumer == 1) end();
+    if (consumer == last) signal<0>();
   }
   __device__ __forceinline__ void begin() const {
     if (consumer == 0) {
-      tma::named_barrier_sync<1, Cfg::consumer_threads>();
+      wait_for<0>();
+    } else if (consumer == 1) {
+      wait_for<1>();
     } else {
-      tma::named_barrier_sync<2, Cfg::consumer_threads>();
+      wait_for<2>();
     }
   }
   __device__ __forceinline__ void end() const {
-    if (consumer == 0) {
-      tma::named_barrier_arrive<2, Cfg::consumer_threads>();
+    if (consumer == last) {
+      signal<0>();
+    } else if (consumer == 0) {
+      signal<1>();
     } else {
-      tma::named_barrier_arrive<1, Cfg::consumer_threads>();
+      signal<2>();
     }
   }
   __device__ __forceinline__ void finish() const {
