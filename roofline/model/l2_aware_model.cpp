@@ -69,6 +69,19 @@ bool too_large(const AttentionProblem& problem, int block_rows) {
          max_simulated_ctas;
 }
 
+// The config the launches run with: the entry's for the head dim and GPU,
+// its tile as the entry's problem_tile gives it this problem (model revision
+// 2 on; revision 1 for split-KV launches only).
+KernelConfig simulated_config(const KernelDescription& kernel, const AttentionProblem& problem,
+                              const L2ModelInputs& inputs) {
+  KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  const bool launched_tile = inputs.revision >= 2 || kernel.traffic == TrafficModelKind::split_kv;
+  if (launched_tile && kernel.problem_tile && config.tile.tiled()) {
+    config.tile = kernel.problem_tile(problem, config.tile);
+  }
+  return config;
+}
+
 std::optional<DramEstimate> simulate(const KernelDescription& kernel,
                                      const AttentionProblem& problem, const L2ModelInputs& inputs,
                                      Schedule schedule, Repeats repeats = Repeats::skipped) {
@@ -86,19 +99,15 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
         problem, {inputs.sm_count, softmax_ctas_per_sm, gemm_ctas_per_sm, gemm_block_rows}, l2);
   }
   if (kernel.configs.empty()) return std::nullopt;
-  const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  const KernelConfig config = simulated_config(kernel, problem, inputs);
   if (!config.tile.tiled() || too_large(problem, std::min(config.tile.br, config.tile.bc))) {
     return std::nullopt;
   }
   if (kernel.traffic == TrafficModelKind::split_kv && kernel.launches.size() == 1) {
-    const TileShape tile =
-        kernel.problem_tile ? kernel.problem_tile(problem, config.tile) : config.tile;
-    KernelConfig split_config = config;
-    split_config.tile = tile;
-    const auto forward = geometry_of(kernel.launches[0], split_config, problem, inputs, schedule);
+    const auto forward = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
     if (!forward) return std::nullopt;
-    return split_kv_dram(problem, *forward, plan_kv_splits(problem, tile, inputs.sm_count).splits,
-                         l2);
+    return split_kv_dram(problem, *forward,
+                         plan_kv_splits(problem, config.tile, inputs.sm_count).splits, l2);
   }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
     const auto forward = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
@@ -142,7 +151,7 @@ using SimulationKey =
 
 SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& problem,
                      const L2ModelInputs& inputs, Schedule schedule) {
-  const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
+  const KernelConfig config = simulated_config(kernel, problem, inputs);
   std::string launches;
   for (const GridLaunch& launch : kernel.launches) {
     for (GridAxis axis : launch.order) launches += std::string(to_string(axis)) + ",";

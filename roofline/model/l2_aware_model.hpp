@@ -15,15 +15,27 @@
 
 namespace cfr {
 
-// What the model needs of the GPU. `source` says where the figures come
-// from: "device 0" (cudaDevAttrL2CacheSize, the SM count) in a sweep, "GPU
-// table h200" in `model`.
+// Which version of the model's own code a figure comes from, so that a
+// report keeps auditing as written when the model is corrected: `audit`
+// recomputes a row with the revision it records (absent: 1).
+//   1: every tiled launch simulated with the config's tile (the entry's
+//      problem_tile taken only for split-KV launches);
+//   2: with problem_tile on every launch, the blocks the kernel runs
+//      (fa3_wgmma's 176- and 192-key blocks without a mask: docs/model.md,
+//      "fa3_wgmma's longer blocks").
+inline constexpr int first_l2_model_revision = 1;
+inline constexpr int current_l2_model_revision = 2;
+
+// What the model needs of the GPU, and the model revision. `source` says
+// where the figures come from: "device 0" (cudaDevAttrL2CacheSize, the SM
+// count) in a sweep, "GPU table h200" in `model`.
 struct L2ModelInputs {
   double l2_bytes = 0;
   int l2_partitions = 1;
   int sm_count = 0;
   ComputeCapability cc{};  // chooses the kernel's config (tile, resident CTAs)
   std::string source;
+  int revision = current_l2_model_revision;
 
   friend bool operator==(const L2ModelInputs&, const L2ModelInputs&) = default;
 };

@@ -303,6 +303,13 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
     inputs.sm_count = static_cast<int>(l2.integer("sm_count"));
     inputs.cc = l2.named("cc", parse_compute_capability, "compute capability");
     inputs.source = l2.string("source");
+    // Reports from before model revisions were written by revision 1.
+    inputs.revision = l2.has("revision") ? l2.int32("revision") : first_l2_model_revision;
+    if (inputs.revision < first_l2_model_revision || inputs.revision > current_l2_model_revision) {
+      throw InputError(fmt::format("{}: {} is not a model revision ({} to {})",
+                                   l2.key_path("revision"), inputs.revision,
+                                   first_l2_model_revision, current_l2_model_revision));
+    }
     model.l2_inputs = inputs;
   }
   if (traffic.has("kv_splits")) model.traffic.kv_splits = traffic.int32("kv_splits");
@@ -454,11 +461,10 @@ json to_json(const ResultRow& row) {
       out["traffic"]["kv_splits"] = row.model->traffic.kv_splits;
     }
     if (const auto& l2 = row.model->l2_inputs) {
-      out["traffic"]["l2_model"] = {{"l2_bytes", l2->l2_bytes},
-                                    {"l2_partitions", l2->l2_partitions},
-                                    {"sm_count", l2->sm_count},
-                                    {"cc", to_string(l2->cc)},
-                                    {"source", l2->source}};
+      out["traffic"]["l2_model"] = {
+          {"l2_bytes", l2->l2_bytes}, {"l2_partitions", l2->l2_partitions},
+          {"sm_count", l2->sm_count}, {"cc", to_string(l2->cc)},
+          {"source", l2->source},     {"revision", l2->revision}};
     }
   }
   if (row.device) out["device"] = *row.device;

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "roofline/core/statistics.hpp"
@@ -305,4 +306,26 @@ TEST_CASE(
   json zero = first;
   zero["ceiling"]["read_bandwidth_GBps"] = 0;
   CHECK(error_of(zero) == "ceiling.read_bandwidth_GBps: must be positive, found 0");
+}
+
+// docs/report-schema.md: traffic.l2_model.revision names the model code a
+// row's L2-aware figures came from (roofline/model/l2_aware_model.hpp);
+// reports from before it were written by revision 1.
+TEST_CASE("traffic.l2_model.revision round-trips, reads 1 where absent, and refuses others") {
+  Report report = sample_report();
+  const L2ModelInputs l2{62914560, 2, 132, {9, 0}, "device 0"};
+  report.results[0] = model_row(fa1_wmma_kernel, seed_shape(true), report.ceiling,
+                                FlopConvention::half, ComputeCapability{9, 0}, l2);
+  const json written = to_json(report);
+  CHECK(written["results"][0]["traffic"]["l2_model"]["revision"] == current_l2_model_revision);
+  CHECK(report_from_json(written).results[0].model->l2_inputs->revision ==
+        current_l2_model_revision);
+  json old = written;
+  old["results"][0]["traffic"]["l2_model"].erase("revision");
+  CHECK(report_from_json(old).results[0].model->l2_inputs->revision == 1);
+  json unknown = written;
+  unknown["results"][0]["traffic"]["l2_model"]["revision"] = current_l2_model_revision + 1;
+  CHECK(error_of(unknown) == fmt::format("results[0].traffic.l2_model.revision: {} is not a model "
+                                         "revision (1 to {})",
+                                         current_l2_model_revision + 1, current_l2_model_revision));
 }
