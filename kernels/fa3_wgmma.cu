@@ -26,15 +26,16 @@
 namespace cfr::kernels {
 namespace {
 
-// The config of a head dim with K/V blocks of `bc` keys: the catalog's, or
-// fa3_wgmma_tile's without a mask.
-template <int head_dim, int bc>
+// The config of a head dim with Q blocks of `br` rows and K/V blocks of `bc`
+// keys: the catalog's, or the tile its problem_tile gives a problem.
+template <int head_dim, int br, int bc>
 struct Fa3Traits {
   static constexpr KernelConfig config = arch_independent_config<fa3_wgmma_kernel, head_dim>();
   static constexpr GridLaunch launch = fa3_wgmma_kernel.launches[0];
-  using Cfg = fa3::Fa3Config<head_dim, config.tile.br, bc, config.stages, launch.order[0],
-                             launch.order[1], launch.order[2], launch.causal_order>;
-  static_assert(Cfg::warps == config.warps, "the catalog's warps are 3 warpgroups");
+  using Cfg = fa3::Fa3Config<head_dim, br, bc, config.stages, launch.order[0], launch.order[1],
+                             launch.order[2], launch.causal_order>;
+  static_assert(br != config.tile.br || Cfg::warps == config.warps,
+                "the catalog's warps are the config tile's 3 warpgroups");
   static_assert(config.ctas_per_sm == 1, "setmaxnreg's budget is one CTA's 64K registers");
   static_assert((launch.order == GridOrder{GridAxis::heads, GridAxis::batch, GridAxis::q_blocks} &&
                  launch.head_groups == HeadGroups::fit_l2) ||
@@ -94,7 +95,7 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
   const CurrentDevice device = current_device();
   const int heads_per_kv_head = shape.heads / shape.key_heads();
   const std::int64_t kv_group =
-      kv_heads_per_group(Fa3Traits<Cfg::head_dim, Cfg::bc>::launch, problem_of(shape),
+      kv_heads_per_group(Fa3Traits<Cfg::head_dim, Cfg::br, Cfg::bc>::launch, problem_of(shape),
                          device.l2_bytes, l2_partitions_for(device.cc));
   // No groups is the catalog's Q blocks fastest: a group of one query head.
   const std::int64_t heads_per_group = kv_group > 0 ? kv_group * heads_per_kv_head : 1;
@@ -135,11 +136,20 @@ cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& 
   return dispatch_dtype_and_head_dim<fa3_wgmma_kernel>(shape, [&]<typename T, int head_dim>() {
     constexpr int full_mask_bc = fa3_wgmma_full_mask_bc(head_dim);
     constexpr TileShape config_tile = arch_independent_config<fa3_wgmma_kernel, head_dim>().tile;
-    const TileShape tile = fa3_wgmma_tile(problem_of(shape), config_tile);
-    if (tile.bc == full_mask_bc) {
-      return launch_config<T, typename Fa3Traits<head_dim, full_mask_bc>::Cfg>(shape, io, context);
+    const TileShape tile =
+        fa3_wgmma_kernel.problem_tile(problem_of(shape), config_tile, current_device().sm_count);
+    if constexpr (head_dim == 64) {
+      if (tile.br == fa3_tall_rows) {
+        return launch_config<T, typename Fa3Traits<head_dim, fa3_tall_rows, config_tile.bc>::Cfg>(
+            shape, io, context);
+      }
     }
-    return launch_config<T, typename Fa3Traits<head_dim, config_tile.bc>::Cfg>(shape, io, context);
+    if (tile.bc == full_mask_bc) {
+      return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, full_mask_bc>::Cfg>(
+          shape, io, context);
+    }
+    return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, config_tile.bc>::Cfg>(
+        shape, io, context);
   });
 }
 

@@ -266,7 +266,7 @@ class RowAudit {
            : tiles_on_any_arch(*kernel, static_cast<int>(head_dim));
     if (kernel->problem_tile != nullptr) {
       for (TileShape& tile : tiles) {
-        if (tile.tiled()) tile = kernel->problem_tile(row_.problem, tile);
+        if (tile.tiled()) tile = kernel->problem_tile(row_.problem, tile, device_sm_count());
       }
     }
     if (kernel->supports_head_dim(static_cast<int>(head_dim)) &&
@@ -315,6 +315,18 @@ class RowAudit {
       if (device.index == *row_.device) return &device;
     }
     return nullptr;
+  }
+
+  // The SMs of the row's device, or of the GPU its L2-aware figures used
+  // (a model report); 0 where neither is recorded.
+  int device_sm_count() const {
+    if (row_.device) {
+      for (const DeviceRecord& device : report_.devices) {
+        if (device.index == *row_.device) return device.sm_count;
+      }
+    }
+    if (row_.model && row_.model->l2_inputs) return row_.model->l2_inputs->sm_count;
+    return 0;
   }
 
   std::optional<ComputeCapability> device_compute_capability() const {

@@ -9,6 +9,7 @@
 #include <array>
 #include <string_view>
 
+#include "roofline/model/fa3_rows.hpp"
 #include "roofline/model/kernel_description.hpp"
 
 namespace cfr {
@@ -174,7 +175,8 @@ inline constexpr std::array<GridLaunch, 1> fa2_decode_launches{{
 // More than 16 group rows (16 query tokens of a 4-head group): 64-row CTAs
 // over 64-key tiles, each warp 16 rows (round 7: 342 us against 434 for 32
 // rows at B 8, Nk 32768, d 128).
-constexpr TileShape fa2_decode_tile(const AttentionProblem& problem, TileShape config_tile) {
+constexpr TileShape fa2_decode_tile(const AttentionProblem& problem, TileShape config_tile,
+                                    int /*sm_count*/ = 0) {
   return problem.group() * problem.seq_len > 16 ? TileShape{64, 64} : config_tile;
 }
 inline constexpr KernelDescription fa2_decode_kernel{
@@ -197,11 +199,12 @@ inline constexpr KernelDescription fa2_decode_kernel{
 // FlashAttention-3's forward structure on sm_90a (kernels/fa3_wgmma.cuh):
 // one producer warpgroup issuing TMA copies of Q and of K/V tiles into a ring
 // of mbarrier-guarded slots, two consumer warpgroups of 64 query rows each
-// running wgmma m64nBck16 for S = Q K^T (Q, K from shared memory) and
-// m64n{d}k16 for O += P V (P from registers); setmaxnreg moves registers from
-// the producer (24) to the consumers (240). Br = 128 = 2 x wgmma's M; Bc = 128
-// causal (fa3_wgmma_tile below: 192 and 176 without a mask where they pad
-// little): S takes Bc / 2
+// (three at d 64 where revision 8's rule takes 192 rows, below) running
+// wgmma m64nBck16 for S = Q K^T (Q, K from shared memory) and m64n{d}k16 for
+// O += P V (P from registers); setmaxnreg moves registers from the producer
+// (24) to the consumers (240; 32 and 160 with three). Br = 128 = 2 x wgmma's
+// M; Bc = 128 causal (fa3_wgmma_tile below: 192 and 176 without a mask where
+// they pad little): S takes Bc / 2
 // fp32 registers a consumer thread and O d / 2, 88 + 64 at d = 128 with P's 44
 // inside 240; two stages of K and V are 64 KB (96 at Bc 192) at d = 64 and
 // 128 KB (176 at Bc 176) at d = 128, with Q 16 or 32 KB (sm_90: 227 KB a block).
@@ -269,7 +272,8 @@ inline constexpr KernelDescription fa3_wgmma_v5_kernel = [] {
 constexpr int fa3_wgmma_full_mask_bc(std::int64_t head_dim) {
   return head_dim <= 64 ? 192 : 176;
 }
-constexpr TileShape fa3_wgmma_v6_tile(const AttentionProblem& problem, TileShape config_tile) {
+constexpr TileShape fa3_wgmma_v6_tile(const AttentionProblem& problem, TileShape config_tile,
+                                      int /*sm_count*/ = 0) {
   return problem.causal ? config_tile
                         : TileShape{config_tile.br, fa3_wgmma_full_mask_bc(problem.head_dim)};
 }
@@ -286,20 +290,34 @@ inline constexpr KernelDescription fa3_wgmma_v6_kernel = [] {
 constexpr std::int64_t padded_keys(std::int64_t keys, int bc) {
   return (keys + bc - 1) / bc * bc;
 }
-constexpr TileShape fa3_wgmma_tile(const AttentionProblem& problem, TileShape config_tile) {
+constexpr TileShape fa3_wgmma_tile(const AttentionProblem& problem, TileShape config_tile,
+                                   int /*sm_count*/ = 0) {
   const TileShape longer = fa3_wgmma_v6_tile(problem, config_tile);
   const bool pads_little = 50 * padded_keys(problem.keys(), longer.bc) <=
                            51 * padded_keys(problem.keys(), config_tile.bc);
   return pads_little ? longer : config_tile;
 }
-inline constexpr std::array<const KernelDescription*, 3> fa3_wgmma_earlier{
-    &fa3_wgmma_v4_kernel, &fa3_wgmma_v5_kernel, &fa3_wgmma_v6_kernel};
-inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+inline constexpr KernelDescription fa3_wgmma_v7_kernel = [] {
   KernelDescription kernel = fa3_wgmma_v6_kernel;
   kernel.problem_tile = fa3_wgmma_tile;
   kernel.summary =
       "FA3 structure: TMA K/V ring, producer + 2 consumer warpgroups, wgmma m64n{128,176,192}k16";
   kernel.revision = 7;
+  return kernel;
+}();
+// Revision 8: at d 64, Q blocks of 192 rows (three consumer warpgroups of
+// 160 registers, FlashAttention-3's d 64 tile, K/V blocks of 128 keys)
+// where the SMs' rounds of tiles let their faster rows pay
+// (fa3_wgmma_v8_tile, roofline/model/fa3_rows.hpp).
+inline constexpr std::array<const KernelDescription*, 4> fa3_wgmma_earlier{
+    &fa3_wgmma_v4_kernel, &fa3_wgmma_v5_kernel, &fa3_wgmma_v6_kernel, &fa3_wgmma_v7_kernel};
+inline constexpr KernelDescription fa3_wgmma_kernel = [] {
+  KernelDescription kernel = fa3_wgmma_v7_kernel;
+  kernel.problem_tile = fa3_wgmma_v8_tile;
+  kernel.summary =
+      "FA3 structure: TMA K/V ring, producer + 2 or 3 consumer warpgroups, wgmma "
+      "m64n{128,176,192}k16";
+  kernel.revision = 8;
   kernel.earlier_revisions = fa3_wgmma_earlier;
   return kernel;
 }();

@@ -297,7 +297,9 @@ struct KernelDescription {
   // The rows of Q a CTA owns for a problem where they depend on more than the
   // head dim (fa2_decode: one or four 16-row MMA tiles of a K/V head's group
   // rows); null: the config's tile. The launcher picks by the same function.
-  TileShape (*problem_tile)(const AttentionProblem&, TileShape config_tile) = nullptr;
+  // `sm_count`: the SMs of the GPU it launches on, 0 where unknown (a rule
+  // that needs it then keeps the tile it takes without).
+  TileShape (*problem_tile)(const AttentionProblem&, TileShape config_tile, int sm_count) = nullptr;
   // Which build of the kernel this is, and the earlier builds whose rows
   // committed reports still hold, oldest first: each a whole description
   // (its launches as that build ran them), so the models, the catalog check

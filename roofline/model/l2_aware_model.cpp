@@ -77,7 +77,7 @@ KernelConfig simulated_config(const KernelDescription& kernel, const AttentionPr
   KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim), inputs.cc);
   const bool launched_tile = inputs.revision >= 2 || kernel.traffic == TrafficModelKind::split_kv;
   if (launched_tile && kernel.problem_tile && config.tile.tiled()) {
-    config.tile = kernel.problem_tile(problem, config.tile);
+    config.tile = kernel.problem_tile(problem, config.tile, inputs.sm_count);
   }
   return config;
 }

@@ -44,7 +44,7 @@ KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProbl
   KernelRecord record{kernel.direction,
                       kernel.traffic,
                       kernel.problem_tile && config_tile.tiled()
-                          ? kernel.problem_tile(problem, config_tile)
+                          ? kernel.problem_tile(problem, config_tile, sm_count.value_or(0))
                           : config_tile,
                       kernel.compute_unit_for(problem.dtype),
                       catalog_revision(kernel.name, kernel.revision),

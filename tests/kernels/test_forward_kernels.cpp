@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "attention_case.hpp"
+#include "kernels/current_device.hpp"
 #include "kernels/fa2_mma_for_arch.hpp"
 #include "kernels/kernel_launcher.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -121,6 +122,39 @@ TEST_CASE("fa2_mma's sm_86 tile matches the reference on the test grid", "[forwa
     const Inputs inputs(gqa, seed + 5, stream);
     const ForwardReference reference(gqa, inputs, stream);
     check_forward("fa2_mma at sm_86", sm86, gqa, inputs, reference, stream, cublas);
+  }
+}
+
+// fa3_wgmma's 192-row Q blocks (three consumer warpgroups, catalog revision
+// 8) run only where the rule of roofline/model/fa3_rows.hpp takes them, which
+// the test grid's few tiles never do: B4 H16 N 3000 at d 64 (a partial last
+// Q block of 120 rows and K/V block of 56 keys), and GQA over a longer cache.
+TEST_CASE("fa3_wgmma's 192-row tile matches the reference where revision 8 takes it", "[forward]") {
+  const KernelEntry* entry = registry().find("fa3_wgmma");
+  REQUIRE(entry != nullptr);
+  const CurrentDevice device = current_device();
+  if (entry->cannot_run_on(device.cc)) return;
+  measure::CudaStream stream;
+  measure::CublasHandle cublas;
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    for (bool causal : {false, true}) {
+      for (bool gqa : {false, true}) {
+        AttentionShape shape = make_shape(dtype, 3000, 64, causal);
+        shape.batch = 4;
+        shape.heads = 16;
+        if (gqa) {
+          shape.kv_heads = 4;
+          shape.kv_len = 3500;
+        }
+        const TileShape tile = fa3_wgmma_kernel.problem_tile(
+            problem_of(shape), fa3_wgmma_kernel.tile_for(64, {9, 0}), device.sm_count);
+        INFO(describe(shape) << " on " << device.sm_count << " SMs");
+        REQUIRE(tile.br == 192);
+        const Inputs inputs(shape, seed + 192, stream);
+        const ForwardReference reference(shape, inputs, stream);
+        check_forward(*entry, shape, inputs, reference, stream, cublas);
+      }
+    }
   }
 }
 

@@ -1,0 +1,72 @@
+#include "roofline/model/fa3_rows.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "roofline/model/kernel_catalog.hpp"
+
+namespace cfr {
+
+namespace {
+
+constexpr std::int64_t max_scheduled_tiles = 65536;
+
+}  // namespace
+
+double persistent_makespan(std::span<const double> tile_costs, std::int64_t repeats, int ctas) {
+  if (ctas < 1 || repeats < 1 || tile_costs.empty()) return 0;
+  double total = 0;
+  for (const double cost : tile_costs) total += cost;
+  total *= static_cast<double>(repeats);
+  const auto tiles = static_cast<std::int64_t>(tile_costs.size()) * repeats;
+  if (tiles > max_scheduled_tiles) return total / ctas;
+  // Each tile's cost `repeats` times in a row: the heads side by side.
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int cta = 0; cta < ctas; ++cta) free_at.push(0);
+  double end = 0;
+  for (const double cost : tile_costs) {
+    for (std::int64_t r = 0; r < repeats; ++r) {
+      const double done = free_at.top() + cost;
+      free_at.pop();
+      free_at.push(done);
+      end = std::max(end, done);
+    }
+  }
+  return end;
+}
+
+double fa3_wgmma_estimated_time(const AttentionProblem& problem, TileShape tile, int sm_count) {
+  const std::int64_t q_len = problem.seq_len;
+  const std::int64_t keys = problem.keys();
+  const std::int64_t q_blocks = (q_len + tile.br - 1) / tile.br;
+  const std::int64_t all_kv_blocks = (keys + tile.bc - 1) / tile.bc;
+  const double row_time =
+      static_cast<double>(tile.br) / 128 * (tile.br == fa3_tall_rows ? fa3_tall_row_time : 1.0);
+  std::vector<double> costs;
+  costs.reserve(static_cast<std::size_t>(q_blocks));
+  // Heaviest first when causal: the Q blocks from the last.
+  for (std::int64_t block = q_blocks - 1; block >= 0; --block) {
+    std::int64_t kv_blocks = all_kv_blocks;
+    if (problem.causal) {
+      const std::int64_t last_row = std::min(q_len, (block + 1) * tile.br) - 1;
+      kv_blocks = std::min(all_kv_blocks, (last_row + keys - q_len) / tile.bc + 1);
+    }
+    const double blocks = static_cast<double>(kv_blocks * tile.bc) / 128;
+    costs.push_back((blocks + fa3_tile_fixed_blocks) * row_time);
+  }
+  return persistent_makespan(costs, problem.heads_total(), sm_count);
+}
+
+TileShape fa3_wgmma_v8_tile(const AttentionProblem& problem, TileShape config_tile, int sm_count) {
+  const TileShape v7 = fa3_wgmma_tile(problem, config_tile, sm_count);
+  if (problem.head_dim != 64 || sm_count < 1) return v7;
+  const TileShape tall{fa3_tall_rows, config_tile.bc};
+  return fa3_wgmma_estimated_time(problem, tall, sm_count) <
+                 fa3_wgmma_estimated_time(problem, v7, sm_count)
+             ? tall
+             : v7;
+}
+
+}  // namespace cfr
