@@ -20,6 +20,7 @@
 #include "kernels/attention_launchers.hpp"
 #include "kernels/current_device.hpp"
 #include "kernels/fa3_wgmma.cuh"
+#include "kernels/fa3_wgmma_rows.hpp"
 #include "kernels/kernel_dispatch.cuh"
 #include "kernels/tensor_map.hpp"
 
@@ -129,6 +130,13 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
 
 cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& io,
                              const LaunchContext& context) {
+  return launch_fa3_wgmma_with_rows(0, shape, io, context);
+}
+
+}  // namespace
+
+cudaError_t launch_fa3_wgmma_with_rows(int rows, const AttentionShape& shape,
+                                       const ForwardBuffers& io, const LaunchContext& context) {
   if (!forward_buffers_usable(io) || context.workspace == nullptr ||
       context.workspace_bytes < scheduler_bytes) {
     return cudaErrorInvalidValue;
@@ -136,15 +144,20 @@ cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& 
   return dispatch_dtype_and_head_dim<fa3_wgmma_kernel>(shape, [&]<typename T, int head_dim>() {
     constexpr int full_mask_bc = fa3_wgmma_full_mask_bc(head_dim);
     constexpr TileShape config_tile = arch_independent_config<fa3_wgmma_kernel, head_dim>().tile;
-    const TileShape tile =
-        fa3_wgmma_kernel.problem_tile(problem_of(shape), config_tile, current_device().sm_count);
+    const AttentionProblem problem = problem_of(shape);
+    const int br =
+        rows != 0
+            ? rows
+            : fa3_wgmma_kernel.problem_tile(problem, config_tile, current_device().sm_count).br;
     if constexpr (head_dim == 64) {
-      if (tile.br == fa3_tall_rows) {
+      if (br == fa3_tall_rows) {
         return launch_config<T, typename Fa3Traits<head_dim, fa3_tall_rows, config_tile.bc>::Cfg>(
             shape, io, context);
       }
     }
-    if (tile.bc == full_mask_bc) {
+    if (br != config_tile.br) return cudaErrorInvalidValue;
+    // 128 rows: revision 7's K/V blocks.
+    if (fa3_wgmma_tile(problem, config_tile).bc == full_mask_bc) {
       return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, full_mask_bc>::Cfg>(
           shape, io, context);
     }
@@ -152,8 +165,6 @@ cudaError_t launch_fa3_wgmma(const AttentionShape& shape, const ForwardBuffers& 
         shape, io, context);
   });
 }
-
-}  // namespace
 
 const ForwardKernel fa3_wgmma_launcher{fa3_workspace_bytes, launch_fa3_wgmma};
 

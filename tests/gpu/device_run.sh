@@ -6,7 +6,7 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants, fa3, peers_fa3, peers_fa3_other, profile_fa3.
+# peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -154,6 +154,14 @@ step_cublas() {
 step_fa2bwd_variants() {
   "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-}" 2>&1 | tee "$out/fa2bwd-variants.txt" |
     grep -v '^ ' | tail -n 120
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+# fa3_wgmma's Q block heights at d 64 against its rule's pick (catalog revision
+# 8): tests/gpu/fa3_rows checks both heights, then times 128 rows, 192 rows and
+# the pick on 12 shapes, both masks (pack with `pack_build.sh build-h200 fa3_rows`).
+step_fa3_rows() {
+  mkdir -p results/h200/fa3
+  "$build/tests/gpu/fa3_rows" 2>&1 | tee results/h200/fa3/fa3-rows.txt | cut -c1-110 | tail -n 30
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
 step_fa2variants() {

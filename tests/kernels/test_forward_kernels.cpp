@@ -9,6 +9,7 @@
 #include "attention_case.hpp"
 #include "kernels/current_device.hpp"
 #include "kernels/fa2_mma_for_arch.hpp"
+#include "kernels/fa3_wgmma_rows.hpp"
 #include "kernels/kernel_launcher.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -126,18 +127,30 @@ TEST_CASE("fa2_mma's sm_86 tile matches the reference on the test grid", "[forwa
 }
 
 // fa3_wgmma's 192-row Q blocks (three consumer warpgroups, catalog revision
-// 8) run only where the rule of roofline/model/fa3_rows.hpp takes them, which
-// the test grid's few tiles never do: B4 H16 N 3000 at d 64 (a partial last
-// Q block of 120 rows and K/V block of 56 keys), and GQA over a longer cache.
-TEST_CASE("fa3_wgmma's 192-row tile matches the reference where revision 8 takes it", "[forward]") {
+// 8), which its rule takes only on shapes of many tiles, forced on the test
+// grid at d 64 (kernels/fa3_wgmma_rows.hpp), then on B4 H16 N 3000 (a
+// partial last Q block of 120 rows and K/V block of 56 keys), where the rule
+// takes them on an H100's or H200's 132 SMs, and with GQA over a longer cache.
+TEST_CASE("fa3_wgmma's 192-row tile matches the reference", "[forward]") {
   const KernelEntry* entry = registry().find("fa3_wgmma");
   REQUIRE(entry != nullptr);
   const CurrentDevice device = current_device();
   if (entry->cannot_run_on(device.cc)) return;
+  const ForwardKernel tall{
+      entry->forward()->workspace_bytes,
+      [](const AttentionShape& shape, const ForwardBuffers& io, const LaunchContext& context) {
+        return launch_fa3_wgmma_with_rows(192, shape, io, context);
+      }};
   measure::CudaStream stream;
   measure::CublasHandle cublas;
   for (DType dtype : {DType::fp16, DType::bf16}) {
     for (bool causal : {false, true}) {
+      for (int seq_len : test_seq_lens) {
+        const AttentionShape shape = make_shape(dtype, seq_len, 64, causal);
+        const Inputs inputs(shape, seed + static_cast<std::uint64_t>(seq_len), stream);
+        const ForwardReference reference(shape, inputs, stream);
+        check_forward("fa3_wgmma on 192 rows", tall, shape, inputs, reference, stream, cublas);
+      }
       for (bool gqa : {false, true}) {
         AttentionShape shape = make_shape(dtype, 3000, 64, causal);
         shape.batch = 4;
@@ -146,16 +159,28 @@ TEST_CASE("fa3_wgmma's 192-row tile matches the reference where revision 8 takes
           shape.kv_heads = 4;
           shape.kv_len = 3500;
         }
-        const TileShape tile = fa3_wgmma_kernel.problem_tile(
-            problem_of(shape), fa3_wgmma_kernel.tile_for(64, {9, 0}), device.sm_count);
-        INFO(describe(shape) << " on " << device.sm_count << " SMs");
-        REQUIRE(tile.br == 192);
+        if (device.sm_count == 132) {
+          CHECK(fa3_wgmma_kernel
+                    .problem_tile(problem_of(shape), fa3_wgmma_kernel.tile_for(64, {9, 0}),
+                                  device.sm_count)
+                    .br == 192);
+        }
         const Inputs inputs(shape, seed + 192, stream);
         const ForwardReference reference(shape, inputs, stream);
         check_forward(*entry, shape, inputs, reference, stream, cublas);
+        check_forward("fa3_wgmma on 192 rows", tall, shape, inputs, reference, stream, cublas);
       }
     }
   }
+  // 192 rows is a d 64 tile only.
+  const AttentionShape d128 = make_shape(DType::fp16, 64, 128, false);
+  const Inputs inputs(d128, seed, stream);
+  DeviceBuffer o(tensor_bytes(d128));
+  DeviceBuffer lse(row_count(d128) * sizeof(float));
+  DeviceBuffer workspace = measure::zeroed_workspace(tall.workspace_bytes(d128), stream);
+  const LaunchContext context{stream, cublas, workspace.data(), workspace.bytes()};
+  CHECK(launch_fa3_wgmma_with_rows(192, d128, inputs.forward(o.data(), lse.as<float>()), context) ==
+        cudaErrorInvalidValue);
 }
 
 // The shapes attention is served in (issue 25), for every kernel that takes

@@ -196,20 +196,22 @@ TEST_CASE("launch orders are data: the grid axes, fastest first") {
 }
 
 TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below its own") {
-  CHECK(fa3_wgmma_kernel.revision == 7);
-  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 3);
+  CHECK(fa3_wgmma_kernel.revision == 8);
+  REQUIRE(fa3_wgmma_kernel.earlier_revisions.size() == 4);
   CHECK(fa3_wgmma_kernel.unrecorded_revision() == 4);
-  CHECK(fa3_wgmma_kernel.at_revision(7) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(8) == &fa3_wgmma_kernel);
+  CHECK(fa3_wgmma_kernel.at_revision(7) == &fa3_wgmma_v7_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(6) == &fa3_wgmma_v6_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(5) == &fa3_wgmma_v5_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(4) == &fa3_wgmma_v4_kernel);
   CHECK(fa3_wgmma_kernel.at_revision(3) == nullptr);
   // Revision 5 had today's launch order and 128-key blocks at every mask; 6 and 7
-  // differ in their blocks without a mask only.
+  // differ in their blocks without a mask only, 8 in its Q blocks at d 64.
   CHECK(fa3_wgmma_v5_kernel.launches.data() == fa3_wgmma_kernel.launches.data());
   CHECK(fa3_wgmma_v5_kernel.problem_tile == nullptr);
   CHECK(fa3_wgmma_v6_kernel.problem_tile == fa3_wgmma_v6_tile);
-  CHECK(fa3_wgmma_kernel.problem_tile == fa3_wgmma_tile);
+  CHECK(fa3_wgmma_v7_kernel.problem_tile == fa3_wgmma_tile);
+  CHECK(fa3_wgmma_kernel.problem_tile == fa3_wgmma_v8_tile);
   // Revision 4 walked Q blocks fastest, one head after another; the rest is alike.
   CHECK(fa3_wgmma_v4_kernel.launches[0].order ==
         GridOrder{GridAxis::q_blocks, GridAxis::heads, GridAxis::batch});
@@ -237,7 +239,7 @@ TEST_CASE("a kernel's earlier revisions: whole descriptions, oldest first, below
   CHECK(problem_of(broken) == "revision is not positive");
   const std::array<const KernelDescription*, 1> nested{&fa3_wgmma_kernel};
   KernelDescription later = fa3_wgmma_kernel;
-  later.revision = 8;
+  later.revision = 9;
   later.earlier_revisions = nested;
   CHECK(problem_of(later) == "an earlier revision lists earlier revisions of its own");
 }
@@ -257,22 +259,22 @@ TEST_CASE(
       CAPTURE(head_dim, n);
       problem.seq_len = n;
       problem.causal = true;
-      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
+      CHECK(fa3_wgmma_v7_kernel.problem_tile(problem, config, 0) == config);
       problem.causal = false;
-      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == TileShape{128, longer});
-      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config) == TileShape{128, longer});
+      CHECK(fa3_wgmma_v7_kernel.problem_tile(problem, config, 0) == TileShape{128, longer});
+      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config, 0) == TileShape{128, longer});
     }
     // N 2048 and 4096: +3.1 % either way, and revision 6's longer block ran 0.5-2.8 % slower.
     for (const std::int64_t n : {2048, 4096, 100}) {
       CAPTURE(head_dim, n);
       problem.seq_len = n;
-      CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == config);
-      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config) == TileShape{128, longer});
+      CHECK(fa3_wgmma_v7_kernel.problem_tile(problem, config, 0) == config);
+      CHECK(fa3_wgmma_v6_kernel.problem_tile(problem, config, 0) == TileShape{128, longer});
     }
     // The keys decide, not the queries: a 4096-query row over 8192 keys takes the longer block.
     problem.seq_len = 4096;
     problem.kv_len = 8192;
-    CHECK(fa3_wgmma_kernel.problem_tile(problem, config) == TileShape{128, longer});
+    CHECK(fa3_wgmma_v7_kernel.problem_tile(problem, config, 0) == TileShape{128, longer});
     problem.kv_len = 0;
   }
 }

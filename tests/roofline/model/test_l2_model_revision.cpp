@@ -44,7 +44,7 @@ TEST_CASE("L2 model revision 2 simulates fa3_wgmma's launched blocks, revision 1
     const AttentionProblem problem{1, heads, n, head_dim, false, DType::fp16};
     INFO("d " << head_dim);
     const TileShape config_tile = fa3_wgmma_kernel.tile_for(head_dim, {9, 0});
-    const TileShape launched = fa3_wgmma_kernel.problem_tile(problem, config_tile);
+    const TileShape launched = fa3_wgmma_kernel.problem_tile(problem, config_tile, 132);
     REQUIRE(launched.bc > config_tile.bc);
 
     KernelDescription fixed = fa3_wgmma_kernel;  // the launched tile as its config
@@ -61,8 +61,9 @@ TEST_CASE("L2 model revision 2 simulates fa3_wgmma's launched blocks, revision 1
     CHECK(revision_1 == bytes_of(as_configured, problem, h100(2)));
     CHECK(revision_2 == bytes_of(fixed, problem, h100(2)));
     CHECK(revision_1 != revision_2);
-    // Causal rows run the config's blocks: both revisions agree.
-    const AttentionProblem causal{1, heads, n, head_dim, true, DType::fp16};
+    // Causal rows run the config's blocks (at N 4096 also revision 8's 128 rows at d 64): both
+    // revisions agree.
+    const AttentionProblem causal{1, heads, 4096, head_dim, true, DType::fp16};
     CHECK(bytes_of(fa3_wgmma_kernel, causal, h100(1)) ==
           bytes_of(fa3_wgmma_kernel, causal, h100(2)));
   }
