@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""What the order in which fa3_wgmma's CTAs walk K/V could save in DRAM bytes
+on a causal shape whose K/V outgrow the L2 (issue 22: B1 H4 N 128K d 128).
+Not part of the tool: the model behind docs/perf-notes.md's "DRAM at B1 H4
+N128K d128 causal" paragraph.
+
+The schedule is the kernel's: persistent CTAs, one per SM, take (head, Q
+block) tiles in launch order (one head after another at this shape, its Q
+blocks heaviest first); each CTA step reads one K/V block. The cache is the
+L2-aware model's (roofline/model/l2_traffic_model.hpp): least recently used,
+bytes / partitions of capacity for lines every SM reads, whole K/V blocks as
+lines, Q read and O written once a tile. Policies:
+  forward    every tile from K/V block 0 up (the kernel);
+  reverse    every tile from its diagonal down (FlashAttention-3's order);
+  alternate  direction flipped every `sms` tiles of a head, so a wave starts
+             on the blocks the wave before it read last.
+`bound` is no schedule: each wave of `sms` tiles reads at least the part of
+its K/V range the L2 cannot have kept from the wave before (range minus the
+capacity), the first wave all of it, plus Q and O once.
+
+usage: kv_scan_order.py [--l2-mib 50] [--partitions 2] [--sms 132] [--heads 4]
+                        [--n 131072] [--d 128] [--br 128] [--bc 128]
+"""
+import argparse
+import heapq
+from collections import OrderedDict
+
+
+def kv_blocks(q_block, n, br, bc):
+    return (min(n, (q_block + 1) * br) - 1) // bc + 1
+
+
+def simulate(args, policy):
+    cap = args.l2_mib * 2**20 / args.partitions
+    kv_bytes = args.bc * args.d * 2 * 2  # K and V, 2-byte elements
+    q_bytes = args.br * args.d * 2
+    q_blocks = -(-args.n // args.br)
+    order = sorted(range(q_blocks), key=lambda q: -kv_blocks(q, args.n, args.br, args.bc))
+    tiles = [(h, q, pos) for h in range(args.heads) for pos, q in enumerate(order)]
+    cache, used, dram = OrderedDict(), 0.0, 0.0
+
+    def touch(key, size, write=False):
+        nonlocal used, dram
+        if key in cache:
+            cache.move_to_end(key)
+            return
+        if not write:
+            dram += size
+        cache[key] = size
+        used += size
+        while used > cap:
+            old, old_size = cache.popitem(last=False)
+            used -= old_size
+            if old[0] == "o":
+                dram += old_size  # a written line reaches DRAM when evicted
+
+    events, next_tile = [], 0
+
+    def start(time, slot):
+        nonlocal next_tile
+        if next_tile == len(tiles):
+            return
+        head, q, pos = tiles[next_tile]
+        next_tile += 1
+        blocks = list(range(kv_blocks(q, args.n, args.br, args.bc)))
+        flip = (policy == "reverse") or (policy == "alternate" and (pos // args.sms) % 2 == 1)
+        touch(("q", head, q), q_bytes)
+        heapq.heappush(events, (time, slot, head, q, blocks[::-1] if flip else blocks, 0))
+
+    for slot in range(args.sms):
+        start(0, slot)
+    while events:
+        time, slot, head, q, blocks, i = heapq.heappop(events)
+        if i < len(blocks):
+            touch(("kv", head, blocks[i]), kv_bytes)
+            heapq.heappush(events, (time + 1, slot, head, q, blocks, i + 1))
+        else:
+            touch(("o", head, q), q_bytes, write=True)
+            start(time, slot)
+    return dram  # written lines still cached at the end are not counted (ncu's view)
+
+
+def bound(args):
+    cap = args.l2_mib * 2**20 / args.partitions
+    kv_bytes = args.bc * args.d * 2 * 2
+    q_blocks = -(-args.n // args.br)
+    lengths = sorted((kv_blocks(q, args.n, args.br, args.bc) for q in range(q_blocks)), reverse=True)
+    per_head = 0.0
+    for wave, first in enumerate(range(0, q_blocks, args.sms)):
+        reach = lengths[first] * kv_bytes  # the wave's K/V range: its heaviest tile's
+        per_head += reach if wave == 0 else max(0.0, reach - cap)
+    return args.heads * (per_head + 2 * args.n * args.d * 2)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--l2-mib", type=float, default=50)
+    parser.add_argument("--partitions", type=int, default=2)
+    parser.add_argument("--sms", type=int, default=132)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--n", type=int, default=131072)
+    parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--br", type=int, default=128)
+    parser.add_argument("--bc", type=int, default=128)
+    args = parser.parse_args()
+    compulsory = args.heads * args.n * args.d * 2 * 4  # Q, K, V and O once
+    print(f"B1 H{args.heads} N{args.n} d{args.d} causal, Br {args.br} Bc {args.bc}, "
+          f"L2 {args.l2_mib:g} MiB / {args.partitions}, {args.sms} SMs: "
+          f"compulsory {compulsory / 1e9:.3f} GB")
+    for policy in ("forward", "reverse", "alternate"):
+        dram = simulate(args, policy)
+        print(f"  {policy:9s} {dram / 1e9:.3f} GB  {dram / compulsory:.2f}x compulsory")
+    low = bound(args)
+    print(f"  {'bound':9s} {low / 1e9:.3f} GB  {low / compulsory:.2f}x compulsory")
+
+
+if __name__ == "__main__":
+    main()
