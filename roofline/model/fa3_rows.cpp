@@ -22,6 +22,11 @@ double persistent_makespan(std::span<const double> tile_costs, std::int64_t repe
   total *= static_cast<double>(repeats);
   const auto tiles = static_cast<std::int64_t>(tile_costs.size()) * repeats;
   if (tiles > max_scheduled_tiles) return total / ctas;
+  // Equal tiles (no mask): whole rounds, as the list below would give.
+  if (std::all_of(tile_costs.begin(), tile_costs.end(),
+                  [&](double cost) { return cost == tile_costs.front(); })) {
+    return static_cast<double>((tiles + ctas - 1) / ctas) * tile_costs.front();
+  }
   // Each tile's cost `repeats` times in a row: the heads side by side.
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (int cta = 0; cta < ctas; ++cta) free_at.push(0);

@@ -37,6 +37,13 @@ TEST_CASE("persistent CTAs take the next tile when they finish one") {
   // Past 65536 tiles: the total over the CTAs.
   CHECK(persistent_makespan(one, 65537 * 3, 3) == Approx(65537.0));
   CHECK(persistent_makespan(one, 5, 0) == 0.0);
+  // Equal tiles in whole rounds, as the list gives them.
+  const std::array<double, 3> equal{2.5, 2.5, 2.5};
+  CHECK(persistent_makespan(equal, 7, 4) == 6 * 2.5);
+  // 14 tiles of 2.5 end at 10, 10, 7.5, 7.5; 7 of 2.4 then at 9.9, 9.9, 12.3, 12.3, 12.4,
+  // 12.4 and 14.7.
+  const std::array<double, 3> nearly{2.5, 2.5, 2.4};
+  CHECK(persistent_makespan(nearly, 7, 4) == Approx(14.7));
 }
 
 TEST_CASE("the estimate: rounds of equal tiles without a mask, fixed cost and row time") {
