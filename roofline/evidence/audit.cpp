@@ -318,7 +318,9 @@ class RowAudit {
   }
 
   // The SMs of the row's device, or of the GPU its L2-aware figures used
-  // (a model report); 0 where neither is recorded.
+  // (a model report). A model row the L2 simulation does not cover (skipped,
+  // or too many CTAs) records none: the rows of a model report share one GPU,
+  // so another row's L2 inputs name its SMs. 0 where no row records them.
   int device_sm_count() const {
     if (row_.device) {
       for (const DeviceRecord& device : report_.devices) {
@@ -326,6 +328,11 @@ class RowAudit {
       }
     }
     if (row_.model && row_.model->l2_inputs) return row_.model->l2_inputs->sm_count;
+    for (const ResultRow& other : report_.results) {
+      if (!other.device && other.model && other.model->l2_inputs) {
+        return other.model->l2_inputs->sm_count;
+      }
+    }
     return 0;
   }
 

@@ -12,6 +12,7 @@ namespace cfr {
 namespace {
 
 constexpr std::int64_t max_scheduled_tiles = 65536;
+constexpr std::int64_t max_estimated_queries = std::int64_t{1} << 27;
 
 }  // namespace
 
@@ -20,8 +21,11 @@ double persistent_makespan(std::span<const double> tile_costs, std::int64_t repe
   double total = 0;
   for (const double cost : tile_costs) total += cost;
   total *= static_cast<double>(repeats);
-  const auto tiles = static_cast<std::int64_t>(tile_costs.size()) * repeats;
-  if (tiles > max_scheduled_tiles) return total / ctas;
+  // Past the listed tiles (checked before the product, which an edited
+  // report's heads could overflow): the total over the CTAs.
+  const auto listed = static_cast<std::int64_t>(tile_costs.size());
+  if (repeats > max_scheduled_tiles / listed) return total / ctas;
+  const std::int64_t tiles = listed * repeats;
   // Equal tiles (no mask): whole rounds, as the list below would give.
   if (std::all_of(tile_costs.begin(), tile_costs.end(),
                   [&](double cost) { return cost == tile_costs.front(); })) {
@@ -66,7 +70,10 @@ double fa3_wgmma_estimated_time(const AttentionProblem& problem, TileShape tile,
 
 TileShape fa3_wgmma_v8_tile(const AttentionProblem& problem, TileShape config_tile, int sm_count) {
   const TileShape v7 = fa3_wgmma_tile(problem, config_tile, sm_count);
-  if (problem.head_dim != 64 || sm_count < 1) return v7;
+  // Past 2^27 queries (134M tokens: a million Q blocks, whose costs the
+  // estimate would list) revision 7's tile, so the rule stays bounded for any
+  // row an edited report holds; the launcher takes the same.
+  if (problem.head_dim != 64 || sm_count < 1 || problem.seq_len > max_estimated_queries) return v7;
   const TileShape tall{fa3_tall_rows, config_tile.bc};
   return fa3_wgmma_estimated_time(problem, tall, sm_count) <
                  fa3_wgmma_estimated_time(problem, v7, sm_count)

@@ -38,9 +38,9 @@ double persistent_makespan(std::span<const double> tile_costs, std::int64_t repe
 // x fa3_tall_row_time at 192 rows; causal tiles heaviest first.
 double fa3_wgmma_estimated_time(const AttentionProblem& problem, TileShape tile, int sm_count);
 
-// Revision 8's rule: at d 64 with a known SM count, 192 x 128 where its
-// estimated time is below that of revision 7's tile (fa3_wgmma_tile);
-// otherwise revision 7's tile.
+// Revision 8's rule: at d 64 with a known SM count and at most 2^27
+// queries, 192 x 128 where its estimated time is below that of revision 7's
+// tile (fa3_wgmma_tile); otherwise revision 7's tile.
 TileShape fa3_wgmma_v8_tile(const AttentionProblem& problem, TileShape config_tile, int sm_count);
 
 }  // namespace cfr

@@ -312,3 +312,22 @@ TEST_CASE("a row is audited as the kernel revision it ran: the one it records, o
   CHECK(named[0].message ==
         "kernel_revision: report 3, the catalog's fa3_wgmma lists revision 4, 5, 6, 7, 8");
 }
+
+// A model row the L2 simulation does not cover records no L2 inputs; its tile
+// (fa3_wgmma's 192 rows at d 64, chosen by the GPU's SM count) is audited with
+// the SMs another row of the report names.
+TEST_CASE("a model report's rows without L2 inputs are audited with the report's SM count") {
+  Report report = model_report();
+  const L2ModelInputs h100{52428800, 2, 132, {9, 0}, "GPU table h100"};
+  report.results.clear();
+  for (DType dtype : {DType::fp16, DType::fp32}) {
+    report.results.push_back(model_row(fa3_wgmma_kernel, {4, 16, 8192, 64, false, dtype},
+                                       report.ceiling, FlopConvention::exact,
+                                       ComputeCapability{9, 0}, h100));
+  }
+  REQUIRE(report.results[0].tile == TileShape{192, 128});
+  REQUIRE(report.results[1].status == RowStatus::skipped);
+  REQUIRE_FALSE(report.results[1].model.has_value());
+  CHECK(report.results[1].tile == TileShape{192, 128});
+  CHECK(audit_report(report).consistent());
+}

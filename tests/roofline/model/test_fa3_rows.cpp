@@ -76,5 +76,16 @@ TEST_CASE("revision 8 keeps revision 7's tile at d 128 and where the SMs are unk
   CHECK(tile_of(4, 16, 8192, false, 0) ==
         fa3_wgmma_tile({4, 16, 8192, 64, false, DType::fp16}, config_tile));
   CHECK(fa3_wgmma_v7_kernel.problem_tile == fa3_wgmma_tile);
+  // An edited report's heads cannot overflow the tile count or make the list run long.
+  const std::array<double, 2> unequal{2.0, 1.0};
+  CHECK(persistent_makespan(unequal, std::int64_t{1} << 62, 132) ==
+        Approx(3.0 * static_cast<double>(std::int64_t{1} << 62) / 132));
+  const AttentionProblem huge{
+      std::int64_t{1} << 31, std::int64_t{1} << 31, 256, 64, true, DType::fp16};
+  const TileShape picked = fa3_wgmma_kernel.problem_tile(huge, config_tile, h100_sms);
+  CHECK((picked == TileShape{128, 128} || picked == TileShape{192, 128}));
+  const AttentionProblem longest{1, 1, std::int64_t{1} << 28, 64, false, DType::fp16};
+  CHECK(fa3_wgmma_kernel.problem_tile(longest, config_tile, h100_sms) ==
+        fa3_wgmma_tile(longest, config_tile));
   CHECK(fa3_wgmma_kernel.revision == 8);
 }
