@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <tuple>
 #include <vector>
 
+#include "roofline/core/shared_memo.hpp"
 #include "roofline/model/kernel_catalog.hpp"
 
 namespace cfr {
@@ -68,6 +70,30 @@ double fa3_wgmma_estimated_time(const AttentionProblem& problem, TileShape tile,
   return persistent_makespan(costs, problem.heads_total(), sm_count);
 }
 
+namespace {
+
+// What the choice reads of a d 64 problem and the GPU: the launcher asks on
+// every launch, and the list costs up to a few milliseconds on the host.
+using ChoiceKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, int, int, int, int>;
+
+bool tall_is_faster(const AttentionProblem& problem, TileShape tall, TileShape v7, int sm_count) {
+  static SharedMemo<ChoiceKey, bool> memo(4096);
+  const ChoiceKey key{problem.heads_total(),
+                      problem.seq_len,
+                      problem.keys(),
+                      problem.causal,
+                      tall.bc,
+                      v7.br,
+                      v7.bc,
+                      sm_count};
+  return memo.get(key, [&] {
+    return fa3_wgmma_estimated_time(problem, tall, sm_count) <
+           fa3_wgmma_estimated_time(problem, v7, sm_count);
+  });
+}
+
+}  // namespace
+
 TileShape fa3_wgmma_v8_tile(const AttentionProblem& problem, TileShape config_tile, int sm_count) {
   const TileShape v7 = fa3_wgmma_tile(problem, config_tile, sm_count);
   // Past 2^27 queries (134M tokens: a million Q blocks, whose costs the
@@ -75,10 +101,7 @@ TileShape fa3_wgmma_v8_tile(const AttentionProblem& problem, TileShape config_ti
   // row an edited report holds; the launcher takes the same.
   if (problem.head_dim != 64 || sm_count < 1 || problem.seq_len > max_estimated_queries) return v7;
   const TileShape tall{fa3_tall_rows, config_tile.bc};
-  return fa3_wgmma_estimated_time(problem, tall, sm_count) <
-                 fa3_wgmma_estimated_time(problem, v7, sm_count)
-             ? tall
-             : v7;
+  return tall_is_faster(problem, tall, v7, sm_count) ? tall : v7;
 }
 
 }  // namespace cfr
