@@ -144,25 +144,32 @@ cudaError_t launch_fa3_wgmma_with_rows(int rows, const AttentionShape& shape,
   return dispatch_dtype_and_head_dim<fa3_wgmma_kernel>(shape, [&]<typename T, int head_dim>() {
     constexpr int full_mask_bc = fa3_wgmma_full_mask_bc(head_dim);
     constexpr TileShape config_tile = arch_independent_config<fa3_wgmma_kernel, head_dim>().tile;
+    constexpr TileShape tall{fa3_tall_rows, config_tile.bc};
     const AttentionProblem problem = problem_of(shape);
-    const int br =
-        rows != 0
-            ? rows
-            : fa3_wgmma_kernel.problem_tile(problem, config_tile, current_device().sm_count).br;
+    // The rule's tile; forced 192 rows, or 128 with revision 7's K/V blocks.
+    TileShape tile{};
+    if (rows == 0) {
+      tile = fa3_wgmma_kernel.problem_tile(problem, config_tile, current_device().sm_count);
+    } else if (rows == fa3_tall_rows) {
+      tile = tall;
+    } else if (rows == config_tile.br) {
+      tile = fa3_wgmma_tile(problem, config_tile);
+    }
     if constexpr (head_dim == 64) {
-      if (br == fa3_tall_rows) {
-        return launch_config<T, typename Fa3Traits<head_dim, fa3_tall_rows, config_tile.bc>::Cfg>(
-            shape, io, context);
+      if (tile == tall) {
+        return launch_config<T, typename Fa3Traits<head_dim, tall.br, tall.bc>::Cfg>(shape, io,
+                                                                                     context);
       }
     }
-    if (br != config_tile.br) return cudaErrorInvalidValue;
-    // 128 rows: revision 7's K/V blocks.
-    if (fa3_wgmma_tile(problem, config_tile).bc == full_mask_bc) {
+    if (tile == TileShape{config_tile.br, full_mask_bc}) {
       return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, full_mask_bc>::Cfg>(
           shape, io, context);
     }
-    return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, config_tile.bc>::Cfg>(
-        shape, io, context);
+    if (tile == config_tile) {
+      return launch_config<T, typename Fa3Traits<head_dim, config_tile.br, config_tile.bc>::Cfg>(
+          shape, io, context);
+    }
+    return cudaErrorInvalidValue;  // a tile no instantiation runs (192 rows at d 128)
   });
 }
 

@@ -322,11 +322,7 @@ class RowAudit {
   // or too many CTAs) records none: the rows of a model report share one GPU,
   // so another row's L2 inputs name its SMs. 0 where no row records them.
   int device_sm_count() const {
-    if (row_.device) {
-      for (const DeviceRecord& device : report_.devices) {
-        if (device.index == *row_.device) return device.sm_count;
-      }
-    }
+    if (const DeviceRecord* device = row_device()) return device->sm_count;
     if (row_.model && row_.model->l2_inputs) return row_.model->l2_inputs->sm_count;
     for (const ResultRow& other : report_.results) {
       if (!other.device && other.model && other.model->l2_inputs) {
@@ -337,11 +333,9 @@ class RowAudit {
   }
 
   std::optional<ComputeCapability> device_compute_capability() const {
-    if (!row_.device) return std::nullopt;
-    for (const DeviceRecord& device : report_.devices) {
-      if (device.index == *row_.device) return parse_compute_capability(device.cc);
-    }
-    return std::nullopt;
+    const DeviceRecord* device = row_device();
+    if (device == nullptr) return std::nullopt;
+    return parse_compute_capability(device->cc);
   }
 
   // model_figures with the row's own record and convention. False when the

@@ -25,9 +25,7 @@ import argparse
 import heapq
 from collections import OrderedDict
 
-
-def kv_blocks(q_block, n, br, bc):
-    return (min(n, (q_block + 1) * br) - 1) // bc + 1
+from wave_schedule import kv_blocks  # the K/V blocks a Q block sees
 
 
 def simulate(args, policy):
@@ -35,7 +33,7 @@ def simulate(args, policy):
     kv_bytes = args.bc * args.d * 2 * 2  # K and V, 2-byte elements
     q_bytes = args.br * args.d * 2
     q_blocks = -(-args.n // args.br)
-    order = sorted(range(q_blocks), key=lambda q: -kv_blocks(q, args.n, args.br, args.bc))
+    order = sorted(range(q_blocks), key=lambda q: -kv_blocks(q, args.n, args.br, args.bc, True))
     tiles = [(h, q, pos) for h in range(args.heads) for pos, q in enumerate(order)]
     cache, used, dram = OrderedDict(), 0.0, 0.0
 
@@ -62,7 +60,7 @@ def simulate(args, policy):
             return
         head, q, pos = tiles[next_tile]
         next_tile += 1
-        blocks = list(range(kv_blocks(q, args.n, args.br, args.bc)))
+        blocks = list(range(kv_blocks(q, args.n, args.br, args.bc, True)))
         flip = (policy == "reverse") or (policy == "alternate" and (pos // args.sms) % 2 == 1)
         touch(("q", head, q), q_bytes)
         heapq.heappush(events, (time, slot, head, q, blocks[::-1] if flip else blocks, 0))
@@ -84,7 +82,7 @@ def bound(args):
     cap = args.l2_mib * 2**20 / args.partitions
     kv_bytes = args.bc * args.d * 2 * 2
     q_blocks = -(-args.n // args.br)
-    lengths = sorted((kv_blocks(q, args.n, args.br, args.bc) for q in range(q_blocks)), reverse=True)
+    lengths = sorted((kv_blocks(q, args.n, args.br, args.bc, True) for q in range(q_blocks)), reverse=True)
     per_head = 0.0
     for wave, first in enumerate(range(0, q_blocks, args.sms)):
         reach = lengths[first] * kv_bytes  # the wave's K/V range: its heaviest tile's
