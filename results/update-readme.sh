@@ -177,17 +177,17 @@ fi
 # each from one device call and compared with nothing measured on the H200.
 h100_section() {
   local fa3 bwd versions
-  fa3=$(ls -d results/h100/fa3-v7.1-* 2>/dev/null | tail -n 1)
+  fa3=$(ls -d results/h100/fa3-v8-* 2>/dev/null | tail -n 1)
   bwd=$(ls -d results/h100/backward-* 2>/dev/null | tail -n 1)
   if [[ -n $fa3 ]]; then
     pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
       "$fa3/torch-sdpa-forward.json" "$fa3/sweep-fa3.json" torch_sdpa_cudnn=fa3_wgmma
     pair_section "fa3_wgmma vs fa2_mma, the same run ($fa3/sweep-fa3.json)" \
       "$fa3/sweep-fa3.json" "$fa3/sweep-fa3.json" fa2_mma=fa3_wgmma
-    versions=$fa3/versions
-    pair_section "fa3_wgmma v7.1 vs v7 (revision 6, tool c109ef9), in turn in one call ($versions/)" \
-      "$versions/fa3-v7-round2.json" "$versions/fa3-v7.1-round2.json" fa3_wgmma=fa3_wgmma \
-      "ratio = v7.1 ÷ v7 median time; round 2 of 2"
+    versions=$fa3/versions/v7.1-br192-v8
+    pair_section "fa3_wgmma v8 vs v7.1 at d 64, in turn in one call ($versions/)" \
+      "$versions/issue-v7.1-round2.json" "$versions/issue-v8-round2.json" fa3_wgmma=fa3_wgmma \
+      "ratio = v8 ÷ v7.1 median time; round 2 of 2; v7.1's tool was a build with uncommitted changes (its README)"
   fi
   if [[ -n $bwd ]]; then
     local kernel
