@@ -4,14 +4,15 @@
 // is first checked against the fp32 reference on ragged and exact lengths,
 // both masks and dtypes; then every shape is timed cold (L2 flushed before
 // every sample) at 128 rows, 192 rows and the rule's pick (the height it
-// picks, timed a third time), in turn, and the medians and the samples are
-// printed. Not a test and not part of a report:
+// picks, timed a third time), one sample of each in turn, and the medians
+// and the samples are printed. Not a test and not part of a report:
 // docs/perf-notes.md ("v8") records the runs.
 //
 // usage: fa3_rows [samples]   (default 10 a height and shape)
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -155,11 +156,12 @@ int main(int argc, char** argv) {
           fa3_wgmma_kernel
               .problem_tile(problem_of(shape), fa3_wgmma_kernel.tile_for(64, {9, 0}), sm_count)
               .br;
+      std::vector<std::function<cudaError_t()>> launches;
       for (int rows : {128, 192, pick}) {
-        all.push_back(gpu_tools::time_cold([&] { return t.launch(rows, stream.get()); },
-                                           stream.get(), flusher, samples));
-        medians.push_back(median(all.back()));
+        launches.emplace_back([&t, &stream, rows] { return t.launch(rows, stream.get()); });
       }
+      all = gpu_tools::time_cold_in_turn(launches, stream.get(), flusher, samples);
+      for (const std::vector<double>& timed_samples : all) medians.push_back(median(timed_samples));
       const double best = std::min(medians[0], medians[1]);
       std::printf("%2d %3d %6d %5s %6d %9.4f %9.4f %9.4f %8.3f %5d %9.3f ", timed.batch,
                   timed.heads, timed.seq_len, to_string(timed.dtype).data(), causal, medians[0],

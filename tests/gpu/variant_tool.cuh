@@ -40,6 +40,23 @@ std::vector<double> time_cold(Launch&& launch, cudaStream_t stream, measure::L2F
   return out;
 }
 
+// time_cold for several launches taken in turn, one sample of each per round,
+// so a clock that changes during the run moves every launch's samples alike
+// (one launch's samples after another's would compare two clocks).
+template <typename Launch>
+std::vector<std::vector<double>> time_cold_in_turn(const std::vector<Launch>& launches,
+                                                   cudaStream_t stream, measure::L2Flusher& flusher,
+                                                   int samples) {
+  std::vector<std::vector<double>> out(launches.size());
+  for (int i = -3; i < samples; ++i) {
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      const std::vector<double> one = time_cold(launches[k], stream, flusher, 1);
+      if (i >= 0) out[k].push_back(one.front());
+    }
+  }
+  return out;
+}
+
 // `--once NAME HEADS SEQ_LEN CAUSAL`: once(variant, heads, seq_len, causal),
 // one launch of the named variant for Nsight Compute; otherwise
 // check_and_time(variant) for each variant whose name contains argv[1] (all
