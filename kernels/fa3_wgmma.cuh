@@ -6,9 +6,11 @@
 // until none is left, with Br / 64 + 1 warpgroups:
 //   - warpgroup 0, the producer, gives most of its registers away
 //     (setmaxnreg.dec) and one of its threads issues every copy: per tile the
-//     Q block, then K and V block by block into a ring of `stages` slots, by the
-//     bulk tensor copy engine (TMA), each slot with "full" barriers for K and
-//     V and "empty" barriers the consumers release each on;
+//     Q block (into one of two Q slots where they fit, so the next tile's Q
+//     and K/V arrive while this one finishes), then K and V block by block
+//     into a ring of `stages` slots, by the bulk tensor copy engine (TMA),
+//     each slot with "full" barriers for K and V and "empty" barriers the
+//     consumers release each on;
 //   - warpgroups 1 to Br / 64, the consumers, take the registers
 //     (setmaxnreg.inc) and own 64 query rows each: S = Q K^T by wgmma m64nBck16 with Q and K
 //     read from shared memory through descriptors, the online softmax in
@@ -67,16 +69,28 @@ struct Fa3Config {
   static constexpr int column_blocks = head_dim / wgmma::block_columns;
   static constexpr int q_bytes = br * head_dim * 2;
   static constexpr int kv_tile_bytes = bc * head_dim * 2;
-  static constexpr int q_offset = 0;
-  static constexpr int k_offset = q_offset + q_bytes;
-  static constexpr int v_offset = k_offset + stages * kv_tile_bytes;
-  static constexpr int barrier_offset = v_offset + stages * kv_tile_bytes;
-  // q_full, q_empty, then k_full, v_full, k_empty and v_empty per slot, 8
-  // bytes each, and the index of the CTA's current tile (4 bytes, padded).
-  static constexpr int barrier_bytes = 8 * (2 + 4 * stages) + 8;
+  // q_full, q_empty per Q slot, then k_full, v_full, k_empty and v_empty per
+  // K/V slot, 8 bytes each, and each Q slot's tile index (4 bytes, padded).
+  static constexpr int barrier_bytes_for(int q_slots) {
+    return 8 * (2 * q_slots + 4 * stages) + 8 * q_slots;
+  }
   // The tiles must start on 1024-byte boundaries (the swizzle's period):
   // dynamic shared memory promises 16, so the kernel rounds its base up.
-  static constexpr int smem_bytes = barrier_offset + barrier_bytes + wgmma::swizzle_atom_bytes;
+  static constexpr int smem_bytes_for(int q_slots) {
+    return q_slots * q_bytes + 2 * stages * kv_tile_bytes + barrier_bytes_for(q_slots) +
+           wgmma::swizzle_atom_bytes;
+  }
+  // Two Q slots where they fit: the producer loads the next tile's Q, and
+  // streams its K/V blocks, while the consumers still finish this tile, so a
+  // tile starts without waiting for its first copies (d 128's 176-key blocks
+  // leave no room for a second Q).
+  static constexpr int q_slots = smem_bytes_for(2) <= 227 * 1024 ? 2 : 1;
+  static constexpr int q_offset = 0;
+  static constexpr int k_offset = q_offset + q_slots * q_bytes;
+  static constexpr int v_offset = k_offset + stages * kv_tile_bytes;
+  static constexpr int barrier_offset = v_offset + stages * kv_tile_bytes;
+  static constexpr int barrier_bytes = barrier_bytes_for(q_slots);
+  static constexpr int smem_bytes = smem_bytes_for(q_slots);
 
   static constexpr int qk_steps = head_dim / wgmma::k_step;
   static constexpr int pv_steps = bc / wgmma::k_step;
@@ -137,32 +151,39 @@ __device__ __forceinline__ Fa3Work work_of_tile(int tile, const Fa3Params<T>& pa
 template <typename Cfg>
 struct Fa3Smem {
   std::uint32_t base;  // 1024-aligned
-  __device__ __forceinline__ std::uint32_t q_tile() const { return base + Cfg::q_offset; }
+  __device__ __forceinline__ std::uint32_t q_tile(int q_slot) const {
+    return base + Cfg::q_offset + q_slot * Cfg::q_bytes;
+  }
   __device__ __forceinline__ std::uint32_t k_tile(int slot) const {
     return base + Cfg::k_offset + slot * Cfg::kv_tile_bytes;
   }
   __device__ __forceinline__ std::uint32_t v_tile(int slot) const {
     return base + Cfg::v_offset + slot * Cfg::kv_tile_bytes;
   }
-  __device__ __forceinline__ std::uint32_t q_full() const { return base + Cfg::barrier_offset; }
-  // Q's slot is free again: both consumers' last S of the tile is done.
-  __device__ __forceinline__ std::uint32_t q_empty() const { return q_full() + 8; }
+  __device__ __forceinline__ std::uint32_t barriers() const { return base + Cfg::barrier_offset; }
+  __device__ __forceinline__ std::uint32_t q_full(int q_slot) const {
+    return barriers() + 8 * q_slot;
+  }
+  // Q's slot is free again: every consumer's last S of its tile is done.
+  __device__ __forceinline__ std::uint32_t q_empty(int q_slot) const {
+    return barriers() + 8 * (Cfg::q_slots + q_slot);
+  }
   __device__ __forceinline__ std::uint32_t k_full(int slot) const {
-    return q_full() + 8 * (2 + slot);
+    return barriers() + 8 * (2 * Cfg::q_slots + slot);
   }
   __device__ __forceinline__ std::uint32_t v_full(int slot) const {
-    return q_full() + 8 * (2 + Cfg::stages + slot);
+    return barriers() + 8 * (2 * Cfg::q_slots + Cfg::stages + slot);
   }
   __device__ __forceinline__ std::uint32_t k_empty(int slot) const {
-    return q_full() + 8 * (2 + 2 * Cfg::stages + slot);
+    return barriers() + 8 * (2 * Cfg::q_slots + 2 * Cfg::stages + slot);
   }
   __device__ __forceinline__ std::uint32_t v_empty(int slot) const {
-    return q_full() + 8 * (2 + 3 * Cfg::stages + slot);
+    return barriers() + 8 * (2 * Cfg::q_slots + 3 * Cfg::stages + slot);
   }
-  // The producer writes the tile index before it arms q_full; the consumers
-  // read it once q_full completes.
-  __device__ __forceinline__ std::uint32_t tile_index() const {
-    return q_full() + 8 * (2 + 4 * Cfg::stages);
+  // The producer writes a Q slot's tile index before it arms its q_full; the
+  // consumers read it once q_full completes.
+  __device__ __forceinline__ std::uint32_t tile_index(int q_slot) const {
+    return barriers() + 8 * (2 * Cfg::q_slots + 4 * Cfg::stages + q_slot);
   }
 };
 
@@ -195,8 +216,8 @@ __device__ __forceinline__ void load_tile(std::uint32_t tile, const CUtensorMap*
 }
 
 // The producer thread, for each tile the CTA takes (its blockIdx.x first,
-// then the next unclaimed one): once the consumers are done with the last
-// Q, the tile's index and its Q block, then each K/V block into the ring, K
+// then the next unclaimed one): once the consumers are done with the Q slot's
+// last Q, the tile's index and its Q block, then each K/V block into the ring, K
 // once the consumers have released the slot's previous K (after its S), V
 // once they have released its previous V (after its P V). A tile index past
 // the last tells the consumers to stop. The last CTA to finish sets the
@@ -207,15 +228,16 @@ __device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensor
                                         const Fa3Params<T>& params) {
   int loaded = 0;  // K/V blocks so far
   int tile = static_cast<int>(blockIdx.x);
-  for (std::uint32_t round = 0;; ++round) {
-    tma::wait(smem.q_empty(), (round & 1u) ^ 1u);
-    store_shared(smem.tile_index(), tile);
+  for (int round = 0;; ++round) {
+    const RingPosition q_at = fa3::ring_position(round, Cfg::q_slots);
+    tma::wait(smem.q_empty(q_at.slot), q_at.parity ^ 1u);
+    store_shared(smem.tile_index(q_at.slot), tile);
     if (tile >= params.tiles) {
-      tma::arrive(smem.q_full());
+      tma::arrive(smem.q_full(q_at.slot));
       break;
     }
     const Fa3Work work = work_of_tile<Cfg>(tile, params);
-    load_tile<Cfg, Cfg::br>(smem.q_tile(), q_map, smem.q_full(), work.q0,
+    load_tile<Cfg, Cfg::br>(smem.q_tile(q_at.slot), q_map, smem.q_full(q_at.slot), work.q0,
                             static_cast<int>(work.head));
     for (int block = 0; block < work.kv_blocks; ++block, ++loaded) {
       const RingPosition at = ring_position<Cfg>(loaded);
@@ -480,7 +502,8 @@ struct ConsumerTile {
 // when its S is done, V's when its P V is, Q's after the tile's last S.
 template <typename T, typename Cfg>
 __device__ __forceinline__ void consume_tile(const Fa3Smem<Cfg>& smem, const Fa3Work& work,
-                                             int consumer, int consumed, const Fa3Params<T>& params,
+                                             int consumer, int q_slot, int consumed,
+                                             const Fa3Params<T>& params,
                                              const MatmulTurns<Cfg>& turns) {
   const ConsumerRows at{static_cast<int>(threadIdx.x) % wgmma::warpgroup_threads,
                         work.q0 + consumer * Cfg::rows_per_consumer,
@@ -489,7 +512,7 @@ __device__ __forceinline__ void consume_tile(const Fa3Smem<Cfg>& smem, const Fa3
                         work.shift,
                         params.scale_log2};
   const std::uint32_t q_rows =
-      smem.q_tile() + consumer * Cfg::rows_per_consumer * wgmma::swizzle_row_bytes;
+      smem.q_tile(q_slot) + consumer * Cfg::rows_per_consumer * wgmma::swizzle_row_bytes;
   ConsumerTile<Cfg> t;
 #pragma unroll
   for (int i = 0; i < Cfg::o_values; ++i) t.o_acc[i] = 0.f;
@@ -530,7 +553,7 @@ __device__ __forceinline__ void consume_tile(const Fa3Smem<Cfg>& smem, const Fa3
     tma::arrive(smem.v_empty(before.slot));
     pack_p<T, Cfg>(t.s, t.p);
   }
-  tma::arrive(smem.q_empty());  // every S of the tile is done
+  tma::arrive(smem.q_empty(q_slot));  // every S of the tile is done
 
   const RingPosition last = ring_position<Cfg>(consumed + work.kv_blocks - 1);
   rescale_output(t.o_acc, t.rescale);
@@ -556,12 +579,13 @@ __device__ __forceinline__ void consume(const Fa3Smem<Cfg>& smem, int consumer,
   const MatmulTurns<Cfg> turns{consumer};
   turns.start();
   int consumed = 0;  // K/V blocks so far
-  for (std::uint32_t round = 0;; ++round) {
-    tma::wait(smem.q_full(), round & 1u);
-    const int tile = load_shared(smem.tile_index());
+  for (int round = 0;; ++round) {
+    const RingPosition q_at = fa3::ring_position(round, Cfg::q_slots);
+    tma::wait(smem.q_full(q_at.slot), q_at.parity);
+    const int tile = load_shared(smem.tile_index(q_at.slot));
     if (tile >= params.tiles) break;
     const Fa3Work work = work_of_tile<Cfg>(tile, params);
-    consume_tile<T, Cfg>(smem, work, consumer, consumed, params, turns);
+    consume_tile<T, Cfg>(smem, work, consumer, q_at.slot, consumed, params, turns);
     consumed += work.kv_blocks;
   }
   turns.finish();
@@ -587,8 +611,10 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     tma::prefetch_tensor_map(&q_map);
     tma::prefetch_tensor_map(&k_map);
     tma::prefetch_tensor_map(&v_map);
-    tma::barrier_init(smem.q_full(), 1);
-    tma::barrier_init(smem.q_empty(), Cfg::consumer_threads);
+    for (int q_slot = 0; q_slot < Cfg::q_slots; ++q_slot) {
+      tma::barrier_init(smem.q_full(q_slot), 1);
+      tma::barrier_init(smem.q_empty(q_slot), Cfg::consumer_threads);
+    }
     for (int slot = 0; slot < Cfg::stages; ++slot) {
       tma::barrier_init(smem.k_full(slot), 1);
       tma::barrier_init(smem.v_full(slot), 1);
