@@ -13,7 +13,9 @@ fixed) x Br / 128 (x row time at 192 rows), handed to 132 persistent CTAs as
 they free; 128-row tiles take revision 7's K/V blocks. Least squares on the
 log of the ratio over fixed in {0, 0.5, ..., 4} and row time 0.85-1.00.
 
-usage: fa3_rows_fit.py [versions-folder]
+usage: fa3_rows_fit.py [--figures FIXED ROW_TIME] [versions-folder]
+  (every PREFIX-{v7.1,br192}-round{1,2}.json pair in the folder; --figures
+  checks the given figures instead of fitting them)
 """
 import heapq
 import json
@@ -63,8 +65,11 @@ def medians(path):
 
 
 def measured(folder):
+    """Every report pair PREFIX-{v7.1,br192}-round{1,2}.json in the folder."""
+    prefixes = sorted(name[:-len("-v7.1-round1.json")] for name in os.listdir(folder)
+                      if name.endswith("-v7.1-round1.json"))
     ratios = {}
-    for prefix in ("fa3", "fa3-other"):
+    for prefix in prefixes:
         runs = {v: [medians(os.path.join(folder, f"{prefix}-{v}-round{r}.json")) for r in (1, 2)]
                 for v in ("v7.1", "br192")}
         for key in runs["v7.1"][0]:
@@ -75,7 +80,12 @@ def measured(folder):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "results/h100/fa3-br192-79518c2/versions"
+    args = sys.argv[1:]
+    figures = None
+    if args[:1] == ["--figures"]:  # check given figures instead of fitting them
+        figures = (float(args[1]), float(args[2]))
+        args = args[3:]
+    folder = args[0] if args else "results/h100/fa3-br192-79518c2/versions"
     ratios = measured(folder)
 
     def estimate(key, fixed, row_time):
@@ -84,13 +94,22 @@ def main():
         tall = estimated_time(batch * heads, n, causal, 192, 128, fixed, row_time)
         return tall / short
 
-    fits = []
-    for fixed in [x / 2 for x in range(9)]:
-        for row_time in [x / 100 for x in range(85, 101)]:
-            error = sum(math.log(estimate(k, fixed, row_time) / r) ** 2 for k, r in ratios.items())
-            fits.append((error, fixed, row_time))
-    error, fixed, row_time = min(fits)
-    print(f"fixed {fixed:g} blocks, row time {row_time:.2f} (sum of squared log errors {error:.4f})")
+    def squared_log_error(fixed, row_time):
+        return sum(math.log(estimate(k, fixed, row_time) / r) ** 2 for k, r in ratios.items())
+
+    if figures:
+        fixed, row_time = figures
+        error = squared_log_error(fixed, row_time)
+        print(f"given: fixed {fixed:g} blocks, row time {row_time:.2f} "
+              f"(sum of squared log errors {error:.4f})")
+    else:
+        fits = []
+        for fixed in [x / 2 for x in range(9)]:
+            for row_time in [x / 100 for x in range(85, 101)]:
+                fits.append((squared_log_error(fixed, row_time), fixed, row_time))
+        error, fixed, row_time = min(fits)
+        print(f"fixed {fixed:g} blocks, row time {row_time:.2f} "
+              f"(sum of squared log errors {error:.4f})")
     agree = 0
     for key, ratio in sorted(ratios.items()):
         est = estimate(key, fixed, row_time)
