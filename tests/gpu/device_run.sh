@@ -894,6 +894,55 @@ step_peers_fa3_other() {
     --both --dtype bf16 --max-seconds 0.5
 }
 
+# Where fa3_wgmma's time goes against cuDNN's forward without a mask: both
+# timed by the same cold timer at B1 H8 N 256-16384, d 64/128 fp16 (one round of
+# tiles up to N 2048), and Nsight Compute of one launch of each kernel at
+# N 4096 (duration, launch geometry, pipes, instructions, stall reasons); the
+# peer script's own timing fails under ncu (exit 1), its profiled launch does
+# not. Files to results/h200/fa3/diag/ (results/h100/fa3-q2-09fb08d/diag/ is
+# one run of it).
+step_fa3_vs_cudnn() {
+  local dir=results/h200/fa3/diag
+  mkdir -p "$dir"
+  local axes=(--batch 1 --heads 8 --seq-lens 256,1024,2048,4096,16384 --head-dims 64,128
+              --dtype fp16 --max-seconds 0.2)
+  "$tool" sweep --kernels fa3_wgmma "${axes[@]}" --json "$dir/ours.json" >"$dir/ours.txt" 2>&1 ||
+    status=1
+  peer_script "${axes[@]}" --backends cudnn --json "$dir/torch.json" >"$dir/torch.txt" 2>&1
+  [[ $? -le 1 ]] || status=1
+  "$tool" compare "$dir/torch.json" "$dir/ours.json" --match-kernel torch_sdpa_cudnn=fa3_wgmma |
+    grep -E "cudnn|geomean"
+  local metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg
+  metrics+=,launch__grid_size,launch__block_size,launch__registers_per_thread
+  metrics+=,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
+  metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+  local pipe
+  for pipe in xu fma alu; do
+    metrics+=,sm__inst_executed_pipe_$pipe.avg.pct_of_peak_sustained_active
+  done
+  metrics+=,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,dram__bytes_read.sum
+  local reason
+  for reason in long_scoreboard wait barrier math_pipe_throttle membar sleeping dispatch_stall \
+      mio_throttle short_scoreboard no_instruction selected not_selected; do
+    metrics+=,smsp__warps_issue_stalled_$reason.avg
+  done
+  local profile=(ncu --csv --page raw --cache-control all --clock-control none --metrics "$metrics")
+  local d
+  for d in 64 128; do
+    timeout 120 "${profile[@]}" -k regex:fa3_wgmma --launch-count 1 "$tool" sweep \
+      --kernels fa3_wgmma --heads 8 --seq-lens 4096 --head-dims $d --dtype fp16 --warmup 0 \
+      --min-samples 1 --max-seconds 0.01 >"$dir/ncu-ours-n4096-d$d.csv" 2>"$dir/ncu-ours-n4096-d$d.log"
+    echo "ncu fa3_wgmma d $d: exit $?"
+    timeout 150 "${profile[@]}" -k 'regex:sdpa|fmha|flash|Sdpa|Fmha' --launch-skip 2 --launch-count 1 \
+      python3 peers/torch_sdpa.py --tree-stamp "$build/peers/tree_stamp.json" --tool "$tool" \
+      --heads 8 --seq-lens 4096 --head-dims $d --dtype fp16 --backends cudnn --warmup 1 \
+      --min-samples 2 --max-seconds 0.01 --json "$out/ncu-torch-scratch.json" \
+      >"$dir/ncu-cudnn-n4096-d$d.csv" 2>"$dir/ncu-cudnn-n4096-d$d.log"
+    echo "ncu cudnn d $d: exit $? (1 expected: the peer's timing fails under ncu)"
+  done
+}
+
 # Issue 19's judgement in one run: the backward sweep of both tilings,
 # fa2_bwd and fa2_bwd_2d (--backward adds fa1_bwd's rows), and torch's flash
 # and cuDNN backward (peers/torch_sdpa.py --backward: the backward alone, by
