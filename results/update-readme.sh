@@ -177,7 +177,9 @@ fi
 # each from one device call and compared with nothing measured on the H200.
 h100_section() {
   local fa3 bwd versions
-  fa3=$(ls -d results/h100/fa3-v8-* 2>/dev/null | tail -n 1)
+  # The newest version's judgement: a fa3-vN-<commit> folder with torch's report, by version.
+  fa3=$(ls -d results/h100/fa3-v[0-9]*-*/torch-sdpa-forward.json 2>/dev/null | sort -V |
+    tail -n 1 | xargs -r dirname)
   bwd=$(ls -d results/h100/backward-* 2>/dev/null | tail -n 1)
   if [[ -n $fa3 ]]; then
     pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
