@@ -148,8 +148,6 @@ int main(int argc, char** argv) {
       const AttentionShape shape =
           shape_of(timed.batch, timed.heads, timed.seq_len, causal, timed.dtype);
       Tensors t(shape, 99, stream.get());
-      std::vector<double> medians;
-      std::vector<std::vector<double>> all;
       // The rule's pick launched by its height: rows 0 would run the rule on
       // the host between the timer's start event and the launch.
       const int pick =
@@ -160,7 +158,9 @@ int main(int argc, char** argv) {
       for (int rows : {128, 192, pick}) {
         launches.emplace_back([&t, &stream, rows] { return t.launch(rows, stream.get()); });
       }
-      all = gpu_tools::time_cold_in_turn(launches, stream.get(), flusher, samples);
+      const std::vector<std::vector<double>> all =
+          gpu_tools::time_cold_in_turn(launches, stream.get(), flusher, samples);
+      std::vector<double> medians;
       for (const std::vector<double>& timed_samples : all) medians.push_back(median(timed_samples));
       const double best = std::min(medians[0], medians[1]);
       std::printf("%2d %3d %6d %5s %6d %9.4f %9.4f %9.4f %8.3f %5d %9.3f ", timed.batch,

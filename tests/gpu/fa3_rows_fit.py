@@ -23,6 +23,8 @@ import math
 import os
 import sys
 
+from wave_schedule import kv_blocks  # the K/V blocks a Q block sees
+
 SMS = 132
 
 
@@ -38,10 +40,9 @@ def v7_bc(keys, causal):
 
 def estimated_time(heads, n, causal, br, bc, fixed, row_time):
     q_blocks = -(-n // br)
-    all_kv = -(-n // bc)
     costs = []
     for block in reversed(range(q_blocks)):
-        kv = min(all_kv, (min(n, (block + 1) * br) - 1) // bc + 1) if causal else all_kv
+        kv = kv_blocks(block, n, br, bc, causal)
         costs.append((kv * bc / 128 + fixed) * br / 128 * (row_time if br == 192 else 1.0))
     free = [0.0] * SMS
     end = 0.0
