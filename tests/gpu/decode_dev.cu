@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -464,6 +465,50 @@ int run_waves(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t 
   return 0;
 }
 
+// The split counts around the plan on paged and contiguous caches (fp16,
+// 32/8 heads, one query token), every count of a shape timed in turn, 15
+// samples each: what the plan's "two CTAs an SM for a paged cache" buys once
+// the table's lines are prefetched (perf-notes, round 10). No check: run the
+// variant's check first.
+int run_splits(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t stream) {
+  struct Timed {
+    int batch, kv_len;
+  };
+  for (const Timed& t : std::vector<Timed>{{1, 32768}, {1, 131072}, {8, 32768}, {8, 131072}}) {
+    for (int page : {0, 16, 256}) {
+      const Shape s{t.batch, 32, 8, 1, t.kv_len, variant.head_dim, false, variant.dtype, page};
+      Cache c = make_cache(s, 99, stream, false);
+      const int tiles = (s.kv_len + variant.bc - 1) / variant.bc;
+      std::vector<int> counts;
+      for (int splits : {1, 2, 4, 8, 16, 24, 32}) {
+        if (std::int64_t(t.batch) * s.kv_heads * splits <= 2 * sm_count() && splits * 4 <= tiles)
+          counts.push_back(splits);
+      }
+      std::vector<DeviceBuffer> workspaces;
+      std::vector<std::function<cudaError_t()>> launches;
+      for (int splits : counts) {
+        workspaces.push_back(measure::zeroed_workspace(variant.workspace(s, splits), stream));
+        void* workspace = workspaces.back().data();
+        launches.push_back([&, splits, workspace] {
+          const bool paged = s.page_size > 0;
+          return variant.launch(s, c.q.data(), paged ? c.k_pages.data() : c.k.data(),
+                                paged ? c.v_pages.data() : c.v.data(), c.table.as<int>(),
+                                c.per_seq, c.o.data(), c.lse.as<float>(), workspace, splits,
+                                stream);
+        });
+      }
+      const auto samples = gpu_tools::time_cold_in_turn(launches, stream, flusher, 15);
+      std::printf("%s splits B%-2d H32/8 Nk%-6d page%-3d plan %-2d |", variant.name.c_str(),
+                  s.batch, s.kv_len, s.page_size, splits_for(variant, s));
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        std::printf(" s%d %.2f", counts[k], median(samples[k]) * 1e3);
+      }
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* filter = argc > 1 ? argv[1] : "";
   if (std::string(filter) == "--waves") {
@@ -472,6 +517,14 @@ int main(int argc, char** argv) {
     const char* name = argc > 2 ? argv[2] : "d128_w4r1_bc64_s3";
     for (const Variant& variant : variants()) {
       if (variant.name == name) return run_waves(variant, flusher, stream.get());
+    }
+    return 1;
+  }
+  if (std::string(filter) == "--splits") {
+    measure::CudaStream stream;
+    measure::L2Flusher flusher(0);
+    for (const Variant& variant : variants()) {
+      if (variant.name == "d128_w4r1_bc64_s3") return run_splits(variant, flusher, stream.get());
     }
     return 1;
   }
