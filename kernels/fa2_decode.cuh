@@ -158,22 +158,6 @@ struct KvCursor {
   }
 };
 
-// The page-table lines of tokens [first, first + count) of one sequence
-// into L2: entries 32 apart (a 128-byte line) and the last one, so every
-// line is touched whatever the table's alignment.
-template <typename T>
-__device__ __forceinline__ void prefetch_split_table(const DecodeParams<T>& p, int batch, int first,
-                                                     int count) {
-  const int* table = p.page_table + static_cast<std::int64_t>(batch) * p.pages_per_sequence;
-  const int first_page = first >> p.page_shift;
-  const int end_page = min((first + count - 1) >> p.page_shift, p.pages_per_sequence - 1) + 1;
-  for (int page = first_page + 32 * static_cast<int>(threadIdx.x); page < end_page;
-       page += 32 * static_cast<int>(blockDim.x)) {
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(table + page));
-  }
-  if (threadIdx.x == 0) asm volatile("prefetch.global.L2 [%0];" ::"l"(table + end_page - 1));
-}
-
 // Keys [first, first + bc) of one kv head into a swizzled tile; keys at or
 // past kv_len are zero-filled (their scores are masked, their V rows meet
 // P = 0).
@@ -295,28 +279,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int first_tile = split * p.tiles_per_split;
   const int tiles = min(total_tiles, first_tile + p.tiles_per_split) - first_tile;
 
-  load_q_rows<T, Cfg>(q_tile, p, at);
-  // Every prologue tile's page indices are read before the first copy, so
-  // the pipeline fills after one table latency, not one per stage; the
-  // split's other table lines are prefetched into L2 so that the fetches a
-  // tile ahead hit there.
-  if constexpr (paged) prefetch_split_table(p, at.batch, first_tile * Cfg::bc, tiles * Cfg::bc);
-  KvCursor<T, Cfg, paged> prologue[Cfg::stages - 1];
   KvCursor<T, Cfg, paged> cursor;
-#pragma unroll
-  for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
-    prologue[stage].fetch(p, at.batch, min(first_tile + stage, total_tiles - 1) * Cfg::bc);
-  }
-  cursor.fetch(p, at.batch, min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
+  load_q_rows<T, Cfg>(q_tile, p, at);
 #pragma unroll
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < tiles) {
       const int first = (first_tile + stage) * Cfg::bc;
-      load_kv_tile(k_tiles + stage * Cfg::kv_tile_bytes, p.k, prologue[stage], p, at, first);
-      load_kv_tile(v_tiles + stage * Cfg::kv_tile_bytes, p.v, prologue[stage], p, at, first);
+      cursor.fetch(p, at.batch, first);
+      load_kv_tile(k_tiles + stage * Cfg::kv_tile_bytes, p.k, cursor, p, at, first);
+      load_kv_tile(v_tiles + stage * Cfg::kv_tile_bytes, p.v, cursor, p, at, first);
     }
     commit_async_copies();
   }
+  cursor.fetch(p, at.batch, min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
 
   // The last key each of this lane's two accumulator rows sees.
   const int warp_row0 = at.first_row + 16 * row_warp;
