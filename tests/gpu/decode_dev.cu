@@ -492,9 +492,8 @@ int run_splits(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t
         launches.push_back([&, splits, workspace] {
           const bool paged = s.page_size > 0;
           return variant.launch(s, c.q.data(), paged ? c.k_pages.data() : c.k.data(),
-                                paged ? c.v_pages.data() : c.v.data(), c.table.as<int>(),
-                                c.per_seq, c.o.data(), c.lse.as<float>(), workspace, splits,
-                                stream);
+                                paged ? c.v_pages.data() : c.v.data(), c.table.as<int>(), c.per_seq,
+                                c.o.data(), c.lse.as<float>(), workspace, splits, stream);
         });
       }
       const auto samples = gpu_tools::time_cold_in_turn(launches, stream, flusher, 15);
