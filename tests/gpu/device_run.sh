@@ -164,6 +164,18 @@ step_fa3_rows() {
   "$build/tests/gpu/fa3_rows" 2>&1 | tee results/h200/fa3/fa3-rows.txt | cut -c1-110 | tail -n 30
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
+# fa2_decode's split counts on contiguous and paged caches (issue 25's paged
+# target: does a paged cache need the plan's second CTA an SM?): the served
+# tests check the registered kernel (whose config decode_dev --splits times)
+# at every split count the plan gives, then each shape's counts are timed in
+# turn (pack with `pack_build.sh build-h200 decode_dev`).
+step_decode_splits() {
+  mkdir -p results/h200/decode-dev
+  "$build/tests/kernels/test_kernels" "[served]" 2>&1 | tail -n 3
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  "$build/tests/gpu/decode_dev" --splits 2>&1 | tee results/h200/decode-dev/splits.txt
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
 step_fa2variants() {
   "$build/tests/gpu/fa2_variants" "${CFR_FA2_FILTER:-}" 2>&1 | tee "$out/fa2-variants.txt" | tail -n 60
 }
