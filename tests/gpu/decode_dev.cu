@@ -484,17 +484,12 @@ int run_splits(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t
         if (std::int64_t(t.batch) * s.kv_heads * splits <= 2 * sm_count() && splits * 4 <= tiles)
           counts.push_back(splits);
       }
-      std::vector<DeviceBuffer> workspaces;
+      // One workspace for every count: the largest count's is the largest, and
+      // every launch leaves its arrival counters zero for the next.
+      prepare_workspace(c, variant.workspace(s, counts.back()), stream);
       std::vector<std::function<cudaError_t()>> launches;
       for (int splits : counts) {
-        workspaces.push_back(measure::zeroed_workspace(variant.workspace(s, splits), stream));
-        void* workspace = workspaces.back().data();
-        launches.push_back([&, splits, workspace] {
-          const bool paged = s.page_size > 0;
-          return variant.launch(s, c.q.data(), paged ? c.k_pages.data() : c.k.data(),
-                                paged ? c.v_pages.data() : c.v.data(), c.table.as<int>(), c.per_seq,
-                                c.o.data(), c.lse.as<float>(), workspace, splits, stream);
-        });
+        launches.push_back([&, splits] { return run(variant, s, c, splits, stream); });
       }
       const auto samples = gpu_tools::time_cold_in_turn(launches, stream, flusher, 15);
       std::printf("%s splits B%-2d H32/8 Nk%-6d page%-3d plan %-2d |", variant.name.c_str(),
