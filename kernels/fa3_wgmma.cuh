@@ -100,6 +100,12 @@ struct Fa3Config {
   // exponentials take as many SM clocks as its two matmuls (docs/perf-notes.md,
   // "v6"); at d 128 the matmuls take twice as many.
   static constexpr int fma_exp2_of_16 = head_dim == 64 ? 3 : 0;
+  // How many running parts a row half's sum is kept in: at d 64, where the
+  // softmax sets the pace, four parts (chains of Bc / 16 dependent additions
+  // instead of Bc / 4) took 1-2 % off without a mask on the H200; at d 128
+  // they cost 0.2-1 % (docs/perf-notes.md, "v8.2").
+  static constexpr int row_sum_parts = head_dim == 64 ? 4 : 1;
+  static_assert(row_sum_parts == 1 || row_sum_parts == 2 || row_sum_parts == 4);
   static constexpr int o_values = head_dim / 2;  // ... of the 64 x d accumulator
 
   static_assert(br == consumer_warpgroups * rows_per_consumer &&
@@ -320,12 +326,25 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState
     rows.max[h] = moved.max;
     rows.sum[h] *= moved.rescale;
   }
+  // Each row half's sum in Cfg::row_sum_parts running parts: one chain of
+  // Bc / 4 dependent additions a block waits out each addition's latency.
+  float parts[2][Cfg::row_sum_parts] = {};
 #pragma unroll
   for (int i = 0; i < Cfg::s_values; ++i) {
     const int h = (i / 2) % 2;
     const float x = fmaf(s[i], scale_log2, -base[h]);
     s[i] = i % 16 < 16 - Cfg::fma_exp2_of_16 ? fa2::exp2_approx(x) : exp2_polynomial(x);
-    rows.sum[h] += s[i];
+    parts[h][(i / 4) % Cfg::row_sum_parts] += s[i];
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    // Pairwise, so the parts' own sum is log2(parts) additions deep.
+#pragma unroll
+    for (int width = Cfg::row_sum_parts / 2; width >= 1; width /= 2) {
+#pragma unroll
+      for (int part = 0; part < width; ++part) parts[h][part] += parts[h][part + width];
+    }
+    rows.sum[h] += parts[h][0];
   }
 }
 

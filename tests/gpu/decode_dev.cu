@@ -205,6 +205,10 @@ std::vector<Variant> variants() {
   // DecodeConfig<d, warps, row warps, Bc, stages, CTAs per SM>
   return {
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2>>("d128_w4r1_bc64_s3"),
+      // Deeper rings at one CTA an SM: more of a split's bytes in flight
+      // where a paged cache's copies wait on their page indices (round 11).
+      make<__half, DecodeConfig<128, 4, 1, 64, 4, 1>>("d128_w4r1_bc64_s4_c1"),
+      make<__half, DecodeConfig<128, 4, 1, 64, 6, 1>>("d128_w4r1_bc64_s6_c1"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
       make<__half, DecodeConfig<128, 4, 2, 64, 3, 2>>("d128_w4r2_bc64_s3"),
       make<__half, DecodeConfig<128, 4, 4, 64, 2, 2>>("d128_w4r4_bc64_s2"),
@@ -342,6 +346,39 @@ bool check(const Variant& variant, const Shape& s, cudaStream_t stream, double& 
          check_with(variant, s, 3, stream, worst);
 }
 
+// Every variant's check: GQA and MHA, Nq 1, 3, 16, Nk 1 to 4097, both masks,
+// contiguous and paged caches, the planned splits and a ragged 3.
+bool check_variant(const Variant& variant, cudaStream_t stream) {
+  bool all = true;
+  double worst = 0;
+  const int group_max = 4;
+  for (int kv_len : {1, 17, 64, 100, 4097}) {
+    for (int q_len : {1, 3, 16}) {
+      if (q_len > kv_len) continue;
+      for (bool causal : {false, true}) {
+        for (int page : {0, 16, 256}) {
+          for (int kv_heads : {1, 2}) {
+            const Shape s{2,      kv_heads * group_max, kv_heads, q_len, kv_len, variant.head_dim,
+                          causal, variant.dtype,        page};
+            all = check(variant, s, stream, worst) && all;
+          }
+        }
+      }
+    }
+  }
+  // MHA (group 1) and group 8, one each.
+  all =
+      check(variant, {3, 6, 6, 2, 999, variant.head_dim, true, variant.dtype, 0}, stream, worst) &&
+      all;
+  all = check(variant, {1, 16, 2, 5, 3000, variant.head_dim, true, variant.dtype, 16}, stream,
+              worst) &&
+        all;
+  std::printf("%s: check %s, worst rel L2 %.2e (rows %d Bc %d stages %d smem %d)\n",
+              variant.name.c_str(), all ? "passed" : "FAILED", worst, variant.rows, variant.bc,
+              variant.stages, variant.smem);
+  return all;
+}
+
 double read_stream_tbps(cudaStream_t stream, measure::L2Flusher& flusher) {
   const std::size_t bytes = std::size_t(4) << 30;
   DeviceBuffer data(bytes), sink(4);
@@ -468,8 +505,8 @@ int run_waves(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t 
 // The split counts around the plan on paged and contiguous caches (fp16,
 // 32/8 heads, one query token), every count of a shape timed in turn, 15
 // samples each: what the plan's "two CTAs an SM for a paged cache" buys once
-// the table's lines are prefetched (perf-notes, round 10). No check: run the
-// variant's check first.
+// the table's lines are prefetched (perf-notes, round 10). No check here:
+// `--splits NAME...` checks each named variant first.
 int run_splits(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t stream) {
   struct Timed {
     int batch, kv_len;
@@ -515,12 +552,31 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (std::string(filter) == "--splits") {
+    // decode_dev --splits [VARIANT...]: each named variant checked, then timed
+    // (default: the registered tile's twin, d128_w4r1_bc64_s3, unchecked).
     measure::CudaStream stream;
     measure::L2Flusher flusher(0);
-    for (const Variant& variant : variants()) {
-      if (variant.name == "d128_w4r1_bc64_s3") return run_splits(variant, flusher, stream.get());
+    std::vector<std::string> names(argv + 2, argv + argc);
+    const bool checked = !names.empty();
+    if (names.empty()) names.push_back("d128_w4r1_bc64_s3");
+    int status = 0;
+    for (const std::string& name : names) {
+      bool found = false;
+      for (const Variant& variant : variants()) {
+        if (variant.name != name) continue;
+        found = true;
+        if (checked && !check_variant(variant, stream.get())) {
+          status = 1;
+          continue;
+        }
+        status |= run_splits(variant, flusher, stream.get());
+      }
+      if (!found) {
+        std::fprintf(stderr, "decode_dev: no variant '%s'\n", name.c_str());
+        status = 1;
+      }
     }
-    return 1;
+    return status;
   }
   if (std::string(filter) == "--fa2") {
     measure::CudaStream stream;
@@ -533,34 +589,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Variant& variant : variants()) {
     if (std::strstr(variant.name.c_str(), filter) == nullptr) continue;
-    bool all = true;
-    double worst = 0;
-    const int group_max = variant.rows >= 64 ? 4 : 4;
-    for (int kv_len : {1, 17, 64, 100, 4097}) {
-      for (int q_len : {1, 3, 16}) {
-        if (q_len > kv_len) continue;
-        for (bool causal : {false, true}) {
-          for (int page : {0, 16, 256}) {
-            for (int kv_heads : {1, 2}) {
-              const Shape s{2,      kv_heads * group_max, kv_heads, q_len, kv_len, variant.head_dim,
-                            causal, variant.dtype,        page};
-              all = check(variant, s, stream.get(), worst) && all;
-            }
-          }
-        }
-      }
-    }
-    // MHA (group 1) and group 8, one each.
-    all = check(variant, {3, 6, 6, 2, 999, variant.head_dim, true, variant.dtype, 0}, stream.get(),
-                worst) &&
-          all;
-    all = check(variant, {1, 16, 2, 5, 3000, variant.head_dim, true, variant.dtype, 16},
-                stream.get(), worst) &&
-          all;
-    std::printf("%s: check %s, worst rel L2 %.2e (rows %d Bc %d stages %d smem %d)\n",
-                variant.name.c_str(), all ? "passed" : "FAILED", worst, variant.rows, variant.bc,
-                variant.stages, variant.smem);
-    if (!all) {
+    if (!check_variant(variant, stream.get())) {
       ++failures;
       continue;
     }
