@@ -50,7 +50,8 @@
 
 namespace cfr::kernels::decode {
 
-template <int HeadDim, int Warps, int RowWarps, int Bc, int Stages, int MinCtasPerSm>
+template <int HeadDim, int Warps, int RowWarps, int Bc, int Stages, int MinCtasPerSm,
+          int TableEntries = 0>
 struct DecodeConfig {
   static constexpr int head_dim = HeadDim;
   static constexpr int warps = Warps;
@@ -72,11 +73,17 @@ struct DecodeConfig {
   static constexpr int k_offset = q_bytes;
   static constexpr int v_offset = k_offset + stages * kv_tile_bytes;
   static constexpr int pipeline_bytes = v_offset + stages * kv_tile_bytes;
+  // A paged cache's split reads its page indices into shared memory once, at
+  // the start, when they number at most table_entries (0: every tile reads
+  // them from the table in global memory, a tile ahead).
+  static constexpr int table_entries = TableEntries;
+  static constexpr int table_offset = pipeline_bytes;
   // After the pass, over the K/V ring: every warp's unnormalized O, then its
   // (m, l), in fp32.
   static constexpr int combine_bytes = 4 * warps * 16 * (head_dim + 2);
-  static constexpr int smem_bytes =
-      pipeline_bytes > q_bytes + combine_bytes ? pipeline_bytes : q_bytes + combine_bytes;
+  static constexpr int smem_bytes = pipeline_bytes + 4 * table_entries > q_bytes + combine_bytes
+                                        ? pipeline_bytes + 4 * table_entries
+                                        : q_bytes + combine_bytes;
 
   static constexpr int qk_steps = head_dim / 16;
   static constexpr int s_tiles = keys_per_warp / 8;
@@ -130,6 +137,30 @@ struct GroupPosition {
 template <typename T, typename Cfg, bool paged>
 struct KvCursor {
   int page[paged ? Cfg::kv_passes : 1];
+  // The split's page indices in shared memory (Cfg::table_entries): the
+  // first one's place in the sequence's table, and how many; count 0 when
+  // they did not fit, and the table in global memory is read instead.
+  const int* shared_table = nullptr;
+  int first_entry = 0;
+  int entries = 0;
+
+  // Called by every thread of the CTA before its first fetch; ends with a
+  // barrier when it fills the shared table.
+  __device__ __forceinline__ void stage_table(const DecodeParams<T>& p, int batch, int first_key,
+                                              int end_key, int* shared) {
+    if constexpr (paged && Cfg::table_entries > 0) {
+      first_entry = first_key >> p.page_shift;
+      const int count = ((min(end_key, p.kv_len) - 1) >> p.page_shift) - first_entry + 1;
+      if (count > Cfg::table_entries) return;
+      const int* table = p.page_table + static_cast<std::int64_t>(batch) * p.pages_per_sequence;
+      for (int i = static_cast<int>(threadIdx.x); i < count; i += Cfg::threads) {
+        shared[i] = __ldg(table + first_entry + i);
+      }
+      shared_table = shared;
+      entries = count;
+      __syncthreads();
+    }
+  }
 
   __device__ __forceinline__ void fetch(const DecodeParams<T>& p, int batch, int first) {
     if constexpr (paged) {
@@ -138,7 +169,14 @@ struct KvCursor {
 #pragma unroll
       for (int pass = 0; pass < Cfg::kv_passes; ++pass) {
         const int token = min(first + thread_row + pass * Cfg::rows_per_pass, p.kv_len - 1);
-        page[pass] = __ldg(table + (token >> p.page_shift));
+        if (Cfg::table_entries > 0 && entries > 0) {
+          // A fetch past the split (the prologue's look-ahead) is never used:
+          // clamped into the shared table.
+          const int entry = min(max((token >> p.page_shift) - first_entry, 0), entries - 1);
+          page[pass] = shared_table[entry];
+        } else {
+          page[pass] = __ldg(table + (token >> p.page_shift));
+        }
       }
     }
   }
@@ -281,6 +319,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 
   KvCursor<T, Cfg, paged> cursor;
   load_q_rows<T, Cfg>(q_tile, p, at);
+  cursor.stage_table(p, at.batch, first_tile * Cfg::bc, (first_tile + tiles) * Cfg::bc,
+                     reinterpret_cast<int*>(smem + Cfg::table_offset));
 #pragma unroll
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < tiles) {

@@ -209,6 +209,8 @@ std::vector<Variant> variants() {
       // where a paged cache's copies wait on their page indices (round 11).
       make<__half, DecodeConfig<128, 4, 1, 64, 4, 1>>("d128_w4r1_bc64_s4_c1"),
       make<__half, DecodeConfig<128, 4, 1, 64, 6, 1>>("d128_w4r1_bc64_s6_c1"),
+      // The split's page indices read into shared memory once (round 12).
+      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048>>("d128_w4r1_bc64_s3_t2k"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
       make<__half, DecodeConfig<128, 4, 2, 64, 3, 2>>("d128_w4r2_bc64_s3"),
       make<__half, DecodeConfig<128, 4, 4, 64, 2, 2>>("d128_w4r4_bc64_s2"),
