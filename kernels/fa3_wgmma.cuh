@@ -103,8 +103,9 @@ struct Fa3Config {
   // How many running parts a row half's sum is kept in: at d 64, where the
   // softmax sets the pace, four parts (chains of Bc / 16 dependent additions
   // instead of Bc / 4) took 1-2 % off without a mask on the H200; at d 128
-  // they cost 0.2-1 % (docs/perf-notes.md, "v8.2").
-  static constexpr int row_sum_parts = head_dim == 64 ? 4 : 1;
+  // they cost 0.2-1 %, and on the 192-row tiles (three consumers at 160
+  // registers) 1-4 % (docs/perf-notes.md, "v8.2").
+  static constexpr int row_sum_parts = head_dim == 64 && consumer_warpgroups == 2 ? 4 : 1;
   static_assert(row_sum_parts == 1 || row_sum_parts == 2 || row_sum_parts == 4);
   static constexpr int o_values = head_dim / 2;  // ... of the 64 x d accumulator
 
