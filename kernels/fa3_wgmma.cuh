@@ -335,10 +335,14 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState
     const int h = (i / 2) % 2;
     const float x = fmaf(s[i], scale_log2, -base[h]);
     s[i] = i % 16 < 16 - Cfg::fma_exp2_of_16 ? fa2::exp2_approx(x) : exp2_polynomial(x);
-    parts[h][(i / 4) % Cfg::row_sum_parts] += s[i];
+    if constexpr (Cfg::row_sum_parts == 1) {
+      rows.sum[h] += s[i];
+    } else {
+      parts[h][(i / 4) % Cfg::row_sum_parts] += s[i];
+    }
   }
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
+  for (int h = 0; h < 2 && Cfg::row_sum_parts > 1; ++h) {
     // Pairwise, so the parts' own sum is log2(parts) additions deep.
 #pragma unroll
     for (int width = Cfg::row_sum_parts / 2; width >= 1; width /= 2) {
