@@ -15,3 +15,10 @@ find results -name '*.json' -size +1M -print0 | sort -z |
     gzip -9n -f "$report"
     echo "$report.gz"
   done
+# Nsight Compute's own reports pack 5-13:1 too; `gunzip -k FILE.ncu-rep.gz`
+# gives back the file ncu wrote, which the Nsight Compute UI and `ncu --import` open.
+find results -name '*.ncu-rep' -print0 | sort -z |
+  while IFS= read -r -d '' report; do
+    gzip -9n -f "$report"
+    echo "$report.gz"
+  done
