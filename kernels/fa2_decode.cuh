@@ -51,7 +51,7 @@
 namespace cfr::kernels::decode {
 
 template <int HeadDim, int Warps, int RowWarps, int Bc, int Stages, int MinCtasPerSm,
-          int TableEntries = 0>
+          int TableEntries = 0, int PageTokensMin = 1>
 struct DecodeConfig {
   static constexpr int head_dim = HeadDim;
   static constexpr int warps = Warps;
@@ -68,6 +68,7 @@ struct DecodeConfig {
   static constexpr int chunks_per_row = head_dim / 8;  // 16-byte chunks
   static constexpr int rows_per_pass = threads / chunks_per_row;
   static constexpr int kv_passes = bc / rows_per_pass;
+
   static constexpr int q_bytes = rows * row_bytes;
   static constexpr int kv_tile_bytes = bc * row_bytes;
   static constexpr int k_offset = q_bytes;
@@ -78,6 +79,15 @@ struct DecodeConfig {
   // them from the table in global memory, a tile ahead).
   static constexpr int table_entries = TableEntries;
   static constexpr int table_offset = pipeline_bytes;
+  // The fewest tokens a page of the paged caches this config takes holds
+  // (the launcher refuses smaller pages): a thread's rows are rows_per_pass
+  // apart, so passes_per_page of its passes share one page, whose index and
+  // address one lookup gives (1: every pass looks its page up).
+  static constexpr int page_tokens_min = PageTokensMin;
+  static constexpr int passes_per_page = page_tokens_min / rows_per_pass < 1 ? 1
+                                         : page_tokens_min / rows_per_pass > kv_passes
+                                             ? kv_passes
+                                             : page_tokens_min / rows_per_pass;
   // After the pass, over the K/V ring: every warp's unnormalized O, then its
   // (m, l), in fp32.
   static constexpr int combine_bytes = 4 * warps * 16 * (head_dim + 2);
@@ -96,6 +106,7 @@ struct DecodeConfig {
   // Whole powers of two of rows per pass keep the swizzle XOR-separable:
   // key(row + pass * rows_per_pass) = key(row) ^ key(pass * rows_per_pass).
   static_assert((rows_per_pass & (rows_per_pass - 1)) == 0 && rows_per_pass >= 2);
+  static_assert((page_tokens_min & (page_tokens_min - 1)) == 0 && kv_passes % passes_per_page == 0);
   static_assert(q_bytes % 1024 == 0 && kv_tile_bytes % 1024 == 0,
                 "tiles start on the swizzle's 1024-byte period");
 };
@@ -167,7 +178,7 @@ struct KvCursor {
       const int* table = p.page_table + static_cast<std::int64_t>(batch) * p.pages_per_sequence;
       const int thread_row = static_cast<int>(threadIdx.x) / Cfg::chunks_per_row;
 #pragma unroll
-      for (int pass = 0; pass < Cfg::kv_passes; ++pass) {
+      for (int pass = 0; pass < Cfg::kv_passes; pass += Cfg::passes_per_page) {
         const int token = min(first + thread_row + pass * Cfg::rows_per_pass, p.kv_len - 1);
         if (Cfg::table_entries > 0 && entries > 0) {
           // A fetch past the split (the prologue's look-ahead) is never used:
@@ -211,8 +222,13 @@ __device__ __forceinline__ void load_kv_tile(std::uint32_t tile, const T* cache,
   for (int pass = 0; pass < Cfg::kv_passes; ++pass) {
     const int token = first + thread_row + pass * Cfg::rows_per_pass;
     const bool valid = token < p.kv_len;
-    const T* src =
-        valid ? cursor.row(cache, p, at.batch, at.kv_head, token, pass) + column * 8 : cache;
+    // A paged pass reaches its row from its page group's lead pass: the same
+    // page, (pass - lead) x rows_per_pass rows further.
+    const int lead = paged ? pass - pass % Cfg::passes_per_page : pass;
+    const T* src = valid ? cursor.row(cache, p, at.batch, at.kv_head,
+                                      first + thread_row + lead * Cfg::rows_per_pass, lead) +
+                               (pass - lead) * Cfg::rows_per_pass * Cfg::head_dim + column * 8
+                         : cache;
     copy_16_bytes_async_shared(
         tile + (lane_offset ^ fa2::swizzled(pass * Cfg::rows_per_pass, 0, Cfg::row_bytes)), src,
         valid);
@@ -557,6 +573,7 @@ cudaError_t launch_decode(DecodeParams<T> p, int batch, int splits, void* worksp
   const dim3 grid(static_cast<unsigned>(p.row_blocks * p.splits), static_cast<unsigned>(p.kv_heads),
                   static_cast<unsigned>(batch));
   if (p.page_table != nullptr) {
+    if ((1 << p.page_shift) < Cfg::page_tokens_min) return cudaErrorInvalidValue;
     return launch_kernel(fa2_decode_forward<T, Cfg, true>, grid, Cfg::threads, Cfg::smem_bytes,
                          stream, p);
   }

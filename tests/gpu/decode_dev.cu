@@ -211,6 +211,10 @@ std::vector<Variant> variants() {
       make<__half, DecodeConfig<128, 4, 1, 64, 6, 1>>("d128_w4r1_bc64_s6_c1"),
       // The split's page indices read into shared memory once (round 12).
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048>>("d128_w4r1_bc64_s3_t2k"),
+      // One page lookup and 64-bit address per 16 rows, not per row: pages of
+      // at least 16 tokens only (round 13).
+      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 0, 16>>("d128_w4r1_bc64_s3_p16"),
+      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048, 16>>("d128_w4r1_bc64_s3_t2k_p16"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
       make<__half, DecodeConfig<128, 4, 2, 64, 3, 2>>("d128_w4r2_bc64_s3"),
       make<__half, DecodeConfig<128, 4, 4, 64, 2, 2>>("d128_w4r4_bc64_s2"),

@@ -176,6 +176,16 @@ step_decode_splits() {
   "$build/tests/gpu/decode_dev" --splits 2>&1 | tee results/h200/decode-dev/splits.txt
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
+# Issue 25's paged target, rounds 12-13 (docs/perf-notes.md): the registered
+# tile's twin beside the split's page indices in shared memory (t2k), one page
+# lookup per 16 rows (p16) and both, each checked, then every split count on
+# contiguous and paged caches, in turn.
+step_decode_paged() {
+  mkdir -p results/h200/decode-dev
+  "$build/tests/gpu/decode_dev" --splits d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_t2k \
+    d128_w4r1_bc64_s3_p16 d128_w4r1_bc64_s3_t2k_p16 2>&1 | tee results/h200/decode-dev/round13-paged.txt
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
 step_fa2variants() {
   "$build/tests/gpu/fa2_variants" "${CFR_FA2_FILTER:-}" 2>&1 | tee "$out/fa2-variants.txt" | tail -n 60
 }
