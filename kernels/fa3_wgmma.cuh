@@ -341,15 +341,17 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState
       parts[h][(i / 4) % Cfg::row_sum_parts] += s[i];
     }
   }
+  if constexpr (Cfg::row_sum_parts > 1) {
 #pragma unroll
-  for (int h = 0; h < 2 && Cfg::row_sum_parts > 1; ++h) {
-    // Pairwise, so the parts' own sum is log2(parts) additions deep.
+    for (int h = 0; h < 2; ++h) {
+      // Pairwise, so the parts' own sum is log2(parts) additions deep.
 #pragma unroll
-    for (int width = Cfg::row_sum_parts / 2; width >= 1; width /= 2) {
+      for (int width = Cfg::row_sum_parts / 2; width >= 1; width /= 2) {
 #pragma unroll
-      for (int part = 0; part < width; ++part) parts[h][part] += parts[h][part + width];
+        for (int part = 0; part < width; ++part) parts[h][part] += parts[h][part + width];
+      }
+      rows.sum[h] += parts[h][0];
     }
-    rows.sum[h] += parts[h][0];
   }
 }
 

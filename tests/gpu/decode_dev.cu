@@ -202,7 +202,8 @@ Variant make(const char* name) {
 
 using decode::DecodeConfig;
 std::vector<Variant> variants() {
-  // DecodeConfig<d, warps, row warps, Bc, stages, CTAs per SM>
+  // DecodeConfig<d, warps, row warps, Bc, stages, CTAs per SM[, shared table
+  // entries, fewest tokens a page]>
   return {
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2>>("d128_w4r1_bc64_s3"),
       // Deeper rings at one CTA an SM: more of a split's bytes in flight
@@ -510,9 +511,9 @@ int run_waves(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t 
 
 // The split counts around the plan on paged and contiguous caches (fp16,
 // 32/8 heads, one query token), every count of a shape timed in turn, 15
-// samples each: what the plan's "two CTAs an SM for a paged cache" buys once
-// the table's lines are prefetched (perf-notes, round 10). No check here:
-// `--splits NAME...` checks each named variant first.
+// samples each: what the plan's "two CTAs an SM for a paged cache" buys
+// (perf-notes, rounds 11-13). No check here: `--splits NAME...` checks each
+// named variant first.
 int run_splits(const Variant& variant, measure::L2Flusher& flusher, cudaStream_t stream) {
   struct Timed {
     int batch, kv_len;
