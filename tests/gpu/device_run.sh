@@ -6,7 +6,8 @@
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
-# peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3.
+# peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
+# fa3_gap.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -963,6 +964,25 @@ step_fa3_vs_cudnn() {
       >"$dir/ncu-cudnn-n4096-d$d.csv" 2>"$dir/ncu-cudnn-n4096-d$d.log"
     echo "ncu cudnn d $d: exit $? (1 expected: the peer's timing fails under ncu)"
   done
+}
+
+# Where d 64's gap to cuDNN without a mask comes from (issue 22, v8.2): the tile
+# count (B x H x N / 128) and the tile length (N / 128 blocks) varied apart,
+# fa3_wgmma and torch's cuDNN forward timed by the same cold timer, fp16.
+# If the gap follows the tile length, a tile's fixed cost is the suspect; if
+# the tile count (rounds of 132 CTAs), the schedule. Files to results/h200/fa3/gap/.
+step_fa3_gap() {
+  local dir=results/h200/fa3/gap
+  mkdir -p "$dir"
+  local axes=(--batch 1,2 --heads 4,8,16 --seq-lens 2048,4096,6144,8192 --head-dims 64
+              --dtype fp16 --max-seconds 0.2)
+  "$tool" sweep --kernels fa3_wgmma "${axes[@]}" --json "$dir/ours.json" >"$dir/ours.txt" 2>&1 ||
+    status=1
+  peer_script "${axes[@]}" --backends cudnn --json "$dir/torch.json" >"$dir/torch.txt" 2>&1
+  [[ $? -le 1 ]] || status=1
+  "$tool" compare "$dir/torch.json" "$dir/ours.json" --match-kernel torch_sdpa_cudnn=fa3_wgmma \
+    >"$dir/compare.txt" 2>&1
+  grep -E "FASTER|SLOWER|SAME|AMBIGUOUS|geomean" "$dir/compare.txt" | head -n 40
 }
 
 # Issue 19's judgement in one run: the backward sweep of both tilings,
