@@ -37,6 +37,16 @@ __device__ __forceinline__ void arrive(std::uint32_t barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
 }
 
+// How long a waiting thread may stay suspended in one try_wait, in ns. Without
+// the hint the hardware's own limit is short: fa3_wgmma's producer thread,
+// waiting for the consumers to release a ring slot, went round its loop about
+// 150 times a K/V block (3 instructions each, 9 % of the kernel's issued
+// instructions at d 64, N 4096, all on the sub-partition two consumer warps
+// share; Nsight Compute's source counters, docs/perf-notes.md "v8.3"). With
+// 10 ms (CUTLASS's ClusterBarrier uses the same figure) a wait ends when its
+// phase completes.
+inline constexpr std::uint32_t wait_suspend_hint_ns = 10'000'000;
+
 // Waits until the phase of parity `parity` has completed. A fresh barrier is
 // in phase 0, so waiting on parity 1 returns at once (the producer's first
 // wait on a free slot).
@@ -44,10 +54,10 @@ __device__ __forceinline__ void wait(std::uint32_t barrier, std::uint32_t parity
   std::uint32_t done = 0;
   do {
     asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
         "selp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
-        : "r"(barrier), "r"(parity)
+        : "r"(barrier), "r"(parity), "r"(wait_suspend_hint_ns)
         : "memory");
   } while (done == 0);
 }
