@@ -248,10 +248,10 @@ __device__ __forceinline__ void produce(const Fa3Smem<Cfg>& smem, const CUtensor
                             static_cast<int>(work.head));
     for (int block = 0; block < work.kv_blocks; ++block, ++loaded) {
       const RingPosition at = ring_position<Cfg>(loaded);
-      tma::wait_sleeping(smem.k_empty(at.slot), at.parity ^ 1u);
+      tma::wait(smem.k_empty(at.slot), at.parity ^ 1u);
       load_tile<Cfg, Cfg::bc>(smem.k_tile(at.slot), k_map, smem.k_full(at.slot), block * Cfg::bc,
                               work.kv_head);
-      tma::wait_sleeping(smem.v_empty(at.slot), at.parity ^ 1u);
+      tma::wait(smem.v_empty(at.slot), at.parity ^ 1u);
       load_tile<Cfg, Cfg::bc>(smem.v_tile(at.slot), v_map, smem.v_full(at.slot), block * Cfg::bc,
                               work.kv_head);
     }

@@ -37,41 +37,19 @@ __device__ __forceinline__ void arrive(std::uint32_t barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
 }
 
-// Whether the phase of parity `parity` has completed; a thread whose phase
-// has not completed may be held a short, hardware-chosen time first.
-__device__ __forceinline__ bool try_wait(std::uint32_t barrier, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(barrier), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
 // Waits until the phase of parity `parity` has completed. A fresh barrier is
 // in phase 0, so waiting on parity 1 returns at once (the producer's first
-// wait on a free slot). A thread that waits this way is woken as soon as the
-// phase completes: try_wait with a 10 ms suspend-time hint instead cost
-// fa3_wgmma 1-5 % (v8.3, docs/perf-notes.md).
+// wait on a free slot).
 __device__ __forceinline__ void wait(std::uint32_t barrier, std::uint32_t parity) {
-  while (!try_wait(barrier, parity)) {
-  }
-}
-
-// The wait of a thread that is off the critical path and shares its
-// sub-partition with threads that are on it: fa3_wgmma's producer thread,
-// waiting for the consumers to release a ring slot, went round wait's loop
-// about 150 times a K/V block (3 instructions each, 9 % of the kernel's
-// issued instructions at d 64, N 4096, on the sub-partition two consumer warps
-// share: Nsight Compute's source counters). Sleeping between tries frees
-// those issue slots; the slot it waits for is needed about a block (0.6 us at
-// d 64) after it is released.
-inline constexpr unsigned producer_sleep_ns = 32;
-
-__device__ __forceinline__ void wait_sleeping(std::uint32_t barrier, std::uint32_t parity) {
-  while (!try_wait(barrier, parity)) __nanosleep(producer_sleep_ns);
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(barrier), "r"(parity)
+        : "memory");
+  } while (done == 0);
 }
 
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
