@@ -407,15 +407,13 @@ __device__ __forceinline__ void rescale_output(float (&o_acc)[count], const floa
 template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_scores(float (&s)[Cfg::s_values], std::uint32_t q_rows,
                                              std::uint32_t k_tile) {
-  // Q's column blocks are Br rows apart; this warpgroup's rows start 64 rows
-  // into each. One descriptor an operand, each step's a constant on.
-  const std::uint64_t a_first = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, 0));
-  const std::uint64_t b_first = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, 0));
 #pragma unroll
   for (int step = 0; step < Cfg::qk_steps; ++step) {
-    wgmma::mma_ss<T, Cfg::bc>(s, a_first + wgmma::k_major_step_offset(Cfg::br, step),
-                              b_first + wgmma::k_major_step_offset(Cfg::bc, step),
-                              step > 0 ? 1 : 0);
+    // Q's column blocks are Br rows apart; this warpgroup's rows start 64
+    // rows into each.
+    const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
+    const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, step));
+    wgmma::mma_ss<T, Cfg::bc>(s, a, b, step > 0 ? 1 : 0);
   }
   wgmma::commit_group();
 }
@@ -425,10 +423,10 @@ template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_pv(float (&o_acc)[Cfg::o_values],
                                          const std::uint32_t (&p)[Cfg::pv_steps][4],
                                          std::uint32_t v_tile) {
-  const std::uint64_t b_first = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, 0));
 #pragma unroll
   for (int step = 0; step < Cfg::pv_steps; ++step) {
-    wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b_first + wgmma::mn_major_step_offset(step), 1);
+    const std::uint64_t b = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, step));
+    wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b, 1);
   }
   wgmma::commit_group();
 }
