@@ -15,6 +15,14 @@ find results -name '*.json' -size +1M -print0 | sort -z |
     gzip -9n -f "$report"
     echo "$report.gz"
   done
+# The reports of version comparisons on lent H100s (results/h100/*/versions/,
+# two tools in turn) are read by people and tests/gpu/fa3_rows_fit.py only,
+# never by a generated table: over 64 KiB they are stored compressed too.
+find results/h100 -path '*/versions/*' -name '*.json' -size +64k -print0 | sort -z |
+  while IFS= read -r -d '' report; do
+    gzip -9n -f "$report"
+    echo "$report.gz"
+  done
 # Nsight Compute's own reports pack 5-13:1 too; `gunzip -k FILE.ncu-rep.gz`
 # gives back the file ncu wrote, which the Nsight Compute UI and `ncu --import` open.
 find results -name '*.ncu-rep' -print0 | sort -z |

@@ -18,6 +18,7 @@ usage: fa3_rows_fit.py [--figures FIXED ROW_TIME] [versions-folder]
   checks the given figures instead of fitting them)
 """
 import heapq
+import gzip
 import json
 import math
 import os
@@ -55,7 +56,9 @@ def estimated_time(heads, n, causal, br, bc, fixed, row_time):
 
 
 def medians(path):
-    with open(path) as f:
+    # results/compress.sh stores a report as FILE.json.gz; the name stays FILE.json.
+    opener = (lambda: gzip.open(path + ".gz", "rt")) if not os.path.exists(path) else (lambda: open(path))
+    with opener() as f:
         report = json.load(f)
     out = {}
     for row in report["results"]:
@@ -67,7 +70,8 @@ def medians(path):
 
 def measured(folder):
     """Every report pair PREFIX-{v7.1,br192}-round{1,2}.json in the folder."""
-    prefixes = sorted(name[:-len("-v7.1-round1.json")] for name in os.listdir(folder)
+    names = [name.removesuffix(".gz") for name in os.listdir(folder)]
+    prefixes = sorted(name[:-len("-v7.1-round1.json")] for name in names
                       if name.endswith("-v7.1-round1.json"))
     ratios = {}
     for prefix in prefixes:
