@@ -41,6 +41,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/async_copy.cuh"
 #include "kernels/fa2_mma.cuh"
@@ -51,7 +52,7 @@
 namespace cfr::kernels::decode {
 
 template <int HeadDim, int Warps, int RowWarps, int Bc, int Stages, int MinCtasPerSm,
-          int TableEntries = 0, int PageTokensMin = 1>
+          int TableEntries = 0, int PageTokensMin = 1, bool PagedOffsets32 = false>
 struct DecodeConfig {
   static constexpr int head_dim = HeadDim;
   static constexpr int warps = Warps;
@@ -84,6 +85,13 @@ struct DecodeConfig {
   // apart, so passes_per_page of its passes share one page, whose index and
   // address one lookup gives (1: every pass looks its page up).
   static constexpr int page_tokens_min = PageTokensMin;
+  // A paged cache's rows addressed by 32-bit element offsets: each pass's
+  // page slab (page, kv head) formed once when its index is fetched, a row
+  // its in-page offset on (the launcher refuses a pool of 2^32 elements or
+  // more). Without it every row's address is a 64-bit product of page, kv
+  // heads and page size: a paged tile cost a warp 660 instructions against
+  // the contiguous cache's 462 (docs/perf-notes.md, round 14).
+  static constexpr bool paged_offsets_32 = PagedOffsets32;
   static constexpr int passes_per_page = page_tokens_min / rows_per_pass < 1 ? 1
                                          : page_tokens_min / rows_per_pass > kv_passes
                                              ? kv_passes
@@ -147,7 +155,9 @@ struct GroupPosition {
 // table's latency overlaps a tile's compute instead of stalling the copies.
 template <typename T, typename Cfg, bool paged>
 struct KvCursor {
-  int page[paged ? Cfg::kv_passes : 1];
+  // Each pass's page index, or with Cfg::paged_offsets_32 its page slab's
+  // first element.
+  std::conditional_t<Cfg::paged_offsets_32, std::uint32_t, int> page[paged ? Cfg::kv_passes : 1];
   // The split's page indices in shared memory (Cfg::table_entries): the
   // first one's place in the sequence's table, and how many; count 0 when
   // they did not fit, and the table in global memory is read instead.
@@ -173,20 +183,31 @@ struct KvCursor {
     }
   }
 
-  __device__ __forceinline__ void fetch(const DecodeParams<T>& p, int batch, int first) {
+  __device__ __forceinline__ void fetch(const DecodeParams<T>& p, int batch, int kv_head,
+                                        int first) {
     if constexpr (paged) {
       const int* table = p.page_table + static_cast<std::int64_t>(batch) * p.pages_per_sequence;
       const int thread_row = static_cast<int>(threadIdx.x) / Cfg::chunks_per_row;
 #pragma unroll
       for (int pass = 0; pass < Cfg::kv_passes; pass += Cfg::passes_per_page) {
         const int token = min(first + thread_row + pass * Cfg::rows_per_pass, p.kv_len - 1);
+        int index;
         if (Cfg::table_entries > 0 && entries > 0) {
           // A fetch past the split (the prologue's look-ahead) is never used:
           // clamped into the shared table.
           const int entry = min(max((token >> p.page_shift) - first_entry, 0), entries - 1);
-          page[pass] = shared_table[entry];
+          index = shared_table[entry];
         } else {
-          page[pass] = __ldg(table + (token >> p.page_shift));
+          index = __ldg(table + (token >> p.page_shift));
+        }
+        if constexpr (Cfg::paged_offsets_32) {
+          page[pass] =
+              ((static_cast<std::uint32_t>(index) * static_cast<std::uint32_t>(p.kv_heads) +
+                static_cast<std::uint32_t>(kv_head))
+               << p.page_shift) *
+              Cfg::head_dim;
+        } else {
+          page[pass] = index;
         }
       }
     }
@@ -194,6 +215,10 @@ struct KvCursor {
 
   __device__ __forceinline__ const T* row(const T* cache, const DecodeParams<T>& p, int batch,
                                           int kv_head, int token, int pass) const {
+    if constexpr (paged && Cfg::paged_offsets_32) {
+      return cache + (page[pass] + static_cast<std::uint32_t>(token & ((1 << p.page_shift) - 1)) *
+                                       Cfg::head_dim);
+    }
     std::int64_t index;
     if constexpr (paged) {
       // Shifts, not divisions: a runtime division per row cost the paged
@@ -341,13 +366,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < tiles) {
       const int first = (first_tile + stage) * Cfg::bc;
-      cursor.fetch(p, at.batch, first);
+      cursor.fetch(p, at.batch, at.kv_head, first);
       load_kv_tile(k_tiles + stage * Cfg::kv_tile_bytes, p.k, cursor, p, at, first);
       load_kv_tile(v_tiles + stage * Cfg::kv_tile_bytes, p.v, cursor, p, at, first);
     }
     commit_async_copies();
   }
-  cursor.fetch(p, at.batch, min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
+  cursor.fetch(p, at.batch, at.kv_head,
+               min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
 
   // The last key each of this lane's two accumulator rows sees.
   const int warp_row0 = at.first_row + 16 * row_warp;
@@ -378,7 +404,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         const int first = (first_tile + next) * Cfg::bc;
         load_kv_tile(k_tiles + offset, p.k, cursor, p, at, first);
         load_kv_tile(v_tiles + offset, p.v, cursor, p, at, first);
-        if (next + 1 < tiles) cursor.fetch(p, at.batch, first + Cfg::bc);
+        if (next + 1 < tiles) cursor.fetch(p, at.batch, at.kv_head, first + Cfg::bc);
       }
       commit_async_copies();
     }
@@ -574,6 +600,14 @@ cudaError_t launch_decode(DecodeParams<T> p, int batch, int splits, void* worksp
                   static_cast<unsigned>(batch));
   if (p.page_table != nullptr) {
     if ((1 << p.page_shift) < Cfg::page_tokens_min) return cudaErrorInvalidValue;
+    // The pool is the batch's pages (page indices below batch x
+    // pages_per_sequence, as kernels/attention_check.cu's shuffled tables).
+    if (Cfg::paged_offsets_32 &&
+        ((static_cast<std::int64_t>(batch) * p.pages_per_sequence * p.kv_heads) << p.page_shift) *
+                Cfg::head_dim >
+            std::int64_t{0xFFFFFFFF}) {
+      return cudaErrorInvalidValue;
+    }
     return launch_kernel(fa2_decode_forward<T, Cfg, true>, grid, Cfg::threads, Cfg::smem_bytes,
                          stream, p);
   }

@@ -203,7 +203,7 @@ Variant make(const char* name) {
 using decode::DecodeConfig;
 std::vector<Variant> variants() {
   // DecodeConfig<d, warps, row warps, Bc, stages, CTAs per SM[, shared table
-  // entries, fewest tokens a page]>
+  // entries, fewest tokens a page, 32-bit paged offsets]>
   return {
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2>>("d128_w4r1_bc64_s3"),
       // Deeper rings at one CTA an SM: more of a split's bytes in flight
@@ -216,6 +216,10 @@ std::vector<Variant> variants() {
       // at least 16 tokens only (round 13).
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 0, 16>>("d128_w4r1_bc64_s3_p16"),
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048, 16>>("d128_w4r1_bc64_s3_t2k_p16"),
+      // Each pass's page slab as a 32-bit element offset, formed when its
+      // index is fetched (round 14).
+      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 0, 1, true>>("d128_w4r1_bc64_s3_o32"),
+      make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048, 1, true>>("d128_w4r1_bc64_s3_t2k_o32"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
       make<__half, DecodeConfig<128, 4, 2, 64, 3, 2>>("d128_w4r2_bc64_s3"),
       make<__half, DecodeConfig<128, 4, 4, 64, 2, 2>>("d128_w4r4_bc64_s2"),

@@ -7,7 +7,7 @@
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
-# fa3_gap.
+# fa3_gap, decode_offsets.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -185,6 +185,16 @@ step_decode_paged() {
   mkdir -p results/h200/decode-dev
   "$build/tests/gpu/decode_dev" --splits d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_t2k \
     d128_w4r1_bc64_s3_p16 d128_w4r1_bc64_s3_t2k_p16 2>&1 | tee results/h200/decode-dev/round13-paged.txt
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+# Issue 25's paged target, round 14 (docs/perf-notes.md): the registered
+# tile's twin and the shared table, each beside its 32-bit paged offsets
+# (o32), checked, then every split count on contiguous and paged caches, in turn.
+step_decode_offsets() {
+  mkdir -p results/h200/decode-dev
+  "$build/tests/gpu/decode_dev" --splits d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_o32 \
+    d128_w4r1_bc64_s3_t2k d128_w4r1_bc64_s3_t2k_o32 2>&1 |
+    tee results/h200/decode-dev/round14-offsets.txt
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
 step_fa2variants() {
