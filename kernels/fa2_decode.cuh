@@ -87,8 +87,11 @@ struct DecodeConfig {
   static constexpr int page_tokens_min = PageTokensMin;
   // A paged cache's rows addressed by 32-bit element offsets: each pass's
   // page slab (page, kv head) formed once when its index is fetched, a row
-  // its in-page offset on (the launcher refuses a pool of 2^32 elements or
-  // more). Without it every row's address is a 64-bit product of page, kv
+  // its in-page offset on. The launcher refuses a launch whose pool, taken
+  // as batch x pages_per_sequence pages (the tables of attention_check.cu and
+  // decode_dev), holds 2^32 elements or more; the plugin contract allows
+  // larger pools, so registering it needs the pool's page count. Without it
+  // every row's address is a 64-bit product of page, kv
   // heads and page size: a paged tile cost a warp 660 instructions against
   // the contiguous cache's 462 (docs/perf-notes.md, round 14).
   static constexpr bool paged_offsets_32 = PagedOffsets32;
