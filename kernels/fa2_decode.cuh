@@ -39,6 +39,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -85,20 +86,17 @@ struct DecodeConfig {
   // apart, so passes_per_page of its passes share one page, whose index and
   // address one lookup gives (1: every pass looks its page up).
   static constexpr int page_tokens_min = PageTokensMin;
+  static constexpr int passes_per_page = std::clamp(page_tokens_min / rows_per_pass, 1, kv_passes);
   // A paged cache's rows addressed by 32-bit element offsets: each pass's
   // page slab (page, kv head) formed once when its index is fetched, a row
-  // its in-page offset on. The launcher refuses a launch whose pool, taken
-  // as batch x pages_per_sequence pages (the tables of attention_check.cu and
+  // its in-page offset on. Without it every row's address is a 64-bit
+  // product of page, kv heads and page size: a paged tile cost a warp 660
+  // instructions against the contiguous cache's 462 (docs/perf-notes.md,
+  // round 14). The launcher refuses a launch whose pool, taken as batch x
+  // pages_per_sequence pages (the tables of attention_check.cu and
   // decode_dev), holds 2^32 elements or more; the plugin contract allows
-  // larger pools, so registering it needs the pool's page count. Without it
-  // every row's address is a 64-bit product of page, kv
-  // heads and page size: a paged tile cost a warp 660 instructions against
-  // the contiguous cache's 462 (docs/perf-notes.md, round 14).
+  // larger pools, so registering it needs the pool's page count.
   static constexpr bool paged_offsets_32 = PagedOffsets32;
-  static constexpr int passes_per_page = page_tokens_min / rows_per_pass < 1 ? 1
-                                         : page_tokens_min / rows_per_pass > kv_passes
-                                             ? kv_passes
-                                             : page_tokens_min / rows_per_pass;
   // After the pass, over the K/V ring: every warp's unnormalized O, then its
   // (m, l), in fp32.
   static constexpr int combine_bytes = 4 * warps * 16 * (head_dim + 2);

@@ -170,32 +170,34 @@ step_fa3_rows() {
 # tests check the registered kernel (whose config decode_dev --splits times)
 # at every split count the plan gives, then each shape's counts are timed in
 # turn (pack with `pack_build.sh build-h200 decode_dev`).
-step_decode_splits() {
+# decode_dev --splits [VARIANT...] into results/h200/decode-dev/FILE: each
+# named variant checked, then every split count on contiguous and paged
+# caches, in turn (no names: the registered tile's twin, unchecked).
+# usage: decode_splits FILE [VARIANT...]
+decode_splits() {
+  local file=$1
+  shift
   mkdir -p results/h200/decode-dev
+  "$build/tests/gpu/decode_dev" --splits "$@" 2>&1 | tee "results/h200/decode-dev/$file"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+}
+step_decode_splits() {
   "$build/tests/kernels/test_kernels" "[served]" 2>&1 | tail -n 3
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  "$build/tests/gpu/decode_dev" --splits 2>&1 | tee results/h200/decode-dev/splits.txt
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  decode_splits splits.txt
 }
 # Issue 25's paged target, rounds 12-13 (docs/perf-notes.md): the registered
 # tile's twin beside the split's page indices in shared memory (t2k), one page
-# lookup per 16 rows (p16) and both, each checked, then every split count on
-# contiguous and paged caches, in turn.
+# lookup per 16 rows (p16) and both.
 step_decode_paged() {
-  mkdir -p results/h200/decode-dev
-  "$build/tests/gpu/decode_dev" --splits d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_t2k \
-    d128_w4r1_bc64_s3_p16 d128_w4r1_bc64_s3_t2k_p16 2>&1 | tee results/h200/decode-dev/round13-paged.txt
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  decode_splits round13-paged.txt d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_t2k d128_w4r1_bc64_s3_p16 \
+    d128_w4r1_bc64_s3_t2k_p16
 }
 # Issue 25's paged target, round 14 (docs/perf-notes.md): the registered
-# tile's twin and the shared table, each beside its 32-bit paged offsets
-# (o32), checked, then every split count on contiguous and paged caches, in turn.
+# tile's twin and the shared table, each beside its 32-bit paged offsets (o32).
 step_decode_offsets() {
-  mkdir -p results/h200/decode-dev
-  "$build/tests/gpu/decode_dev" --splits d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_o32 \
-    d128_w4r1_bc64_s3_t2k d128_w4r1_bc64_s3_t2k_o32 2>&1 |
-    tee results/h200/decode-dev/round14-offsets.txt
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  decode_splits round14-offsets.txt d128_w4r1_bc64_s3 d128_w4r1_bc64_s3_o32 \
+    d128_w4r1_bc64_s3_t2k d128_w4r1_bc64_s3_t2k_o32
 }
 step_fa2variants() {
   "$build/tests/gpu/fa2_variants" "${CFR_FA2_FILTER:-}" 2>&1 | tee "$out/fa2-variants.txt" | tail -n 60

@@ -57,8 +57,7 @@ def estimated_time(heads, n, causal, br, bc, fixed, row_time):
 
 def medians(path):
     # results/compress.sh stores a report as FILE.json.gz; the name stays FILE.json.
-    opener = (lambda: gzip.open(path + ".gz", "rt")) if not os.path.exists(path) else (lambda: open(path))
-    with opener() as f:
+    with open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt") as f:
         report = json.load(f)
     out = {}
     for row in report["results"]:
