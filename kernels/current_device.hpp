@@ -4,8 +4,9 @@
 // one): its SM count, which plans fa2_decode's splits, its compute
 // capability, which picks a kernel's config where the catalog gives newer
 // GPUs another (fa2_mma at d = 128), and its L2 size, which sizes
-// fa3_wgmma's head groups (the figure a sweep's L2 model records). Read once
-// per device. Internal to kernels/.
+// fa3_wgmma's head groups (the figure a sweep's L2 model records), and its
+// memory, which bounds a paged cache's rows (fa2_decode). Read once per
+// device. Internal to kernels/.
 
 #include <cuda_runtime_api.h>
 
@@ -20,6 +21,7 @@ struct CurrentDevice {
   int sm_count = 1;
   ComputeCapability cc{};
   double l2_bytes = 0;
+  double memory_bytes = 0;  // global memory
 };
 
 // The current device's figures; {1 SM, cc 0.0} where the runtime cannot say
@@ -38,11 +40,14 @@ inline CurrentDevice current_device() {
   }
   if (!read[index]) {
     int sms = 0, major = 0, minor = 0, l2 = 0;
+    std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess) {
-      known[index] = {sms, {major, minor}, static_cast<double>(l2)};
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess &&
+        cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+      known[index] = {
+          sms, {major, minor}, static_cast<double>(l2), static_cast<double>(total_bytes)};
     }
     read[index] = true;
   }

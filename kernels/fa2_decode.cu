@@ -16,11 +16,21 @@ namespace {
 
 template <int head_dim, KernelConfig config>
 struct DecodeTraits {
+  // 64 rows over 64-key tiles: 2 stages at d = 128 keep 2 CTAs per SM.
+  static constexpr int rows64_stages = head_dim >= 128 ? 2 : 3;
   using Rows16 = decode::DecodeConfig<head_dim, config.warps, 1, config.tile.bc, config.stages,
                                       config.ctas_per_sm>;
-  // 64 rows over 64-key tiles: 2 stages at d = 128 keep 2 CTAs per SM.
-  using Rows64 = decode::DecodeConfig<head_dim, config.warps, 4, 64, head_dim >= 128 ? 2 : 3,
-                                      config.ctas_per_sm>;
+  using Rows64 =
+      decode::DecodeConfig<head_dim, config.warps, 4, 64, rows64_stages, config.ctas_per_sm>;
+  // A paged cache's: where the config keeps a split's page indices in shared
+  // memory, rows addressed by 32-bit numbers too (the pair round 14 timed).
+  static constexpr bool shared_table = config.page_table_entries > 0;
+  using Paged16 =
+      decode::DecodeConfig<head_dim, config.warps, 1, config.tile.bc, config.stages,
+                           config.ctas_per_sm, config.page_table_entries, 1, shared_table>;
+  using Paged64 =
+      decode::DecodeConfig<head_dim, config.warps, 4, 64, rows64_stages, config.ctas_per_sm,
+                           config.page_table_entries, 1, shared_table>;
   static_assert(Rows16::rows == config.tile.br && Rows16::bc == config.tile.bc);
   static_assert(Rows64::rows == 64 && Rows64::bc == 64, "fa2_decode_tile's 64-row tile");
 };
@@ -33,20 +43,26 @@ struct DecodePlan {
 
 DecodePlan plan_of(const AttentionShape& shape) {
   const AttentionProblem problem = problem_of(shape);
+  const CurrentDevice device = current_device();
+  const KernelConfig config = fa2_decode_kernel.config_for(shape.head_dim, device.cc);
   const TileShape tile = fa2_decode_tile(
       problem,
       fa2_decode_kernel.tile_for(shape.head_dim, fa2_decode_kernel.min_compute_capability));
-  return {tile, plan_kv_splits(problem, tile, current_device().sm_count).splits};
+  return {tile, plan_kv_splits(problem, tile, device.sm_count, config.page_table_entries).splits};
 }
 
-// Calls body.template operator()<Rows>() with the device's config for the
-// shape's head dim and the plan's rows per CTA.
+// Calls body.template operator()<Cfg>() with the device's config for the
+// shape's head dim, the plan's rows per CTA and the cache's layout.
 template <typename Body>
 cudaError_t with_decode_config(const AttentionShape& shape, const DecodePlan& plan, Body&& body) {
   return with_head_dim<fa2_decode_kernel>(shape.head_dim, [&]<int head_dim>() {
     return with_config_for<fa2_decode_kernel, head_dim>(
         current_device().cc, [&]<KernelConfig config>() {
           using Traits = DecodeTraits<head_dim, config>;
+          if (shape.page_size > 0) {
+            return plan.tile.br == 64 ? body.template operator()<typename Traits::Paged64>()
+                                      : body.template operator()<typename Traits::Paged16>();
+          }
           return plan.tile.br == 64 ? body.template operator()<typename Traits::Rows64>()
                                     : body.template operator()<typename Traits::Rows16>();
         });

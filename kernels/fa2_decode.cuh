@@ -45,6 +45,7 @@
 #include <type_traits>
 
 #include "kernels/async_copy.cuh"
+#include "kernels/current_device.hpp"
 #include "kernels/fa2_mma.cuh"
 #include "kernels/launch_preamble.cuh"
 #include "kernels/online_softmax.cuh"
@@ -87,15 +88,14 @@ struct DecodeConfig {
   // address one lookup gives (1: every pass looks its page up).
   static constexpr int page_tokens_min = PageTokensMin;
   static constexpr int passes_per_page = std::clamp(page_tokens_min / rows_per_pass, 1, kv_passes);
-  // A paged cache's rows addressed by 32-bit element offsets: each pass's
-  // page slab (page, kv head) formed once when its index is fetched, a row
-  // its in-page offset on. Without it every row's address is a 64-bit
-  // product of page, kv heads and page size: a paged tile cost a warp 660
-  // instructions against the contiguous cache's 462 (docs/perf-notes.md,
-  // round 14). The launcher refuses a launch whose pool, taken as batch x
-  // pages_per_sequence pages (the tables of attention_check.cu and
-  // decode_dev), holds 2^32 elements or more; the plugin contract allows
-  // larger pools, so registering it needs the pool's page count.
+  // A paged cache's rows addressed by 32-bit row numbers: each pass's page
+  // slab (page, kv head) as its first row, formed once a tile (resolve()), a
+  // row its in-page offset on, widened once to address it. Without it every
+  // row's address is a 64-bit product of page, kv heads and page size: a
+  // paged tile cost a warp 660 instructions against the contiguous cache's
+  // 462 (docs/perf-notes.md, round 14). Exact while the pool has fewer than
+  // 2^32 rows, 512 GiB at d = 64: more than a GPU holds, which the launcher
+  // checks against the device's memory.
   static constexpr bool paged_offsets_32 = PagedOffsets32;
   // After the pass, over the K/V ring: every warp's unnormalized O, then its
   // (m, l), in fp32.
@@ -157,7 +157,7 @@ struct GroupPosition {
 template <typename T, typename Cfg, bool paged>
 struct KvCursor {
   // Each pass's page index; with Cfg::paged_offsets_32, after resolve(), its
-  // page slab's first element.
+  // page slab's first row.
   std::conditional_t<Cfg::paged_offsets_32, std::uint32_t, int> page[paged ? Cfg::kv_passes : 1];
   // The split's page indices in shared memory (Cfg::table_entries): the
   // first one's place in the sequence's table, and how many; count 0 when
@@ -207,7 +207,7 @@ struct KvCursor {
   }
 
   // With Cfg::paged_offsets_32, turns the page indices fetch() read a tile
-  // ago into their page slabs' first elements, just before the copies that
+  // ago into their page slabs' first rows, just before the copies that
   // use them: formed at fetch, the arithmetic waited on the table's load and
   // took back the tile of latency the look-ahead hides (round 14: 16-token
   // pages 12 % slower without the shared table, faster with it).
@@ -215,10 +215,9 @@ struct KvCursor {
     if constexpr (paged && Cfg::paged_offsets_32) {
 #pragma unroll
       for (int pass = 0; pass < Cfg::kv_passes; pass += Cfg::passes_per_page) {
-        page[pass] = ((page[pass] * static_cast<std::uint32_t>(p.kv_heads) +
-                       static_cast<std::uint32_t>(kv_head))
-                      << p.page_shift) *
-                     Cfg::head_dim;
+        page[pass] = (page[pass] * static_cast<std::uint32_t>(p.kv_heads) +
+                      static_cast<std::uint32_t>(kv_head))
+                     << p.page_shift;
       }
     }
   }
@@ -226,8 +225,9 @@ struct KvCursor {
   __device__ __forceinline__ const T* row(const T* cache, const DecodeParams<T>& p, int batch,
                                           int kv_head, int token, int pass) const {
     if constexpr (paged && Cfg::paged_offsets_32) {
-      return cache + (page[pass] + static_cast<std::uint32_t>(token & ((1 << p.page_shift) - 1)) *
-                                       Cfg::head_dim);
+      const std::uint32_t row =
+          page[pass] + static_cast<std::uint32_t>(token & ((1 << p.page_shift) - 1));
+      return cache + static_cast<std::size_t>(row) * Cfg::head_dim;
     }
     std::int64_t index;
     if constexpr (paged) {
@@ -593,6 +593,13 @@ constexpr std::size_t workspace_bytes(std::int64_t batch, int heads, int kv_head
                                        rows_total * splits * (Cfg::head_dim + 1)));
 }
 
+// Whether every row of a pool this device can hold has a 32-bit number
+// (Cfg::paged_offsets_32): device memory below 2^32 rows.
+template <typename Cfg>
+bool rows_fit_32_bits() {
+  return current_device().memory_bytes / Cfg::row_bytes < 4294967296.0;
+}
+
 // The launch. `p` comes with every field but the split's; `splits` is
 // clamped so that none is empty.
 template <typename T, typename Cfg>
@@ -612,14 +619,7 @@ cudaError_t launch_decode(DecodeParams<T> p, int batch, int splits, void* worksp
                   static_cast<unsigned>(batch));
   if (p.page_table != nullptr) {
     if ((1 << p.page_shift) < Cfg::page_tokens_min) return cudaErrorInvalidValue;
-    // The pool is the batch's pages (page indices below batch x
-    // pages_per_sequence, as kernels/attention_check.cu's shuffled tables).
-    if (Cfg::paged_offsets_32 &&
-        ((static_cast<std::int64_t>(batch) * p.pages_per_sequence * p.kv_heads) << p.page_shift) *
-                Cfg::head_dim >
-            std::int64_t{0xFFFFFFFF}) {
-      return cudaErrorInvalidValue;
-    }
+    if (Cfg::paged_offsets_32 && !rows_fit_32_bits<Cfg>()) return cudaErrorInvalidValue;
     return launch_kernel(fa2_decode_forward<T, Cfg, true>, grid, Cfg::threads, Cfg::smem_bytes,
                          stream, p);
   }

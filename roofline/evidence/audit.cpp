@@ -289,19 +289,30 @@ class RowAudit {
                       to_string(row_.model->traffic.model), kernel->name,
                       to_string(catalog.traffic)));
     }
-    check_kv_splits();
+    check_kv_splits(*kernel);
   }
 
-  // A split-KV row's splits are the plan for its GPU's SMs (the device's in a
-  // sweep, the L2 model's inputs otherwise), as the launcher makes it.
-  void check_kv_splits() {
+  // A split-KV row's splits are the plan for its GPU's SMs and config (the
+  // device's in a sweep, the L2 model's inputs otherwise), as the launcher
+  // makes it.
+  void check_kv_splits(const KernelDescription& kernel) {
     if (!row_.model || row_.model->traffic.model != TrafficModelKind::split_kv) return;
     if (!row_.tile.tiled()) return;
     std::optional<int> sm_count;
-    if (const DeviceRecord* device = row_device()) sm_count = device->sm_count;
-    if (!sm_count && row_.model->l2_inputs) sm_count = row_.model->l2_inputs->sm_count;
+    std::optional<ComputeCapability> cc;
+    if (const DeviceRecord* device = row_device()) {
+      sm_count = device->sm_count;
+      cc = parse_compute_capability(device->cc);
+    }
+    if (const auto& inputs = row_.model->l2_inputs; inputs && (!sm_count || !cc)) {
+      if (!sm_count) sm_count = inputs->sm_count;
+      if (!cc) cc = inputs->cc;
+    }
     if (!sm_count || *sm_count < 1) return;
-    const int planned = plan_kv_splits(row_.problem, row_.tile, *sm_count).splits;
+    const KernelConfig config = kernel.config_for(static_cast<int>(row_.problem.head_dim),
+                                                  cc.value_or(kernel.min_compute_capability));
+    const int planned =
+        plan_kv_splits(row_.problem, row_.tile, *sm_count, config.page_table_entries).splits;
     if (row_.model->traffic.kv_splits != planned) {
       add(FindingKind::mismatch,
           fmt::format("traffic.kv_splits: report {}, the plan for {} SMs is {}",

@@ -153,7 +153,7 @@ inline constexpr KernelDescription fa2_mma_kernel{
 // on blockIdx.x, K/V heads on y, batch on z.
 // sm_86 and sm_89 (99 KB a block) take 2 stages: 68 KB at d = 128.
 inline constexpr std::array<int, 2> fa2_decode_head_dims{64, 128};
-inline constexpr std::array<ConfigRule, 6> fa2_decode_configs{{
+inline constexpr std::array<ConfigRule, 6> fa2_decode_v1_configs{{
     {.max_head_dim = 64,
      .min_cc = {9, 0},
      .config = {.tile = {16, 128}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
@@ -169,6 +169,22 @@ inline constexpr std::array<ConfigRule, 6> fa2_decode_configs{{
      .config = {.tile = {16, 64}, .warps = 4, .stages = 2, .ctas_per_sm = 2}},
     {.max_head_dim = 128, .config = {.tile = {16, 64}, .warps = 4, .stages = 3, .ctas_per_sm = 2}},
 }};
+// Revision 2: at d = 128 on sm_90 a paged cache's split copies its page
+// indices (up to 2048, 8 KB) into shared memory and addresses rows by 32-bit
+// numbers, and kv_splits.hpp gives it the contiguous cache's splits where
+// they fit (docs/perf-notes.md, round 14: 16-token pages 3-5 % faster at the
+// same splits on an H100, within 1.5 % of the contiguous cache at its plan).
+inline constexpr std::array<ConfigRule, 6> fa2_decode_configs{{
+    fa2_decode_v1_configs[0],
+    fa2_decode_v1_configs[1],
+    fa2_decode_v1_configs[2],
+    {.max_head_dim = 128,
+     .min_cc = {9, 0},
+     .config =
+         {.tile = {16, 64}, .warps = 4, .stages = 3, .ctas_per_sm = 2, .page_table_entries = 2048}},
+    fa2_decode_v1_configs[4],
+    fa2_decode_v1_configs[5],
+}};
 inline constexpr std::array<GridLaunch, 1> fa2_decode_launches{{
     {"forward", {GridAxis::q_blocks, GridAxis::heads, GridAxis::batch}},
 }};
@@ -179,13 +195,13 @@ constexpr TileShape fa2_decode_tile(const AttentionProblem& problem, TileShape c
                                     int /*sm_count*/ = 0) {
   return problem.group() * problem.seq_len > 16 ? TileShape{64, 64} : config_tile;
 }
-inline constexpr KernelDescription fa2_decode_kernel{
+inline constexpr KernelDescription fa2_decode_v1_kernel{
     .name = "fa2_decode",
     .direction = Direction::forward,
     .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
     .head_dims = fa2_decode_head_dims,
     .min_compute_capability = {8, 0},
-    .configs = fa2_decode_configs,
+    .configs = fa2_decode_v1_configs,
     .launches = fa2_decode_launches,
     .arithmetic = ArithmeticPath::tensor_for_dtype,
     .instruction = Instruction::mma_sync,
@@ -194,7 +210,17 @@ inline constexpr KernelDescription fa2_decode_kernel{
         "split-KV decoding: a K/V head's query heads share an mma.sync tile, splits combined",
     .shapes = {.kv_len = true, .kv_heads = true, .paged = true, .max_q_len = 16},
     .problem_tile = fa2_decode_tile,
+    .revision = 1,
 };
+
+inline constexpr std::array<const KernelDescription*, 1> fa2_decode_earlier{&fa2_decode_v1_kernel};
+inline constexpr KernelDescription fa2_decode_kernel = [] {
+  KernelDescription kernel = fa2_decode_v1_kernel;
+  kernel.configs = fa2_decode_configs;
+  kernel.revision = 2;
+  kernel.earlier_revisions = fa2_decode_earlier;
+  return kernel;
+}();
 
 // FlashAttention-3's forward structure on sm_90a (kernels/fa3_wgmma.cuh):
 // one producer warpgroup issuing TMA copies of Q and of K/V tiles into a ring

@@ -96,6 +96,10 @@ struct KernelConfig {
   // minimum, or what its shared memory allows. With the SM count it is the
   // number of CTAs running at once, the concurrency an L2 model needs.
   int ctas_per_sm = 0;
+  // A paged cache's page indices one split of a split-KV launch copies into
+  // shared memory when they number at most this (fa2_decode; 0: every tile
+  // reads them from the table in global memory). kv_splits.hpp plans with it.
+  int page_table_entries = 0;
 
   constexpr int threads() const { return 32 * warps; }
   friend constexpr bool operator==(const KernelConfig&, const KernelConfig&) = default;
@@ -422,7 +426,7 @@ constexpr bool is_permutation_of_axes(const GridOrder& order) {
 // its tiles only); the built-in kernels declare all (catalog_error).
 constexpr bool config_is_possible(const KernelConfig& config) {
   return config.tile.tiled() && config.warps >= 0 && config.warps <= 32 && config.stages >= 0 &&
-         config.ctas_per_sm >= 0;
+         config.ctas_per_sm >= 0 && config.page_table_entries >= 0;
 }
 
 constexpr bool config_is_declared(const KernelConfig& config) {

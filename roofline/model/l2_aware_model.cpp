@@ -106,8 +106,10 @@ std::optional<DramEstimate> simulate(const KernelDescription& kernel,
   if (kernel.traffic == TrafficModelKind::split_kv && kernel.launches.size() == 1) {
     const auto forward = geometry_of(kernel.launches[0], config, problem, inputs, schedule);
     if (!forward) return std::nullopt;
-    return split_kv_dram(problem, *forward,
-                         plan_kv_splits(problem, config.tile, inputs.sm_count).splits, l2);
+    return split_kv_dram(
+        problem, *forward,
+        plan_kv_splits(problem, config.tile, inputs.sm_count, config.page_table_entries).splits,
+        l2);
   }
   if (kernel.traffic == TrafficModelKind::kv_reload && kernel.launches.size() == 1) {
     const auto forward = geometry_of(kernel.launches[0], config, problem, inputs, schedule);

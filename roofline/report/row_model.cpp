@@ -39,8 +39,9 @@ L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
 
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,
                            std::optional<ComputeCapability> gpu_cc, std::optional<int> sm_count) {
-  const TileShape config_tile = kernel.tile_for(static_cast<int>(problem.head_dim),
+  const KernelConfig config = kernel.config_for(static_cast<int>(problem.head_dim),
                                                 gpu_cc.value_or(kernel.min_compute_capability));
+  const TileShape config_tile = config.tile;
   KernelRecord record{kernel.direction,
                       kernel.traffic,
                       kernel.problem_tile && config_tile.tiled()
@@ -50,7 +51,8 @@ KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProbl
                       catalog_revision(kernel.name, kernel.revision),
                       std::nullopt};
   if (kernel.traffic == TrafficModelKind::split_kv && sm_count && record.tile.tiled()) {
-    record.kv_splits = plan_kv_splits(problem, record.tile, *sm_count).splits;
+    record.kv_splits =
+        plan_kv_splits(problem, record.tile, *sm_count, config.page_table_entries).splits;
   }
   return record;
 }

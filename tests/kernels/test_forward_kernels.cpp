@@ -12,6 +12,8 @@
 #include "kernels/fa3_wgmma_rows.hpp"
 #include "kernels/kernel_launcher.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "roofline/model/kernel_catalog.hpp"
+#include "roofline/model/kv_splits.hpp"
 
 namespace cfr::kernels::testing {
 namespace {
@@ -233,6 +235,41 @@ TEST_CASE("every forward kernel that takes served shapes matches the reference o
       }
       CHECK(checked > 0);
     }
+  }
+}
+
+// fa2_decode keeps a split's page indices in shared memory when they fit
+// the config's table (KernelConfig::page_table_entries) and reads the table
+// in global memory when they do not: 136 K/V heads (B 17 x 8) leave one
+// split even at two CTAs per SM on 132 SMs, and 33000 keys are 2063 pages of
+// 16, past the 2048 entries of sm_90's d = 128 config.
+TEST_CASE(
+    "fa2_decode reads a paged split's table from global memory when it outgrows the shared one",
+    "[forward][served]") {
+  const KernelEntry* decode = nullptr;
+  for (const KernelEntry* entry : runnable_kernels(Direction::forward)) {
+    if (entry->description.name == fa2_decode_kernel.name) decode = entry;
+  }
+  if (decode == nullptr) return;
+  measure::CudaStream stream;
+  measure::CublasHandle cublas;
+  for (bool causal : {false, true}) {
+    AttentionShape shape = make_shape(DType::fp16, 1, 128, causal);
+    shape.batch = 17;
+    shape.heads = 8;
+    shape.kv_heads = 8;
+    shape.kv_len = 33000;
+    shape.page_size = 16;
+    const CurrentDevice device = current_device();
+    const int entries = fa2_decode_kernel.config_for(128, device.cc).page_table_entries;
+    const KvSplitPlan plan = plan_kv_splits(problem_of(shape), {16, 64}, device.sm_count, entries);
+    const std::int64_t split_pages = (plan.key_tiles + plan.splits - 1) / plan.splits * 64 / 16;
+    if (split_pages <= entries) {
+      WARN("a split's " << split_pages << " pages fit the shared table on this device");
+    }
+    const Inputs inputs(shape, seed + 33000, stream);
+    const ForwardReference reference(shape, inputs, stream);
+    check_forward(*decode, shape, inputs, reference, stream, cublas);
   }
 }
 

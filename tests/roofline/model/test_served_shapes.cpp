@@ -181,19 +181,43 @@ TEST_CASE("problem limits name what a served shape gets wrong") {
 TEST_CASE("kv splits: a power of two filling the SMs once, at least 4 tiles a split") {
   // 132 SMs. B 1, 8 K/V heads: 8 groups; up to 16 splits (128 CTAs), but 2048 keys are
   // 32 tiles of 64: 8 splits of 4 tiles.
-  CHECK(plan_kv_splits(decode(1, 131072), {16, 64}, 132).splits == 16);
-  CHECK(plan_kv_splits(decode(1, 2048), {16, 64}, 132).splits == 8);
-  CHECK(plan_kv_splits(decode(1, 2048), {16, 64}, 132).key_tiles == 32);
+  CHECK(plan_kv_splits(decode(1, 131072), {16, 64}, 132, 0).splits == 16);
+  CHECK(plan_kv_splits(decode(1, 2048), {16, 64}, 132, 0).splits == 8);
+  CHECK(plan_kv_splits(decode(1, 2048), {16, 64}, 132, 0).key_tiles == 32);
   // B 8: 64 groups, 2 splits; B 32: 256 groups fill the SMs alone.
-  CHECK(plan_kv_splits(decode(8, 32768), {16, 64}, 132).splits == 2);
-  CHECK(plan_kv_splits(decode(32, 32768), {16, 64}, 132).splits == 1);
-  CHECK(plan_kv_splits(decode(32, 32768), {16, 64}, 132).groups == 256);
-  // A paged cache aims at two CTAs per SM.
+  CHECK(plan_kv_splits(decode(8, 32768), {16, 64}, 132, 0).splits == 2);
+  CHECK(plan_kv_splits(decode(32, 32768), {16, 64}, 132, 0).splits == 1);
+  CHECK(plan_kv_splits(decode(32, 32768), {16, 64}, 132, 0).groups == 256);
+  // A paged cache whose page indices stay in global memory aims at two CTAs per SM.
   AttentionProblem paged = decode(8, 32768);
   paged.page_size = 16;
-  CHECK(plan_kv_splits(paged, {16, 64}, 132).splits == 4);
+  CHECK(plan_kv_splits(paged, {16, 64}, 132, 0).splits == 4);
   // 64 group rows (16 tokens of 4 heads) in blocks of 16: 4 row blocks per K/V head.
-  CHECK(plan_kv_splits(decode(8, 32768, 16), {16, 64}, 132).groups == 8 * 8 * 4);
+  CHECK(plan_kv_splits(decode(8, 32768, 16), {16, 64}, 132, 0).groups == 8 * 8 * 4);
   // One key: one tile, never split.
-  CHECK(plan_kv_splits(decode(1, 1), {16, 64}, 132).splits == 1);
+  CHECK(plan_kv_splits(decode(1, 1), {16, 64}, 132, 0).splits == 1);
+}
+
+TEST_CASE(
+    "kv splits: a paged cache takes the contiguous plan where a split's pages fit its table") {
+  const auto paged = [](std::int64_t batch, std::int64_t kv_len, std::int64_t page_size) {
+    AttentionProblem problem = decode(batch, kv_len);
+    problem.page_size = page_size;
+    return problem;
+  };
+  // B 1, Nk 32K: 16 splits of 2048 keys, 128 pages of 16; B 8, Nk 32K: 2 splits of 1024 pages.
+  CHECK(plan_kv_splits(paged(1, 32768, 16), {16, 64}, 132, 2048).splits == 16);
+  CHECK(plan_kv_splits(paged(8, 32768, 16), {16, 64}, 132, 2048).splits == 2);
+  CHECK(plan_kv_splits(paged(8, 32768, 256), {16, 64}, 132, 2048).splits == 2);
+  // B 8, Nk 128K: 2 splits of 4096 pages of 16 overflow 2048 entries, so two CTAs per SM
+  // (4 splits of 2048 pages); 256-token pages fit (256 a split).
+  CHECK(plan_kv_splits(paged(8, 131072, 16), {16, 64}, 132, 2048).splits == 4);
+  CHECK(plan_kv_splits(paged(8, 131072, 256), {16, 64}, 132, 2048).splits == 2);
+  // The bound counts the page a split starts inside: 16 splits of 9 tiles of 64 keys (576)
+  // over 256-token pages touch at most 4; a table of 3 is too small, so the doubled plan.
+  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 4).splits == 16);
+  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 3).splits == 32);
+  // The table's size is the only change: the contiguous plan is the same with or without it.
+  CHECK(plan_kv_splits(decode(8, 131072), {16, 64}, 132, 2048).splits ==
+        plan_kv_splits(decode(8, 131072), {16, 64}, 132, 0).splits);
 }
