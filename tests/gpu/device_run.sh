@@ -7,7 +7,7 @@
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
-# fa3_gap, decode_offsets.
+# fa3_gap, decode_offsets, served_paged.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -588,14 +588,20 @@ step_served() {
   step_served_mha
   served_sweep speculative --preset llama3-8b --dtype fp16,bf16 --q-lens 4,16 --kv-lens 32768 \
     --batch 8 --causal --kernels fa2_decode "${time[@]}"
-  served_sweep paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
-    --page-size 0,16,256 --kernels fa2_decode "${time[@]}"
-  # A shape the paged target does not name: 16 speculative tokens (64 rows a
-  # CTA) through the pages, beside the contiguous cache.
-  served_sweep paged-speculative --preset llama3-8b --dtype fp16 --q-lens 16 \
-    --kv-lens 32768,131072 --batch 8 --page-size 0,16,256 --causal --kernels fa2_decode "${time[@]}"
+  # The paged rows, and a shape the paged target does not name: 16
+  # speculative tokens (64 rows a CTA) through the pages.
+  step_served_paged
   served_sweep gqa-prefill --heads 32 --kv-heads 8 --head-dims 128 --dtype fp16,bf16 \
     --seq-lens 4096,8192,16384 --both --kernels fa2_mma "${time[@]}"
+}
+# Issue 25's paged target alone: the paged rows of step_served beside their
+# contiguous twins, in one report each.
+step_served_paged() {
+  local time=(--max-seconds 0.5)
+  served_sweep paged --preset llama3-8b --dtype fp16 --kv-lens 32768,131072 --batch 1,8 \
+    --page-size 0,16,256 --kernels fa2_decode "${time[@]}"
+  served_sweep paged-speculative --preset llama3-8b --dtype fp16 --q-lens 16 \
+    --kv-lens 32768,131072 --batch 8 --page-size 0,16,256 --causal --kernels fa2_decode "${time[@]}"
 }
 # Nsight Compute on served rows whose K/V outgrow the L2: the DRAM model
 # against the counters (results/h200/profile/served.json).
