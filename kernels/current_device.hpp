@@ -40,14 +40,17 @@ inline CurrentDevice current_device() {
   }
   if (!read[index]) {
     int sms = 0, major = 0, minor = 0, l2 = 0;
-    std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess &&
-        cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
-      known[index] = {
-          sms, {major, minor}, static_cast<double>(l2), static_cast<double>(total_bytes)};
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess) {
+      known[index] = {sms, {major, minor}, static_cast<double>(l2)};
+    }
+    // Apart: a device whose memory cannot be read keeps the figures above
+    // (0 here: fa2_decode then refuses its 32-bit paged rows).
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+      known[index].memory_bytes = static_cast<double>(total_bytes);
     }
     read[index] = true;
   }

@@ -597,7 +597,8 @@ constexpr std::size_t workspace_bytes(std::int64_t batch, int heads, int kv_head
 // (Cfg::paged_offsets_32): device memory below 2^32 rows.
 template <typename Cfg>
 bool rows_fit_32_bits() {
-  return current_device().memory_bytes / Cfg::row_bytes < 4294967296.0;
+  const double memory = current_device().memory_bytes;
+  return memory > 0 && memory / Cfg::row_bytes < 4294967296.0;
 }
 
 // The launch. `p` comes with every field but the split's; `splits` is

@@ -1,15 +1,24 @@
 #include "roofline/model/kv_splits.hpp"
 
+#include <algorithm>
+
 namespace cfr {
 
 namespace {
 constexpr std::int64_t min_tiles_per_split = 4;
 
-// The most pages a split of `tiles_per_split` tiles touches: its keys over
-// whole pages, one more where it starts inside a page.
-std::int64_t pages_per_split(std::int64_t tiles_per_split, int bc, std::int64_t page_size) {
-  const std::int64_t keys = tiles_per_split * bc;
-  return (keys + page_size - 1) / page_size + (keys % page_size != 0 ? 1 : 0);
+// The most pages one split of `tiles_per_split` tiles touches, as the
+// kernel counts them when it stages its split's page indices: splits start
+// at multiples of the split's keys, the last one ends at the keys' end.
+std::int64_t most_pages_of_a_split(std::int64_t keys, std::int64_t tiles_per_split, int bc,
+                                   std::int64_t page_size) {
+  const std::int64_t split_keys = tiles_per_split * bc;
+  std::int64_t most = 0;
+  for (std::int64_t first = 0; first < keys; first += split_keys) {
+    const std::int64_t end = std::min(first + split_keys, keys);
+    most = std::max(most, (end - 1) / page_size - first / page_size + 1);
+  }
+  return most;
 }
 
 KvSplitPlan plan_for_target(const AttentionProblem& problem, TileShape tile,
@@ -33,7 +42,8 @@ KvSplitPlan plan_kv_splits(const AttentionProblem& problem, TileShape tile, int 
   if (!problem.paged()) return contiguous;
   const std::int64_t tiles_per_split =
       (contiguous.key_tiles + contiguous.splits - 1) / contiguous.splits;
-  if (pages_per_split(tiles_per_split, tile.bc, problem.page_size) <= page_table_entries) {
+  if (most_pages_of_a_split(problem.keys(), tiles_per_split, tile.bc, problem.page_size) <=
+      page_table_entries) {
     return contiguous;
   }
   return plan_for_target(problem, tile, 2 * static_cast<std::int64_t>(sm_count));

@@ -147,9 +147,10 @@ AttentionProblem simulated_problem(const AttentionProblem& problem) {
 
 // What one estimate is a function of: the traffic model, the config and the
 // launch orders the entry gives this problem, the simulated problem and the
-// GPU's figures.
+// GPU's figures. The config's page table size plans a paged cache's splits
+// (fa2_decode's revisions 1 and 2 differ in it alone).
 using SimulationKey =
-    std::tuple<int, int, int, int, std::string, AttentionProblem, double, int, int, Schedule>;
+    std::tuple<int, int, int, int, int, std::string, AttentionProblem, double, int, int, Schedule>;
 
 SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& problem,
                      const L2ModelInputs& inputs, Schedule schedule) {
@@ -164,6 +165,7 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
           config.tile.br,
           config.tile.bc,
           config.ctas_per_sm,
+          config.page_table_entries,
           launches,
           simulated_problem(problem),
           inputs.l2_bytes,
@@ -195,7 +197,7 @@ std::optional<DramEstimate> memoized(const KernelDescription& kernel,
                                      Schedule schedule) {
   static SharedMemo<SimulationKey, std::optional<DramEstimate>> memo(4096);
   const SimulationKey key = key_of(kernel, problem, inputs, schedule);
-  return memo.get(key, [&] { return simulate(kernel, std::get<5>(key), inputs, schedule); });
+  return memo.get(key, [&] { return simulate(kernel, std::get<6>(key), inputs, schedule); });
 }
 
 }  // namespace

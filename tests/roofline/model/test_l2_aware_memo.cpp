@@ -86,3 +86,20 @@ TEST_CASE("a bf16 row and a row of another B x H share the fp16, B = 1 simulatio
     }
   }
 }
+
+// fa2_decode's revisions 1 and 2 launch the same tile on a paged cache but
+// plan different splits (revision 2's page table): each gets its own
+// simulation through the memo, whichever runs first.
+TEST_CASE("the memo keeps fa2_decode's two revisions apart on a paged cache") {
+  const L2ModelInputs inputs = h200_inputs();
+  AttentionProblem paged{1, 32, 1, 128, false, DType::fp16, 32768, 8, 16};
+  const KernelDescription* v1 = fa2_decode_kernel.at_revision(1);
+  REQUIRE(v1 != nullptr);
+  const auto first = l2_aware_dram(*v1, paged, inputs);
+  const auto second = l2_aware_dram(fa2_decode_kernel, paged, inputs);
+  REQUIRE(first.has_value());
+  REQUIRE(second.has_value());
+  CHECK(first->read_bytes != second->read_bytes);
+  check_same(*v1, paged, inputs);
+  check_same(fa2_decode_kernel, paged, inputs);
+}

@@ -213,10 +213,14 @@ TEST_CASE(
   // (4 splits of 2048 pages); 256-token pages fit (256 a split).
   CHECK(plan_kv_splits(paged(8, 131072, 16), {16, 64}, 132, 2048).splits == 4);
   CHECK(plan_kv_splits(paged(8, 131072, 256), {16, 64}, 132, 2048).splits == 2);
-  // The bound counts the page a split starts inside: 16 splits of 9 tiles of 64 keys (576)
-  // over 256-token pages touch at most 4; a table of 3 is too small, so the doubled plan.
-  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 4).splits == 16);
-  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 3).splits == 32);
+  // A split counts the pages it touches as the kernel stages them: 16 splits of 9 tiles of 64
+  // keys (576) start 0, 64, 128 or 192 keys into a 256-token page and touch 3 pages each, so a
+  // table of 3 takes the contiguous plan and one of 2 the doubled plan.
+  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 3).splits == 16);
+  CHECK(plan_kv_splits(paged(1, 144 * 64, 256), {16, 64}, 132, 2).splits == 32);
+  // Splits of 11 tiles (704 keys): the one starting 192 keys into a page touches 4.
+  CHECK(plan_kv_splits(paged(1, 176 * 64, 256), {16, 64}, 132, 4).splits == 16);
+  CHECK(plan_kv_splits(paged(1, 176 * 64, 256), {16, 64}, 132, 3).splits == 32);
   // The table's size is the only change: the contiguous plan is the same with or without it.
   CHECK(plan_kv_splits(decode(8, 131072), {16, 64}, 132, 2048).splits ==
         plan_kv_splits(decode(8, 131072), {16, 64}, 132, 0).splits);
