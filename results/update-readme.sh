@@ -178,7 +178,7 @@ fi
 h100_section() {
   local fa3 bwd versions
   # The newest version's judgement: a fa3-vN-<commit> folder with torch's report, by version.
-  fa3=$(ls -d results/h100/fa3-v[0-9]*-*/torch-sdpa-forward.json 2>/dev/null | sort -V |
+  fa3=$(ls -d results/h100/fa3-v[0-9]*-*/torch-sdpa-forward.json{,.gz} 2>/dev/null | sort -V |
     tail -n 1 | xargs -r dirname)
   bwd=$(ls -d results/h100/backward-* 2>/dev/null | tail -n 1)
   if [[ -n $fa3 ]]; then
