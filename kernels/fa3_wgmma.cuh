@@ -100,6 +100,11 @@ struct Fa3Config {
   // exponentials take as many SM clocks as its two matmuls (docs/perf-notes.md,
   // "v6"); at d 128 the matmuls take twice as many.
   static constexpr int fma_exp2_of_16 = head_dim == 64 ? 3 : 0;
+  // One wgmma descriptor a block and operand, each K step's a constant on
+  // (wgmma_layout.hpp's step offsets): v8.5 took 1-2 % off d 64's 128 x 128
+  // tiles and cost up to 3 % on the 192-row ones (docs/perf-notes.md, "v8.5"),
+  // so only the tile where it paid takes it.
+  static constexpr bool step_descriptors = head_dim == 64 && br == 128 && bc == 128;
   // How many running parts a row half's sum is kept in: at d 64, where the
   // softmax sets the pace, four parts (chains of Bc / 16 dependent additions
   // instead of Bc / 4) took 1-2 % off without a mask on the H200; at d 128
@@ -407,13 +412,24 @@ __device__ __forceinline__ void rescale_output(float (&o_acc)[count], const floa
 template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_scores(float (&s)[Cfg::s_values], std::uint32_t q_rows,
                                              std::uint32_t k_tile) {
+  if constexpr (Cfg::step_descriptors) {
+    const std::uint64_t a_first = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, 0));
+    const std::uint64_t b_first = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, 0));
 #pragma unroll
-  for (int step = 0; step < Cfg::qk_steps; ++step) {
-    // Q's column blocks are Br rows apart; this warpgroup's rows start 64
-    // rows into each.
-    const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
-    const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, step));
-    wgmma::mma_ss<T, Cfg::bc>(s, a, b, step > 0 ? 1 : 0);
+    for (int step = 0; step < Cfg::qk_steps; ++step) {
+      wgmma::mma_ss<T, Cfg::bc>(s, a_first + wgmma::k_major_step_offset(Cfg::br, step),
+                                b_first + wgmma::k_major_step_offset(Cfg::bc, step),
+                                step > 0 ? 1 : 0);
+    }
+  } else {
+#pragma unroll
+    for (int step = 0; step < Cfg::qk_steps; ++step) {
+      // Q's column blocks are Br rows apart; this warpgroup's rows start 64
+      // rows into each.
+      const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, step));
+      const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, step));
+      wgmma::mma_ss<T, Cfg::bc>(s, a, b, step > 0 ? 1 : 0);
+    }
   }
   wgmma::commit_group();
 }
@@ -423,10 +439,19 @@ template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_pv(float (&o_acc)[Cfg::o_values],
                                          const std::uint32_t (&p)[Cfg::pv_steps][4],
                                          std::uint32_t v_tile) {
+  if constexpr (Cfg::step_descriptors) {
+    const std::uint64_t b_first = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, 0));
 #pragma unroll
-  for (int step = 0; step < Cfg::pv_steps; ++step) {
-    const std::uint64_t b = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, step));
-    wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b, 1);
+    for (int step = 0; step < Cfg::pv_steps; ++step) {
+      wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b_first + wgmma::mn_major_step_offset(step),
+                                      1);
+    }
+  } else {
+#pragma unroll
+    for (int step = 0; step < Cfg::pv_steps; ++step) {
+      const std::uint64_t b = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, step));
+      wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b, 1);
+    }
   }
   wgmma::commit_group();
 }

@@ -108,6 +108,24 @@ CFR_HOST_DEVICE constexpr MatrixDescriptor mn_major_operand(std::uint32_t tile, 
           static_cast<std::uint32_t>(swizzle_atom_bytes), 0u, LayoutType::swizzle_128b};
 }
 
+// A K step's descriptor from step 0's: the operands above differ from step
+// to step only in their start address, whose field is the descriptor's low
+// 14 bits (address / 16), so step s's encoding is step 0's plus a constant.
+// Exact while the tile's last byte lies below 256 KB (the field's reach),
+// which every shared-memory address of sm_90's 227 KB window does: the sum
+// never carries out of the field. Where Fa3Config::step_descriptors holds,
+// the kernel builds one descriptor a tile and operand, not one a step
+// (fa3_wgmma v8.5 and v8.6, docs/perf-notes.md).
+CFR_HOST_DEVICE constexpr std::uint64_t k_major_step_offset(int rows, int step) {
+  return static_cast<std::uint64_t>((step / 4) * rows * swizzle_row_bytes +
+                                    (step % 4) * k_step * 2) >>
+         4;
+}
+
+CFR_HOST_DEVICE constexpr std::uint64_t mn_major_step_offset(int step) {
+  return static_cast<std::uint64_t>(step * k_step * swizzle_row_bytes) >> 4;
+}
+
 struct MatrixPosition {
   int row = 0;
   int col = 0;

@@ -134,6 +134,35 @@ TEST_CASE("MN-major operand: V's descriptor per K step reads [keys][d] transpose
   }
 }
 
+TEST_CASE("a K step's descriptor is step 0's plus a constant, anywhere in shared memory") {
+  // Every 1024-byte tile start a 227 KB window holds, with the tile inside it;
+  // and one past the field's reach, where the shortcut must not be used.
+  constexpr std::uint32_t window = 227 * 1024;
+  for (int rows : {64, 128, 176, 192}) {
+    for (int steps : {4, 8}) {
+      const std::uint32_t tile_bytes = static_cast<std::uint32_t>(rows * steps / 4) * 128u;
+      for (std::uint32_t tile = 0; tile + tile_bytes <= window; tile += 1024) {
+        const std::uint64_t k_first = encode(k_major_operand(tile, rows, 0));
+        const std::uint64_t mn_first = encode(mn_major_operand(tile, rows, 0));
+        for (int step = 0; step < steps; ++step) {
+          INFO("rows " << rows << " tile " << tile << " step " << step);
+          REQUIRE(k_first + k_major_step_offset(rows, step) ==
+                  encode(k_major_operand(tile, rows, step)));
+          if (16 * step < rows) {
+            REQUIRE(mn_first + mn_major_step_offset(step) ==
+                    encode(mn_major_operand(tile, rows, step)));
+          }
+        }
+      }
+    }
+  }
+  // Past 256 KB the start address wraps in its field and the sum carries:
+  // the offsets are for shared-memory addresses only.
+  const std::uint32_t past = 0x3FFF0;
+  CHECK(encode(k_major_operand(past, 128, 1)) !=
+        encode(k_major_operand(past, 128, 0)) + k_major_step_offset(128, 1));
+}
+
 TEST_CASE("the fp32 accumulator of m64nNk16 covers the tile once, as the PTX ISA draws it") {
   // Figure "WGMMA .m64nNk16 register fragment layout for accumulator matrix
   // D": thread T0 holds d0, d1 at row 0, columns 0-1 and d2, d3 at row 8;
