@@ -99,12 +99,14 @@ struct Fa3Config {
   // (kernels/exp2_polynomial.hpp) rather than MUFU.EX2: at d 64 a block's
   // exponentials take as many SM clocks as its two matmuls (docs/perf-notes.md,
   // "v6"); at d 128 the matmuls take twice as many.
-  static constexpr int fma_exp2_of_16 = head_dim == 64 ? 3 : 0;
   // One wgmma descriptor a block and operand, each K step's a constant on
   // (wgmma_layout.hpp's step offsets): v8.5 took 1-2 % off d 64's 128 x 128
   // tiles and cost up to 3 % on the 192-row ones (docs/perf-notes.md, "v8.5"),
   // so only the tile where it paid takes it.
   static constexpr bool step_descriptors = head_dim == 64 && br == 128 && bc == 128;
+  // v8.6b: on the step-descriptor tiles every exponential on the MUFU, as
+  // cuDNN's kernel does (66 MUFU a block against our 54 at d 64).
+  static constexpr int fma_exp2_of_16 = head_dim == 64 && !step_descriptors ? 3 : 0;
   // How many running parts a row half's sum is kept in: at d 64, where the
   // softmax sets the pace, four parts (chains of Bc / 16 dependent additions
   // instead of Bc / 4) took 1-2 % off without a mask on the H200; at d 128
