@@ -242,7 +242,8 @@ TEST_CASE("every forward kernel that takes served shapes matches the reference o
 // the config's table (KernelConfig::page_table_entries) and reads the table
 // in global memory when they do not: 136 K/V heads (B 17 x 8) leave one
 // split even at two CTAs per SM on 132 SMs, and 33000 keys are 2063 pages of
-// 16, past the 2048 entries of sm_90's d = 128 config.
+// 16, past the 2048 entries of sm_90's d = 128 config. Both tiles: one query
+// of 8 heads a K/V head (16 rows a CTA), and 16 causal queries of 4 (64 rows).
 TEST_CASE(
     "fa2_decode reads a paged split's table from global memory when it outgrows the shared one",
     "[forward][served]") {
@@ -253,21 +254,32 @@ TEST_CASE(
   if (decode == nullptr) return;
   measure::CudaStream stream;
   measure::CublasHandle cublas;
-  for (bool causal : {false, true}) {
-    AttentionShape shape = make_shape(DType::fp16, 1, 128, causal);
+  struct Queries {
+    int heads, q_len;
+    bool causal;
+  };
+  for (const Queries& queries :
+       {Queries{8, 1, false}, Queries{8, 1, true}, Queries{32, 16, true}}) {
+    AttentionShape shape = make_shape(DType::fp16, queries.q_len, 128, queries.causal);
     shape.batch = 17;
-    shape.heads = 8;
+    shape.heads = queries.heads;
     shape.kv_heads = 8;
     shape.kv_len = 33000;
     shape.page_size = 16;
+    const AttentionProblem problem = problem_of(shape);
     const CurrentDevice device = current_device();
-    const int entries = fa2_decode_kernel.config_for(128, device.cc).page_table_entries;
-    const KvSplitPlan plan = plan_kv_splits(problem_of(shape), {16, 64}, device.sm_count, entries);
-    const std::int64_t split_pages = (plan.key_tiles + plan.splits - 1) / plan.splits * 64 / 16;
-    if (split_pages <= entries) {
+    const KernelConfig config = fa2_decode_kernel.config_for(128, device.cc);
+    const TileShape tile = fa2_decode_tile(problem, config.tile);
+    const KvSplitPlan plan =
+        plan_kv_splits(problem, tile, device.sm_count, config.page_table_entries);
+    const std::int64_t split_pages =
+        (plan.key_tiles + plan.splits - 1) / plan.splits * tile.bc / shape.page_size;
+    INFO("tile " << tile.br << "x" << tile.bc << ", " << plan.splits << " splits of " << split_pages
+                 << " pages");
+    if (split_pages <= config.page_table_entries) {
       WARN("a split's " << split_pages << " pages fit the shared table on this device");
     }
-    const Inputs inputs(shape, seed + 33000, stream);
+    const Inputs inputs(shape, seed + 33000 + static_cast<std::uint64_t>(queries.q_len), stream);
     const ForwardReference reference(shape, inputs, stream);
     check_forward(*decode, shape, inputs, reference, stream, cublas);
   }
