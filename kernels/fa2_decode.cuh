@@ -184,24 +184,21 @@ struct KvCursor {
     }
   }
 
-  __device__ __forceinline__ void fetch(const DecodeParams<T>& p, int batch, int kv_head,
-                                        int first) {
+  __device__ __forceinline__ void fetch(const DecodeParams<T>& p, int batch, int first) {
     if constexpr (paged) {
       const int* table = p.page_table + static_cast<std::int64_t>(batch) * p.pages_per_sequence;
       const int thread_row = static_cast<int>(threadIdx.x) / Cfg::chunks_per_row;
 #pragma unroll
       for (int pass = 0; pass < Cfg::kv_passes; pass += Cfg::passes_per_page) {
         const int token = min(first + thread_row + pass * Cfg::rows_per_pass, p.kv_len - 1);
-        int index;
         if (Cfg::table_entries > 0 && entries > 0) {
           // A fetch past the split (the prologue's look-ahead) is never used:
           // clamped into the shared table.
           const int entry = min(max((token >> p.page_shift) - first_entry, 0), entries - 1);
-          index = shared_table[entry];
+          page[pass] = shared_table[entry];
         } else {
-          index = __ldg(table + (token >> p.page_shift));
+          page[pass] = __ldg(table + (token >> p.page_shift));
         }
-        page[pass] = index;
       }
     }
   }
@@ -376,15 +373,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   for (int stage = 0; stage < Cfg::stages - 1; ++stage) {
     if (stage < tiles) {
       const int first = (first_tile + stage) * Cfg::bc;
-      cursor.fetch(p, at.batch, at.kv_head, first);
+      cursor.fetch(p, at.batch, first);
       cursor.resolve(p, at.kv_head);
       load_kv_tile(k_tiles + stage * Cfg::kv_tile_bytes, p.k, cursor, p, at, first);
       load_kv_tile(v_tiles + stage * Cfg::kv_tile_bytes, p.v, cursor, p, at, first);
     }
     commit_async_copies();
   }
-  cursor.fetch(p, at.batch, at.kv_head,
-               min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
+  cursor.fetch(p, at.batch, min(first_tile + Cfg::stages - 1, total_tiles - 1) * Cfg::bc);
 
   // The last key each of this lane's two accumulator rows sees.
   const int warp_row0 = at.first_row + 16 * row_warp;
@@ -416,7 +412,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         cursor.resolve(p, at.kv_head);
         load_kv_tile(k_tiles + offset, p.k, cursor, p, at, first);
         load_kv_tile(v_tiles + offset, p.v, cursor, p, at, first);
-        if (next + 1 < tiles) cursor.fetch(p, at.batch, at.kv_head, first + Cfg::bc);
+        if (next + 1 < tiles) cursor.fetch(p, at.batch, first + Cfg::bc);
       }
       commit_async_copies();
     }
