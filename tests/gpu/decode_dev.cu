@@ -216,8 +216,9 @@ std::vector<Variant> variants() {
       // at least 16 tokens only (round 13).
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 0, 16>>("d128_w4r1_bc64_s3_p16"),
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048, 16>>("d128_w4r1_bc64_s3_t2k_p16"),
-      // Each pass's page slab as a 32-bit element offset, formed when its
-      // index is fetched (round 14).
+      // Each pass's page slab as a 32-bit row number, formed just before the
+      // copies that use it (round 14; the _t2k_o32 pair is what revision 2
+      // registers at d 128 on sm_90).
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 0, 1, true>>("d128_w4r1_bc64_s3_o32"),
       make<__half, DecodeConfig<128, 4, 1, 64, 3, 2, 2048, 1, true>>("d128_w4r1_bc64_s3_t2k_o32"),
       make<__half, DecodeConfig<128, 4, 1, 64, 2, 3>>("d128_w4r1_bc64_s2"),
