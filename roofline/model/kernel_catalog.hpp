@@ -173,7 +173,7 @@ inline constexpr std::array<ConfigRule, 6> fa2_decode_v1_configs{{
 // indices (up to 2048, 8 KB) into shared memory and addresses rows by 32-bit
 // numbers, and kv_splits.hpp gives it the contiguous cache's splits where
 // they fit (docs/perf-notes.md, round 14: 16-token pages 3-5 % faster at the
-// same splits on an H100, within 1.5 % of the contiguous cache at its plan).
+// same splits on an H100, within 0.9-3.3 % of the contiguous cache at its plan).
 inline constexpr std::array<ConfigRule, 6> fa2_decode_configs{{
     fa2_decode_v1_configs[0],
     fa2_decode_v1_configs[1],
