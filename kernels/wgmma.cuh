@@ -2,7 +2,8 @@
 
 // wgmma (sm_90a): warpgroup-wide asynchronous MMA with fp32 accumulators.
 // The shapes fa3_wgmma issues: m64n{128,176,192}k16 with A and B from shared
-// memory (S = Q K^T over a K/V block of that many keys), and m64n64k16 / m64n128k16 with A from
+// memory (S = Q K^T over a K/V block of that many keys; fa3_backward.cuh also
+// m64n64k16, plain and with both operands transposed), and m64n64k16 / m64n128k16 with A from
 // registers (O += P V at d = 64 / 128, B = V read through its transpose bit). Operands are
 // described by kernels/wgmma_layout.hpp; the ordering rules are the PTX ISA's: wgmma_fence() before
 // the first wgmma and whenever registers it reads (accumulators, A) were written by other
@@ -61,6 +62,13 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&a)[steps][4]) {
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate))
 
+#define CFR_WGMMA_SS_M64N64K16(TYPE, TRANS) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " \
+               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, " TRANS ";\n}\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+               : "l"(a), "l"(b), "r"(accumulate))
+
 #define CFR_WGMMA_SS_M64N128K16(TYPE) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " \
@@ -99,8 +107,14 @@ inline constexpr bool is_bf16 = std::is_same_v<T, __nv_bfloat16>;
 template <typename T, int n>
 __device__ __forceinline__ void mma_ss(float (&d)[n / 2], std::uint64_t a, std::uint64_t b,
                                        int accumulate) {
-  static_assert(n == 128 || n == 176 || n == 192);
-  if constexpr (n == 128) {
+  static_assert(n == 64 || n == 128 || n == 176 || n == 192);
+  if constexpr (n == 64) {
+    if constexpr (is_bf16<T>) {
+      CFR_WGMMA_SS_M64N64K16("bf16", "0, 0");
+    } else {
+      CFR_WGMMA_SS_M64N64K16("f16", "0, 0");
+    }
+  } else if constexpr (n == 128) {
     if constexpr (is_bf16<T>) {
       CFR_WGMMA_SS_M64N128K16("bf16");
     } else {
@@ -118,6 +132,19 @@ __device__ __forceinline__ void mma_ss(float (&d)[n / 2], std::uint64_t a, std::
     } else {
       CFR_WGMMA_SS_M64N192K16("f16");
     }
+  }
+}
+
+// d (+)= A B for a 64 x 64 tile, A and B both MN-major in shared memory
+// (both read through their transpose bits: dQ = dS K of fa3_backward.cuh,
+// dS stored [keys][query rows], K [keys][d]); accumulate == 0 overwrites d.
+template <typename T>
+__device__ __forceinline__ void mma_ss_mn_major(float (&d)[32], std::uint64_t a, std::uint64_t b,
+                                                int accumulate) {
+  if constexpr (is_bf16<T>) {
+    CFR_WGMMA_SS_M64N64K16("bf16", "1, 1");
+  } else {
+    CFR_WGMMA_SS_M64N64K16("f16", "1, 1");
   }
 }
 
@@ -143,6 +170,7 @@ __device__ __forceinline__ void mma_rs(float (&d)[n / 2], const std::uint32_t (&
   }
 }
 
+#undef CFR_WGMMA_SS_M64N64K16
 #undef CFR_WGMMA_SS_M64N128K16
 #undef CFR_WGMMA_SS_M64N176K16
 #undef CFR_WGMMA_SS_M64N192K16

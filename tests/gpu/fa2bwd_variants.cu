@@ -22,6 +22,7 @@
 #include "kernels/attention_check.hpp"
 #include "kernels/fa2_backward.cuh"
 #include "kernels/fa2_backward_2d.cuh"
+#include "kernels/fa3_backward.cuh"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/l2_flush.hpp"
 #include "tests/gpu/variant_tool.cuh"
@@ -68,6 +69,13 @@ template <typename T, typename Cfg>
 Variant make_2d(const char* name) {
   return make_variant<T, Cfg>(name, fa2_bwd::launch_fa2_backward_2d_config<T, Cfg>);
 }
+// The wgmma main launch (kernels/fa3_backward.cuh; sm_90a builds only).
+template <typename T, typename Cfg>
+Variant make_wgmma(const char* name) {
+  return make_variant<T, Cfg>(name, fa3_bwd::launch_fa3_backward_config<T, Cfg>);
+}
+using fa3_bwd::BwdWgmmaConfig;
+
 using fa2_bwd::BwdTuning;
 constexpr BwdTuning base{false, false, 0};
 constexpr BwdTuning vec{true, false, 0};
@@ -82,6 +90,10 @@ constexpr BwdTuning vec_u2_mask_per_entry{true, false, 2, true};
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
   return {
+      make_wgmma<__half, BwdWgmmaConfig<64, 128>>("wgmma_d64_br128"),
+      make_wgmma<__half, BwdWgmmaConfig<128, 64>>("wgmma_d128_br64"),
+      make_wgmma<bf16, BwdWgmmaConfig<64, 128>>("wgmma_bf16_d64_br128"),
+      make_wgmma<bf16, BwdWgmmaConfig<128, 64>>("wgmma_bf16_d128_br64"),
       make<__half, BwdConfig<64, 64, 128, 8, 1, mask_per_entry>>("d64_br64_mask_per_entry"),
       make<__half, BwdConfig<64, 64, 128, 8, 1, base>>("d64_br64"),
       make<__half, BwdConfig<64, 64, 128, 8, 1, vec>>("d64_br64_vec"),
