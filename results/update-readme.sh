@@ -193,10 +193,12 @@ h100_section() {
   fi
   if [[ -n $bwd ]]; then
     local kernel
-    for kernel in fa2_bwd_2d fa2_bwd; do
+    for kernel in fa3_bwd fa2_bwd_2d fa2_bwd; do
       pair_section "$kernel vs torch SDPA flash backward, issue 19's axes ($bwd/)" \
         "$bwd/torch-sdpa-backward.json" "$bwd/sweep-fa2-bwd.json" "torch_sdpa_flash=$kernel"
     done
+    pair_section "fa3_bwd vs torch SDPA cuDNN backward, issue 19's axes ($bwd/)" \
+      "$bwd/torch-sdpa-backward.json" "$bwd/sweep-fa2-bwd.json" "torch_sdpa_cudnn=fa3_bwd"
   fi
 }
 h100_generated=$(h100_section)

@@ -476,10 +476,52 @@ inline constexpr KernelDescription fa2_backward_2d_kernel{
         "fp32 atomics",
 };
 
-inline constexpr std::array<KernelDescription, 9> kernel_catalog{
+// FlashAttention-3's backward products on sm_90a's wgmma (kernels/
+// fa3_backward.cuh) in fa2_bwd's three launches: the same pre-pass, convert
+// pass, workspace and dQ atomics, one CTA per K/V block of Bc = 128 keys
+// streaming the Q blocks that see it through a cp.async double buffer. Two
+// warpgroups own 64 keys each (wgmma's M): S^T = K Q^T and dP^T = V dO^T
+// with both operands from shared memory, dV += P^T dO and dK += dS^T Q with
+// P^T and dS^T from registers (an accumulator is the next product's A
+// fragment), dS^T through shared memory once for dQ = dS K (both operands
+// read through wgmma's transpose bits), added to the fp32 accumulator with
+// sm_90's two-wide atomics. Tiles: Br 128 at d 64 and Br 64 at d 128, so
+// that dQ splits into 64 x 64 blocks, one a warpgroup (FlashAttention-3's
+// backward tiles, hopper/flash_bwd_launch_template.h). Shared memory (K and
+// V, two stages of Q and dO, dS^T, the stages' LSE and D): 133,120 B at d 64
+// and 148,480 B at d 128; one CTA per SM (dK and dV take d fp32 registers a
+// thread beside S^T and dP^T: 255 registers). No warp specialization yet:
+// every thread loads, then both warpgroups compute. The forward partner is
+// fa3_wgmma (the same sm_90a build). Square self-attention only, as
+// fa2_bwd_2d. wgmma needs sm_90a code, so it is built only for gpu_archs
+// ending in 'a'.
+inline constexpr std::array<int, 2> fa3_backward_head_dims{64, 128};
+inline constexpr std::array<ConfigRule, 2> fa3_backward_configs{{
+    {.max_head_dim = 64, .config = {.tile = {128, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+    {.max_head_dim = 128, .config = {.tile = {64, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
+}};
+inline constexpr KernelDescription fa3_backward_kernel{
+    .name = "fa3_bwd",
+    .direction = Direction::backward,
+    .dtypes = {.fp16 = true, .bf16 = true, .fp32 = false},
+    .head_dims = fa3_backward_head_dims,
+    .min_compute_capability = {9, 0},
+    .configs = fa3_backward_configs,
+    .launches = fa2_backward_launches,
+    .arithmetic = ArithmeticPath::tensor_for_dtype,
+    .instruction = Instruction::wgmma,
+    .traffic = TrafficModelKind::fa2_backward,
+    .forward_partner = "fa3_wgmma",
+    .summary =
+        "FA3 backward products on wgmma (S^T, dP^T from shared memory; dV, dK from registers; "
+        "dQ = dS K), dQ by fp32 atomics",
+};
+
+inline constexpr std::array<KernelDescription, 10> kernel_catalog{
     naive_kernel,        fa1_scalar_kernel,   fa1_wmma_kernel,
     fa2_mma_kernel,      fa2_decode_kernel,   fa3_wgmma_kernel,
-    fa1_backward_kernel, fa2_backward_kernel, fa2_backward_2d_kernel};
+    fa1_backward_kernel, fa2_backward_kernel, fa2_backward_2d_kernel,
+    fa3_backward_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

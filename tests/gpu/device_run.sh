@@ -799,6 +799,21 @@ step_fa2bwd() {
     --min-samples 1 --max-seconds 0.01 --hot
 }
 
+# fa3_bwd (the backward on wgmma; a -Dgpu_archs=90a build): its main
+# kernel's SASS (HGMMA, spills), the backward GPU tests, memcheck and
+# racecheck over small ragged shapes; step_peers_backward times it.
+step_fa3bwd() {
+  sass_of fa3_backward_main >"$out/fa3bwd-sass.txt"
+  awk '/Function :/ {f = $3} /HGMMA/ {h[f]++} /STL/ {s[f]++}
+       END {for (k in h) print k, "HGMMA", h[k], "STL", s[k] + 0}' \
+    "$out/fa3bwd-sass.txt" | tee "$out/fa3bwd-sass-counts.txt"
+  "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa3bwd-tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  sanitize fa3bwd-sanitizer " (fa3_bwd)" sweep --gpu h200 --kernels fa3_bwd --backward \
+    --seq-lens 17,130,257 --head-dims 64,128 --both --dtype fp16,bf16 --warmup 0 \
+    --min-samples 1 --max-seconds 0.01 --hot
+}
+
 # The SASS of the tool's kernels whose mangled name contains PATTERN.
 sass_of() {
   cuobjdump -sass "$tool" 2>&1 | awk -v pattern="$1" '/Function :/ {keep = index($3, pattern) > 0} keep'
@@ -1012,7 +1027,7 @@ step_fa3_gap() {
 # 0.5 s a row: about 3-4 minutes.
 step_peers_backward() {
   torch_judgement peers_backward results/h200/backward sweep-fa2-bwd torch-sdpa-backward \
-    fa2_bwd,fa2_bwd_2d fa2_bwd_2d,fa2_bwd fa2_bwd --backward -- --batch 1 --heads 8 \
+    fa2_bwd,fa2_bwd_2d,fa3_bwd fa3_bwd,fa2_bwd_2d,fa2_bwd fa2_bwd_2d --backward -- --batch 1 --heads 8 \
     --seq-lens 4096,8192,16384 --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 

@@ -4,9 +4,9 @@
 // over a K/V head's query heads), and a refusal with the catalog's reason
 // where it does not; O and L come from the reference forward, O rounded to
 // the I/O dtype as a real backward would receive it; and what fa1_bwd
-// promises of its own: determinism; and fa2_bwd's and fa2_bwd_2d's own: a
-// workspace of any contents, used again, and the smaller tile sm_86 and sm_89
-// run.
+// promises of its own: determinism; and fa2_bwd's, fa2_bwd_2d's and fa3_bwd's
+// own: a workspace of any contents, used again; and the smaller tile sm_86
+// and sm_89 run (fa2_bwd, fa2_bwd_2d).
 
 #include <catch2/catch.hpp>
 
@@ -215,11 +215,13 @@ const KernelEntry* runnable(const KernelDescription& kernel) {
   return nullptr;
 }
 
-// fa2_bwd's pre-pass (fa2_bwd_2d's too) zeroes its dQ accumulator: a
-// workspace full of NaN, and the same workspace again, give the reference's
-// gradients both times.
-TEST_CASE("fa2_bwd and fa2_bwd_2d take a workspace of any contents, twice", "[backward]") {
-  for (const KernelDescription* description : {&fa2_backward_kernel, &fa2_backward_2d_kernel}) {
+// fa2_bwd's pre-pass (fa2_bwd_2d's and fa3_bwd's too) zeroes its dQ
+// accumulator: a workspace full of NaN, and the same workspace again, give
+// the reference's gradients both times.
+TEST_CASE("fa2_bwd, fa2_bwd_2d and fa3_bwd take a workspace of any contents, twice",
+          "[backward]") {
+  for (const KernelDescription* description :
+       {&fa2_backward_kernel, &fa2_backward_2d_kernel, &fa3_backward_kernel}) {
     const KernelEntry* entry = runnable(*description);
     if (entry == nullptr) continue;
     measure::CudaStream stream;
