@@ -40,7 +40,13 @@
 
 namespace cfr::kernels::fa3_bwd {
 
-template <int HeadDim, int Br>
+// bulk_dq: each warpgroup's 64 x 64 block of dQ goes through shared memory
+// and reaches the fp32 accumulator as one bulk reduction (cp.reduce.async.bulk
+// .add.f32) a row of 64 values, issued by 64 threads, instead of 16 two-wide
+// atomics a thread (4096 a CTA and Q block): Nsight Compute put fa3_bwd's
+// warps in lg_throttle (the global-memory instruction queue full) 12-13 % of
+// their stalls (docs/perf-notes.md, "fa3_bwd").
+template <int HeadDim, int Br, bool BulkDq = false>
 struct BwdWgmmaConfig {
   static_assert((HeadDim == 128 && Br == 64) || (HeadDim == 64 && Br == 128),
                 "dQ's 64 x 64 blocks: d's column block per warpgroup at d 128, a 64-row "
@@ -70,7 +76,13 @@ struct BwdWgmmaConfig {
   static constexpr int do_offset = q_offset + stages * q_tile_bytes;
   static constexpr int ds_offset = do_offset + stages * q_tile_bytes;
   static constexpr int stats_offset = ds_offset + ds_bytes;  // [stage][LSE br, D br]
-  static constexpr int smem_bytes = stats_offset + 2 * stages * br * 4;
+  static constexpr bool bulk_dq = BulkDq;
+  // bulk_dq's staging rows: 64 fp32 and 16 bytes of padding, so the 8 rows
+  // a warp's accumulator store touches start 4 banks apart.
+  static constexpr int dq_row_floats = 68;
+  static constexpr int dq_offset = stats_offset + 2 * stages * br * 4;
+  static constexpr int dq_stage_bytes = bulk_dq ? consumers * 64 * dq_row_floats * 4 : 0;
+  static constexpr int smem_bytes = dq_offset + dq_stage_bytes;
 
   static constexpr int d_steps = head_dim / wgmma::k_step;  // K steps of S^T, dP^T
   static constexpr int r_steps = br / wgmma::k_step;        // of dV, dK (query rows)
@@ -159,6 +171,42 @@ __device__ __forceinline__ float2 unpack_pair(std::uint32_t packed) {
     return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&packed));
   } else {
     return __half22float2(*reinterpret_cast<const __half2*>(&packed));
+  }
+}
+
+// A warpgroup's 64 x 64 block of dQ (its wgmma accumulator) added to the
+// fp32 accumulator at `out` (the block's first row and column; rows `d`
+// floats apart; `rows` of them inside the sequence): the block to its
+// staging rows in shared memory, then one bulk reduction a row, issued by
+// the warpgroup's first 64 threads. The staging rows are free again once the
+// previous block's reductions have read them (wait_group.read).
+template <typename Cfg>
+__device__ __forceinline__ void add_dq_in_bulk(const float (&dq)[Cfg::dq_values],
+                                               unsigned char* smem, std::uint32_t base,
+                                               int consumer, int thread, int acc_row, int acc_col,
+                                               float* out, int rows) {
+  constexpr int row_bytes = Cfg::dq_row_floats * 4;
+  const int stage_offset = Cfg::dq_offset + consumer * 64 * row_bytes;
+  float* stage = reinterpret_cast<float*>(smem + stage_offset);
+  if (thread < 64) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+#pragma unroll
+  for (int i = 0; i < Cfg::dq_values; i += 2) {
+    const int row = acc_row + 8 * ((i / 2) % 2);
+    const int col = 8 * (i / 4) + acc_col;
+    *reinterpret_cast<float2*>(stage + row * Cfg::dq_row_floats + col) = make_float2(dq[i], dq[i + 1]);
+  }
+  fence_async_proxy();  // the generic stores, before the bulk copy reads them
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+  if (thread < 64) {
+    if (thread < rows) {
+      asm volatile(
+          "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], 256;\n" ::"l"(
+              out + static_cast<std::int64_t>(thread) * Cfg::head_dim),
+          "r"(base + static_cast<std::uint32_t>(stage_offset + thread * row_bytes))
+          : "memory");
+    }
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
   }
 }
 
@@ -325,19 +373,31 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     wgmma::fence_operands(dq);
     wgmma::fence_operands(dk);
     wgmma::fence_operands(dv);
+    if constexpr (Cfg::bulk_dq) {
+      add_dq_in_bulk<Cfg>(dq, smem, base, consumer, thread, acc_row, acc_col,
+                          dq_head + static_cast<std::int64_t>(q0 + dq_row0) * Cfg::head_dim +
+                              dq_col0,
+                          q_len - q0 - dq_row0);
+    } else {
 #pragma unroll
-    for (int i = 0; i < Cfg::dq_values; i += 2) {
-      const int row = q0 + dq_row0 + acc_row + 8 * ((i / 2) % 2);
-      if (row >= q_len) continue;
-      float* out =
-          dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + dq_col0 + 8 * (i / 4) + acc_col;
-      fa2_bwd::add_pair<true>(out, dq[i], dq[i + 1]);
+      for (int i = 0; i < Cfg::dq_values; i += 2) {
+        const int row = q0 + dq_row0 + acc_row + 8 * ((i / 2) % 2);
+        if (row >= q_len) continue;
+        float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + dq_col0 +
+                     8 * (i / 4) + acc_col;
+        fa2_bwd::add_pair<true>(out, dq[i], dq[i + 1]);
+      }
     }
     if (q_block + 1 < work.q_blocks && threadIdx.x < 2 * Cfg::br) {
       stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
     }
   }
 
+  if constexpr (Cfg::bulk_dq) {
+    // The last reductions read their staging rows before the CTA's shared
+    // memory goes.
+    if (thread < 64) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+  }
 #pragma unroll
   for (int i = 0; i < Cfg::kv_values; i += 2) {
     const int key = first_key + acc_row + 8 * ((i / 2) % 2);

@@ -809,9 +809,23 @@ step_fa3bwd() {
     "$out/fa3bwd-sass.txt" | tee "$out/fa3bwd-sass-counts.txt"
   "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa3bwd-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  sanitize fa3bwd-sanitizer " (fa3_bwd)" sweep --gpu h200 --kernels fa3_bwd --backward \
-    --seq-lens 17,130,257 --head-dims 64,128 --both --dtype fp16,bf16 --warmup 0 \
-    --min-samples 1 --max-seconds 0.01 --hot
+  # racecheck over these 24 rows ran past 250 s (each row runs its forward
+  # partner, fa3_wgmma, under the tool too): memcheck takes them all,
+  # racecheck the ragged N 130 at both head dims and masks.
+  local rows=(sweep --gpu h200 --kernels fa3_bwd --backward --head-dims 64,128 --both --warmup 0
+              --min-samples 1 --max-seconds 0.01 --hot)
+  local tool_name rc
+  for tool_name in memcheck racecheck; do
+    local lens=(--seq-lens 17,130,257 --dtype fp16,bf16)
+    [[ $tool_name == racecheck ]] && lens=(--seq-lens 130 --dtype fp16)
+    echo "== compute-sanitizer --tool $tool_name (fa3_bwd)"
+    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${rows[@]}" "${lens[@]}" \
+      >"$out/fa3bwd-sanitizer-$tool_name.log" 2>&1
+    rc=$?
+    tail -n 5 "$out/fa3bwd-sanitizer-$tool_name.log"
+    echo "exit $rc"
+    [[ $rc -eq 0 ]] || status=1
+  done
 }
 
 # The SASS of the tool's kernels whose mangled name contains PATTERN.
