@@ -180,7 +180,10 @@ h100_section() {
   # The newest version's judgement: a fa3-vN-<commit> folder with torch's report, by version.
   fa3=$(ls -d results/h100/fa3-v[0-9]*-*/torch-sdpa-forward.json{,.gz} 2>/dev/null | sort -V |
     tail -n 1 | xargs -r dirname)
-  bwd=$(ls -d results/h100/backward-* 2>/dev/null | tail -n 1)
+  # The newest backward judgement by its commit's date (backward-<commit>).
+  bwd=$(for dir in results/h100/backward-*; do
+          [[ -d $dir ]] && echo "$(git log -1 --format=%ct "${dir##*-}" 2>/dev/null || echo 0) $dir"
+        done | sort -n | tail -n 1 | cut -d' ' -f2)
   if [[ -n $fa3 ]]; then
     pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
       "$fa3/torch-sdpa-forward.json" "$fa3/sweep-fa3.json" torch_sdpa_cudnn=fa3_wgmma
@@ -199,6 +202,10 @@ h100_section() {
     done
     pair_section "fa3_bwd vs torch SDPA cuDNN backward, issue 19's axes ($bwd/)" \
       "$bwd/torch-sdpa-backward.json" "$bwd/sweep-fa2-bwd.json" "torch_sdpa_cudnn=fa3_bwd"
+    "$tool" plot "$bwd/sweep-fa2-bwd.json" "$bwd/torch-sdpa-backward.json" \
+      --title "H100: the backward kernels and torch SDPA's backward" --out "$bwd/backward.svg" >&2
+    echo
+    echo "![the backward kernels and torch SDPA's backward on an H100]($bwd/backward.svg)"
   fi
 }
 h100_generated=$(h100_section)
