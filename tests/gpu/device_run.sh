@@ -799,6 +799,19 @@ step_fa2bwd() {
     --min-samples 1 --max-seconds 0.01 --hot
 }
 
+# The backward kernels against torch's on shapes issue 19 does not name
+# (B 2, H 16, N 4100 and 6000: ragged last blocks, bf16, d 64 and 128,
+# both masks) into results/h200/backward-other/, and one checked fa3_bwd row
+# at B 1 H 4 N 131072 d 64 (the fp32 check of issue 19 at 128K tokens).
+step_peers_backward_other() {
+  torch_judgement peers_backward_other results/h200/backward-other sweep-bwd-other \
+    torch-sdpa-backward-other fa2_bwd_2d,fa3_bwd fa3_bwd,fa2_bwd_2d fa2_bwd_2d --backward -- \
+    --batch 2 --heads 16 --seq-lens 4100,6000 --head-dims 64,128 --both --dtype bf16 \
+    --max-seconds 0.5
+  timed_sweep fa3bwd-n128k --kernels fa3_bwd --backward --batch 1 --heads 4 --seq-lens 131072 \
+    --head-dims 64 --max-seconds 1
+}
+
 # fa3_bwd (the backward on wgmma; a -Dgpu_archs=90a build): its main
 # kernel's SASS (HGMMA, spills), the backward GPU tests, memcheck and
 # racecheck over small ragged shapes; step_peers_backward times it.
