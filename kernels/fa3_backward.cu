@@ -14,14 +14,15 @@ namespace {
 
 template <int head_dim>
 using Fa3BwdConfigOf =
-    fa3_bwd::BwdWgmmaConfig<head_dim, arch_independent_config<fa3_backward_kernel, head_dim>().tile.br>;
+    fa3_bwd::BwdWgmmaConfig<head_dim,
+                            arch_independent_config<fa3_backward_kernel, head_dim>().tile.br>;
 
 template <int head_dim>
 constexpr bool config_matches_catalog() {
   constexpr KernelConfig config = arch_independent_config<fa3_backward_kernel, head_dim>();
   using Cfg = Fa3BwdConfigOf<head_dim>;
-  return config.tile.bc == Cfg::bc && config.warps == Cfg::warps &&
-         config.stages == Cfg::stages && config.ctas_per_sm == Cfg::min_ctas_per_sm;
+  return config.tile.bc == Cfg::bc && config.warps == Cfg::warps && config.stages == Cfg::stages &&
+         config.ctas_per_sm == Cfg::min_ctas_per_sm;
 }
 static_assert(config_matches_catalog<64>() && config_matches_catalog<128>(),
               "the catalog's tiles, warps, stages and CTAs per SM are the kernel's");
@@ -32,10 +33,9 @@ static_assert(std::is_same_v<Fa3BwdConfigOf<64>, fa3_bwd::BwdWgmmaConfig<64, 128
 cudaError_t launch_fa3_backward(const AttentionShape& shape, const BackwardBuffers& io,
                                 const LaunchContext& context) {
   if (!backward_buffers_usable(io)) return cudaErrorInvalidValue;
-  return dispatch_dtype_and_head_dim<fa3_backward_kernel>(
-      shape, [&]<typename T, int head_dim>() {
-        return fa3_bwd::launch_fa3_backward_config<T, Fa3BwdConfigOf<head_dim>>(shape, io, context);
-      });
+  return dispatch_dtype_and_head_dim<fa3_backward_kernel>(shape, [&]<typename T, int head_dim>() {
+    return fa3_bwd::launch_fa3_backward_config<T, Fa3BwdConfigOf<head_dim>>(shape, io, context);
+  });
 }
 
 }  // namespace

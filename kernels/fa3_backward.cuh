@@ -194,7 +194,8 @@ __device__ __forceinline__ void add_dq_in_bulk(const float (&dq)[Cfg::dq_values]
   for (int i = 0; i < Cfg::dq_values; i += 2) {
     const int row = acc_row + 8 * ((i / 2) % 2);
     const int col = 8 * (i / 4) + acc_col;
-    *reinterpret_cast<float2*>(stage + row * Cfg::dq_row_floats + col) = make_float2(dq[i], dq[i + 1]);
+    *reinterpret_cast<float2*>(stage + row * Cfg::dq_row_floats + col) =
+        make_float2(dq[i], dq[i + 1]);
   }
   fence_async_proxy();  // the generic stores, before the bulk copy reads them
   asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
@@ -260,8 +261,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #pragma unroll
   for (int i = 0; i < Cfg::kv_values; ++i) dk[i] = dv[i] = 0.f;
   // This warpgroup's 64 keys of K and V: 64 rows into each column block.
-  const std::uint32_t k_rows = k_tile + consumer * Cfg::keys_per_consumer * wgmma::swizzle_row_bytes;
-  const std::uint32_t v_rows = v_tile + consumer * Cfg::keys_per_consumer * wgmma::swizzle_row_bytes;
+  const std::uint32_t k_rows =
+      k_tile + consumer * Cfg::keys_per_consumer * wgmma::swizzle_row_bytes;
+  const std::uint32_t v_rows =
+      v_tile + consumer * Cfg::keys_per_consumer * wgmma::swizzle_row_bytes;
   // dQ's 64 x 64 block: A = dS's column block (query rows) and B = K's (d).
   constexpr int block_bytes = Cfg::bc * wgmma::swizzle_row_bytes;
   const std::uint32_t dq_a = ds_tile + (Cfg::head_dim == 64 ? consumer * block_bytes : 0);
@@ -280,8 +283,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       const int next = stage ^ 1;
       load_tile<T, Cfg, Cfg::br>(base + Cfg::q_offset + next * Cfg::q_tile_bytes, q_head, next_q0,
                                  q_len);
-      load_tile<T, Cfg, Cfg::br>(base + Cfg::do_offset + next * Cfg::q_tile_bytes, do_head,
-                                 next_q0, q_len);
+      load_tile<T, Cfg, Cfg::br>(base + Cfg::do_offset + next * Cfg::q_tile_bytes, do_head, next_q0,
+                                 q_len);
       next_stat = fa2_bwd::stat_of<Cfg>(lse_head, d_head, next_q0, q_len);
     }
     commit_async_copies();
@@ -374,10 +377,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     wgmma::fence_operands(dk);
     wgmma::fence_operands(dv);
     if constexpr (Cfg::bulk_dq) {
-      add_dq_in_bulk<Cfg>(dq, smem, base, consumer, thread, acc_row, acc_col,
-                          dq_head + static_cast<std::int64_t>(q0 + dq_row0) * Cfg::head_dim +
-                              dq_col0,
-                          q_len - q0 - dq_row0);
+      add_dq_in_bulk<Cfg>(
+          dq, smem, base, consumer, thread, acc_row, acc_col,
+          dq_head + static_cast<std::int64_t>(q0 + dq_row0) * Cfg::head_dim + dq_col0,
+          q_len - q0 - dq_row0);
     } else {
 #pragma unroll
       for (int i = 0; i < Cfg::dq_values; i += 2) {
@@ -404,17 +407,16 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     if (key >= kv_len) continue;
     const std::int64_t at =
         work.kv_offset + static_cast<std::int64_t>(key) * Cfg::head_dim + 8 * (i / 4) + acc_col;
-    *reinterpret_cast<std::uint32_t*>(d_k + at) = fa2::pack_pair<T>(dk[i] * scale, dk[i + 1] * scale);
+    *reinterpret_cast<std::uint32_t*>(d_k + at) =
+        fa2::pack_pair<T>(dk[i] * scale, dk[i + 1] * scale);
     *reinterpret_cast<std::uint32_t*>(d_v + at) = fa2::pack_pair<T>(dv[i], dv[i + 1]);
   }
 #endif  // without sm_90a it writes nothing, so a check of its outputs fails
 }
 
-
 // Square self-attention only, as fa2_bwd_2d.
 template <typename T, typename Cfg>
-cudaError_t launch_fa3_backward_config(const AttentionShape& shape,
-                                       const BackwardBuffers& io,
+cudaError_t launch_fa3_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
                                        const LaunchContext& context) {
   if (shape.key_heads() != shape.heads) return cudaErrorInvalidValue;
   return fa2_bwd::launch_fa2_backward_with<T, Cfg>(fa3_backward_main<T, Cfg>, shape, io, context);

@@ -518,10 +518,9 @@ inline constexpr KernelDescription fa3_backward_kernel{
 };
 
 inline constexpr std::array<KernelDescription, 10> kernel_catalog{
-    naive_kernel,        fa1_scalar_kernel,   fa1_wmma_kernel,
-    fa2_mma_kernel,      fa2_decode_kernel,   fa3_wgmma_kernel,
-    fa1_backward_kernel, fa2_backward_kernel, fa2_backward_2d_kernel,
-    fa3_backward_kernel};
+    naive_kernel,           fa1_scalar_kernel,  fa1_wmma_kernel,     fa2_mma_kernel,
+    fa2_decode_kernel,      fa3_wgmma_kernel,   fa1_backward_kernel, fa2_backward_kernel,
+    fa2_backward_2d_kernel, fa3_backward_kernel};
 
 // A built-in kernel by name; null when there is none.
 constexpr const KernelDescription* find_kernel(std::string_view name) {

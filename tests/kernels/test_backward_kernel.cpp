@@ -218,8 +218,7 @@ const KernelEntry* runnable(const KernelDescription& kernel) {
 // fa2_bwd's pre-pass (fa2_bwd_2d's and fa3_bwd's too) zeroes its dQ
 // accumulator: a workspace full of NaN, and the same workspace again, give
 // the reference's gradients both times.
-TEST_CASE("fa2_bwd, fa2_bwd_2d and fa3_bwd take a workspace of any contents, twice",
-          "[backward]") {
+TEST_CASE("fa2_bwd, fa2_bwd_2d and fa3_bwd take a workspace of any contents, twice", "[backward]") {
   for (const KernelDescription* description :
        {&fa2_backward_kernel, &fa2_backward_2d_kernel, &fa3_backward_kernel}) {
     const KernelEntry* entry = runnable(*description);
