@@ -213,13 +213,18 @@ __device__ __forceinline__ void add_dq_in_bulk(const float (&dq)[Cfg::dq_values]
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-template <typename T, typename Cfg>
+// `grouped`: GQA, heads_per_kv_head (G > 1) query heads a K/V head, streamed
+// as fa2_bwd streams them (fa2_bwd::QBlockStream: from the last Q block down,
+// the group's heads within each), so dK and dV sum over the group in the
+// same registers; square self-attention runs grouped = false, where
+// heads_per_kv_head is not read.
+template <typename T, typename Cfg, bool grouped>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     fa3_backward_main(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                       const T* __restrict__ d_o, const float* __restrict__ lse,
                       const float* __restrict__ d_rows, float* __restrict__ dq_accum,
                       T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len,
-                      int /*heads_per_kv_head*/, bool causal, float scale, float scale_log2) {
+                      int heads_per_kv_head, bool causal, float scale, float scale_log2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) unsigned char smem[];
   const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
@@ -236,24 +241,32 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int acc_row = 16 * (thread / 32) + lane / 4;
   const int acc_col = 2 * (lane % 4);
 
-  const fa2_bwd::KvBlockWork work = fa2_bwd::kv_block_work<Cfg>(q_len, kv_len, causal);
-  const T* q_head = q + work.q_offset;
-  const T* do_head = d_o + work.q_offset;
-  const float* lse_head = lse + work.row0;
-  const float* d_head = d_rows + work.row0;
-  float* dq_head = dq_accum + work.q_offset;
+  const fa2_bwd::KvBlockWork work =
+      fa2_bwd::kv_block_work<Cfg, grouped>(q_len, kv_len, causal, heads_per_kv_head);
+  // Only its step arithmetic (which Q block of which query head a step is):
+  // the tiles here are in wgmma's layout, loaded by load_tile below.
+  const fa2_bwd::QBlockStream<T, Cfg, grouped> stream{
+      base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head};
   const int first_key = work.c0 + consumer * Cfg::keys_per_consumer;  // this warpgroup's
+  // Step `index`'s Q and dO tiles into `stage`, and this thread's share of
+  // its LSE and D (the first 2 Br threads'), which the caller stores.
+  const auto load_step = [&](int index, int stage) {
+    const std::int64_t offset = stream.q_offset_of(index);
+    const std::int64_t row0 = stream.row0_of(index);
+    const int q0 = stream.block_of(index) * Cfg::br;
+    load_tile<T, Cfg, Cfg::br>(base + Cfg::q_offset + stage * Cfg::q_tile_bytes, q + offset, q0,
+                               q_len);
+    load_tile<T, Cfg, Cfg::br>(base + Cfg::do_offset + stage * Cfg::q_tile_bytes, d_o + offset, q0,
+                               q_len);
+    return fa2_bwd::stat_of<Cfg>(lse + row0, d_rows + row0, q0, q_len);
+  };
 
   load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, work.c0, kv_len);
   load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, work.c0, kv_len);
   {
-    const int q0 = work.first_q_block * Cfg::br;
-    load_tile<T, Cfg, Cfg::br>(base + Cfg::q_offset, q_head, q0, q_len);
-    load_tile<T, Cfg, Cfg::br>(base + Cfg::do_offset, do_head, q0, q_len);
+    const float stat = load_step(stream.first_step(), 0);
     commit_async_copies();
-    if (threadIdx.x < 2 * Cfg::br) {
-      stats[threadIdx.x] = fa2_bwd::stat_of<Cfg>(lse_head, d_head, q0, q_len);
-    }
+    if (threadIdx.x < 2 * Cfg::br) stats[threadIdx.x] = stat;
   }
 
   float dk[Cfg::kv_values];
@@ -272,24 +285,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int dq_row0 = Cfg::head_dim == 64 ? consumer * 64 : 0;
   const int dq_col0 = Cfg::head_dim == 128 ? consumer * 64 : 0;
 
-  for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
-    const int stage = (q_block - work.first_q_block) % Cfg::stages;
+  for (int index = stream.first_step(); index < stream.steps(); ++index) {
+    const int stage = (index - stream.first_step()) % Cfg::stages;
+    const bool has_next = index + 1 < stream.steps();
     wait_async_copies<0>();
     fence_async_proxy();  // cp.async's writes, before wgmma reads them
     __syncthreads();      // every thread's copies; the other stage and dS^T are free
-    float next_stat = 0.f;
-    if (q_block + 1 < work.q_blocks) {
-      const int next_q0 = (q_block + 1) * Cfg::br;
-      const int next = stage ^ 1;
-      load_tile<T, Cfg, Cfg::br>(base + Cfg::q_offset + next * Cfg::q_tile_bytes, q_head, next_q0,
-                                 q_len);
-      load_tile<T, Cfg, Cfg::br>(base + Cfg::do_offset + next * Cfg::q_tile_bytes, do_head, next_q0,
-                                 q_len);
-      next_stat = fa2_bwd::stat_of<Cfg>(lse_head, d_head, next_q0, q_len);
-    }
+    const float next_stat = has_next ? load_step(index + 1, stage ^ 1) : 0.f;
     commit_async_copies();
 
-    const int q0 = q_block * Cfg::br;
+    const int q0 = stream.block_of(index) * Cfg::br;
+    // GQA: the step's query head's accumulator, found here rather than held
+    // through the products.
+    float* const dq_head = dq_accum + stream.q_offset_of(index);
     const std::uint32_t q_tile = base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
     const std::uint32_t do_tile = base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
     const float* lse_log2 = stats + stage * 2 * Cfg::br;
@@ -391,7 +399,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         fa2_bwd::add_pair<true>(out, dq[i], dq[i + 1]);
       }
     }
-    if (q_block + 1 < work.q_blocks && threadIdx.x < 2 * Cfg::br) {
+    if (has_next && threadIdx.x < 2 * Cfg::br) {
       stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
     }
   }
@@ -414,12 +422,16 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #endif  // without sm_90a it writes nothing, so a check of its outputs fails
 }
 
-// Square self-attention only, as fa2_bwd_2d.
+// Square self-attention launches the square instantiation, GQA the grouped one.
 template <typename T, typename Cfg>
 cudaError_t launch_fa3_backward_config(const AttentionShape& shape, const BackwardBuffers& io,
                                        const LaunchContext& context) {
-  if (shape.key_heads() != shape.heads) return cudaErrorInvalidValue;
-  return fa2_bwd::launch_fa2_backward_with<T, Cfg>(fa3_backward_main<T, Cfg>, shape, io, context);
+  if (shape.key_heads() == shape.heads) {
+    return fa2_bwd::launch_fa2_backward_with<T, Cfg>(fa3_backward_main<T, Cfg, false>, shape, io,
+                                                     context);
+  }
+  return fa2_bwd::launch_fa2_backward_with<T, Cfg>(fa3_backward_main<T, Cfg, true>, shape, io,
+                                                   context);
 }
 
 }  // namespace cfr::kernels::fa3_bwd

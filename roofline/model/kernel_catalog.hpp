@@ -492,9 +492,11 @@ inline constexpr KernelDescription fa2_backward_2d_kernel{
 // and 148,480 B at d 128; one CTA per SM (dK and dV take d fp32 registers a
 // thread beside S^T and dP^T: 255 registers). No warp specialization yet:
 // every thread loads, then both warpgroups compute. The forward partner is
-// fa3_wgmma (the same sm_90a build). Square self-attention only, as
-// fa2_bwd_2d. wgmma needs sm_90a code, so it is built only for gpu_archs
-// ending in 'a'.
+// fa3_wgmma (the same sm_90a build). GQA as fa2_bwd: the main launch's heads
+// are the K/V heads, each CTA streaming its group's query heads (from the
+// last Q block down, the group's heads within each), so dK and dV sum over
+// the group in its registers; as many keys as queries only. wgmma needs
+// sm_90a code, so it is built only for gpu_archs ending in 'a'.
 inline constexpr std::array<int, 2> fa3_backward_head_dims{64, 128};
 inline constexpr std::array<ConfigRule, 2> fa3_backward_configs{{
     {.max_head_dim = 64, .config = {.tile = {128, 128}, .warps = 8, .stages = 2, .ctas_per_sm = 1}},
@@ -515,6 +517,7 @@ inline constexpr KernelDescription fa3_backward_kernel{
     .summary =
         "FA3 backward products on wgmma (S^T, dP^T from shared memory; dV, dK from registers; "
         "dQ = dS K), dQ by fp32 atomics",
+    .shapes = {.kv_heads = true},
 };
 
 inline constexpr std::array<KernelDescription, 10> kernel_catalog{
