@@ -812,6 +812,15 @@ step_peers_backward_other() {
     --head-dims 64 --max-seconds 1
 }
 
+# The backward kernels that take GQA against torch's (enable_gqa) on Llama-3
+# 8B's grouping, 32 query heads over 8 K/V heads: results/h200/backward-gqa/.
+step_peers_backward_gqa() {
+  torch_judgement peers_backward_gqa results/h200/backward-gqa sweep-bwd-gqa \
+    torch-sdpa-backward-gqa fa2_bwd,fa3_bwd fa3_bwd,fa2_bwd fa2_bwd --backward -- \
+    --batch 1 --heads 32 --kv-heads 8 --seq-lens 4096,8192 --head-dims 64,128 --both \
+    --dtype bf16 --max-seconds 0.5
+}
+
 # fa3_bwd (the backward on wgmma; a -Dgpu_archs=90a build): its main
 # kernel's SASS (HGMMA, spills), the backward GPU tests, memcheck and
 # racecheck over small ragged shapes; step_peers_backward times it.
@@ -822,11 +831,11 @@ step_fa3bwd() {
     "$out/fa3bwd-sass.txt" | tee "$out/fa3bwd-sass-counts.txt"
   "$build/tests/kernels/test_kernels" "[backward]" 2>&1 | tail -n 40 | tee "$out/fa3bwd-tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  # racecheck over these 24 rows ran past 250 s (each row runs its forward
-  # partner, fa3_wgmma, under the tool too): memcheck takes them all,
-  # racecheck the ragged N 130 at both head dims and masks.
+  # racecheck over 24 such rows ran past 250 s (each row runs its forward
+  # partner, fa3_wgmma, under the tool too): memcheck takes them all (MQA and
+  # MHA: 48 rows), racecheck the ragged N 130 at both head dims and masks.
   local rows=(sweep --gpu h200 --kernels fa3_bwd --backward --head-dims 64,128 --both --warmup 0
-              --min-samples 1 --max-seconds 0.01 --hot)
+              --heads 4 --kv-heads 1,4 --min-samples 1 --max-seconds 0.01 --hot)
   local tool_name rc
   for tool_name in memcheck racecheck; do
     local lens=(--seq-lens 17,130,257 --dtype fp16,bf16)
