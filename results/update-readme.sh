@@ -180,9 +180,12 @@ h100_section() {
   # The newest version's judgement: a fa3-vN-<commit> folder with torch's report, by version.
   fa3=$(ls -d results/h100/fa3-v[0-9]*-*/torch-sdpa-forward.json{,.gz} 2>/dev/null | sort -V |
     tail -n 1 | xargs -r dirname)
-  # The newest backward judgement by its commit's date (backward-<commit>).
+  # The newest judgement on issue 19's axes (backward-<commit> with our sweep
+  # and torch's report) by its commit's date.
   bwd=$(for dir in results/h100/backward-*; do
-          [[ -d $dir ]] && echo "$(git log -1 --format=%ct "${dir##*-}" 2>/dev/null || echo 0) $dir"
+          [[ -e $dir/torch-sdpa-backward.json && ( -e $dir/sweep-fa2-bwd.json ||
+             -e $dir/sweep-fa2-bwd.json.gz ) ]] || continue
+          echo "$(git log -1 --format=%ct "${dir##*-}" 2>/dev/null || echo 0) $dir"
         done | sort -n | tail -n 1 | cut -d' ' -f2)
   if [[ -n $fa3 ]]; then
     pair_section "fa3_wgmma vs torch SDPA cuDNN, issue 22's axes ($fa3/)" \
