@@ -297,7 +297,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     const int q0 = stream.block_of(index) * Cfg::br;
     // GQA: the step's query head's accumulator, found here rather than held
     // through the products.
-    float* const dq_head = dq_accum + stream.q_offset_of(index);
+    float* dq_head = dq_accum + stream.q_offset_of(index);
+    if constexpr (grouped) {
+      // Held in a register: left to the compiler, the grouped d 128 kernel
+      // recomputed it at each of its 16 atomics, with the step's head
+      // (index % G) in 64 bits, 14 divisions a step (ptxas; 1.6x the time of
+      // the square kernel on the same FLOPs, docs/perf-notes.md "fa3_bwd").
+      asm volatile("" : "+l"(dq_head));
+    }
     const std::uint32_t q_tile = base + Cfg::q_offset + stage * Cfg::q_tile_bytes;
     const std::uint32_t do_tile = base + Cfg::do_offset + stage * Cfg::q_tile_bytes;
     const float* lse_log2 = stats + stage * 2 * Cfg::br;
