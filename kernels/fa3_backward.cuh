@@ -343,7 +343,12 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     wgmma::wait_group<1>();  // dP^T (dV may still run)
     wgmma::fence_operands(dpt);
 
-    // dS^T = P^T (dP^T - D), P^T as dV reads it.
+    // dS^T = P^T (dP^T - D), P^T as dV reads it. The PTX ISA makes reading
+    // an A register of a wgmma in flight (dV's, here) undefined; ptxas 13.0
+    // keeps p_a live and unwritten until the wait (a review scanned every
+    // instantiation's SASS for it), and the compliant orders cost either a
+    // copy of P (16-32 registers, on kernels at 255 that spill) or dV's
+    // overlap with this loop. Recheck on a compiler change.
 #pragma unroll
     for (int step = 0; step < Cfg::r_steps; ++step) {
 #pragma unroll
@@ -357,10 +362,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
     std::uint32_t ds_a[Cfg::r_steps][4];
     pack_a<T>(dpt, ds_a);
-    wgmma::fence_operands(ds_a);
-    wgmma::fence();
-    issue_over_rows<T, Cfg>(dk, ds_a, q_tile);
-    // dS^T into shared memory for dQ: element (key, row) of [bc][br].
+    // dS^T into shared memory for dQ, element (key, row) of [bc][br], before
+    // dK's wgmma takes ds_a as its A operand (no read of it in flight).
 #pragma unroll
     for (int step = 0; step < Cfg::r_steps; ++step) {
 #pragma unroll
@@ -372,6 +375,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(ds_a[step][reg]) : "memory");
       }
     }
+    wgmma::fence_operands(ds_a);
+    wgmma::fence();
+    issue_over_rows<T, Cfg>(dk, ds_a, q_tile);
     fence_async_proxy();
     __syncthreads();  // both warpgroups' dS^T
 
