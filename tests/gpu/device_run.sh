@@ -948,11 +948,12 @@ torch_judgement() {
     [[ $rc -eq 0 ]] || status=1
   done
   local kernel peer text
-  local -a judged_kernels
+  local -a judged_kernels texts=()
   IFS=, read -r -a judged_kernels <<<"$judged"
   for kernel in "${judged_kernels[@]}"; do
     for peer in flash cudnn; do
-      text=$out/${kernel//_/-}-vs-$peer.txt
+      text=$dir/${kernel//_/-}-vs-$peer.txt
+      texts+=("$text")
       "$tool" compare "$dir/$peers.json" "$dir/$ours.json" \
         --match-kernel "torch_sdpa_$peer=$kernel" >"$text" 2>&1
       echo "$name: compare $kernel against torch_sdpa_$peer exit $?"
@@ -960,10 +961,14 @@ torch_judgement() {
     done
   done
   kernel=${judged_kernels[0]}
-  text=$out/${kernel//_/-}-vs-${base//_/-}.txt
+  text=$dir/${kernel//_/-}-vs-${base//_/-}.txt
   "$tool" compare "$dir/$ours.json" "$dir/$ours.json" --match-kernel "$base=$kernel" >"$text" 2>&1
   echo "$name: compare $kernel against $base exit $?"
   grep -E "$kernel (vs|over) $base|geomean" "$text" | head -n 30
+  # Written beside the reports, so two judgements of one call keep their own
+  # (in $out they share names), and copied to $out as before.
+  texts+=("$text")
+  cp "${texts[@]}" "$out/"
 }
 
 # Issue 22's judgement in one run: fa3_wgmma and fa2_mma, and torch's cuDNN
