@@ -1,11 +1,12 @@
 #pragma once
 
-// The backward's main launch on sm_90a's wgmma (FlashAttention-3's backward
-// structure, without its warp specialization yet): an experiment timed by
-// tests/gpu/fa2bwd_variants beside fa2_bwd_2d, not a registered kernel. It
-// shares fa2_bwd's pre-pass (D, the zeroed dQ accumulator), its convert pass,
-// workspace and launch (kernels/fa2_backward.cuh), so it differs from
-// fa2_bwd_2d only where the tensor work is.
+// fa3_bwd's main launch (kernels/fa3_backward.cu registers it; the variant
+// tool tests/gpu/fa2bwd_variants times its knobs): the backward's products on
+// sm_90a's wgmma, FlashAttention-3's structure without its warp
+// specialization yet. It shares fa2_bwd's pre-pass (D, the zeroed dQ
+// accumulator), its convert pass, workspace, launch and GQA stream
+// (kernels/fa2_backward.cuh), so it differs from fa2_bwd only where the
+// tensor work is.
 //
 // Why: fa2_bwd_2d's five products run on mma.sync, which tops out at 595-650
 // TFLOP/s on Hopper, and it stays 11-19 % behind torch's flash backward
@@ -21,9 +22,9 @@
 //     is the A fragment of the next products: fa3_wgmma's P V trick);
 //   dV += P^T dO                       wgmma, A from registers, B = dO
 //                                      MN-major (transposed read);
-//   dS^T = P^T (dP^T - D), packed; dK += dS^T Q as dV;
-//   dS^T to shared memory [Bc keys][Br rows], then, after a barrier over both
-//   warpgroups, dQ = dS K over all Bc keys: A = dS and B = K both MN-major;
+//   dS^T = P^T (dP^T - D), packed, stored to shared memory [Bc keys][Br
+//   rows]; dK += dS^T Q as dV; after a barrier over both warpgroups,
+//   dQ = dS K over all Bc keys: A = dS and B = K both MN-major;
 //     at d 128 (Br 64) warpgroup w takes d's column block w, at d 64
 //     (Br 128) the Q block's rows 64 w.. ; added to the fp32 accumulator
 //     with sm_90's two-wide atomics.
@@ -122,47 +123,30 @@ __device__ __forceinline__ void load_tile(std::uint32_t tile, const T* __restric
   }
 }
 
-// acc (=) rows of A times rows of B over d: S^T = K_w Q^T, dP^T = V_w dO^T.
+// acc (=) rows of A times rows of B over d, one wgmma batch: S^T = K_w Q^T,
+// dP^T = V_w dO^T.
 template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_keys_times_rows(float (&acc)[Cfg::st_values],
                                                       std::uint32_t key_rows,
                                                       std::uint32_t query_rows) {
-  // One descriptor an operand, each step's a constant further (fa3_wgmma's
-  // step_descriptors: fewer registers than a descriptor a step).
-  const std::uint64_t a = wgmma::encode(wgmma::k_major_operand(key_rows, Cfg::bc, 0));
-  const std::uint64_t b = wgmma::encode(wgmma::k_major_operand(query_rows, Cfg::br, 0));
-#pragma unroll
-  for (int step = 0; step < Cfg::d_steps; ++step) {
-    wgmma::mma_ss<T, Cfg::br>(acc, a + wgmma::k_major_step_offset(Cfg::bc, step),
-                              b + wgmma::k_major_step_offset(Cfg::br, step), step > 0 ? 1 : 0);
-  }
+  wgmma::issue_k_major<T, Cfg::br, Cfg::d_steps>(acc, key_rows, Cfg::bc, query_rows, Cfg::br);
   wgmma::commit_group();
 }
 
-// acc += A Y over the Q block's rows, A from registers (P^T or dS^T), Y a
-// [br, d] tile read MN-major (dO or Q): dV, dK.
+// acc += A Y over the Q block's rows, one wgmma batch, A from registers (P^T
+// or dS^T), Y a [br, d] tile read MN-major (dO or Q): dV, dK.
 template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_over_rows(float (&acc)[Cfg::kv_values],
                                                 const std::uint32_t (&a)[Cfg::r_steps][4],
                                                 std::uint32_t y_tile) {
-  const std::uint64_t b = wgmma::encode(wgmma::mn_major_operand(y_tile, Cfg::br, 0));
-#pragma unroll
-  for (int step = 0; step < Cfg::r_steps; ++step) {
-    wgmma::mma_rs<T, Cfg::head_dim>(acc, a[step], b + wgmma::mn_major_step_offset(step), 1);
-  }
+  wgmma::issue_register_a<T, Cfg::head_dim, Cfg::r_steps>(acc, a, y_tile, Cfg::br);
   wgmma::commit_group();
 }
 
 template <typename T, int steps, int values>
 __device__ __forceinline__ void pack_a(const float (&acc)[values], std::uint32_t (&a)[steps][4]) {
 #pragma unroll
-  for (int step = 0; step < steps; ++step) {
-#pragma unroll
-    for (int reg = 0; reg < 4; ++reg) {
-      a[step][reg] = fa2::pack_pair<T>(acc[wgmma::p_source_index(step, reg, 0)],
-                                       acc[wgmma::p_source_index(step, reg, 1)]);
-    }
-  }
+  for (int step = 0; step < steps; ++step) wgmma::pack_a_step<T>(acc, step, a[step]);
 }
 
 template <typename T>

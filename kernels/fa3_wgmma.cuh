@@ -361,17 +361,6 @@ __device__ __forceinline__ void softmax_step(float (&s)[Cfg::s_values], RowState
   }
 }
 
-// P's A operand of K step `step` from the accumulator it was computed in.
-template <typename T, int count>
-__device__ __forceinline__ void pack_p_step(const float (&p)[count], int step,
-                                            std::uint32_t (&a)[4]) {
-#pragma unroll
-  for (int reg = 0; reg < 4; ++reg) {
-    a[reg] = fa2::pack_pair<T>(p[wgmma::p_source_index(step, reg, 0)],
-                               p[wgmma::p_source_index(step, reg, 1)]);
-  }
-}
-
 // O / l to global memory (rows past q_len skipped) and LSE in natural log.
 template <typename T, typename Cfg>
 __device__ __forceinline__ void store_output(const float (&o_acc)[Cfg::o_values],
@@ -414,14 +403,7 @@ template <typename T, typename Cfg>
 __device__ __forceinline__ void issue_scores(float (&s)[Cfg::s_values], std::uint32_t q_rows,
                                              std::uint32_t k_tile) {
   if constexpr (Cfg::step_descriptors) {
-    const std::uint64_t a_first = wgmma::encode(wgmma::k_major_operand(q_rows, Cfg::br, 0));
-    const std::uint64_t b_first = wgmma::encode(wgmma::k_major_operand(k_tile, Cfg::bc, 0));
-#pragma unroll
-    for (int step = 0; step < Cfg::qk_steps; ++step) {
-      wgmma::mma_ss<T, Cfg::bc>(s, a_first + wgmma::k_major_step_offset(Cfg::br, step),
-                                b_first + wgmma::k_major_step_offset(Cfg::bc, step),
-                                step > 0 ? 1 : 0);
-    }
+    wgmma::issue_k_major<T, Cfg::bc, Cfg::qk_steps>(s, q_rows, Cfg::br, k_tile, Cfg::bc);
   } else {
 #pragma unroll
     for (int step = 0; step < Cfg::qk_steps; ++step) {
@@ -441,12 +423,7 @@ __device__ __forceinline__ void issue_pv(float (&o_acc)[Cfg::o_values],
                                          const std::uint32_t (&p)[Cfg::pv_steps][4],
                                          std::uint32_t v_tile) {
   if constexpr (Cfg::step_descriptors) {
-    const std::uint64_t b_first = wgmma::encode(wgmma::mn_major_operand(v_tile, Cfg::bc, 0));
-#pragma unroll
-    for (int step = 0; step < Cfg::pv_steps; ++step) {
-      wgmma::mma_rs<T, Cfg::head_dim>(o_acc, p[step], b_first + wgmma::mn_major_step_offset(step),
-                                      1);
-    }
+    wgmma::issue_register_a<T, Cfg::head_dim, Cfg::pv_steps>(o_acc, p, v_tile, Cfg::bc);
   } else {
 #pragma unroll
     for (int step = 0; step < Cfg::pv_steps; ++step) {
@@ -485,7 +462,7 @@ template <typename T, typename Cfg>
 __device__ __forceinline__ void pack_p(const float (&s)[Cfg::s_values],
                                        std::uint32_t (&p)[Cfg::pv_steps][4]) {
 #pragma unroll
-  for (int step = 0; step < Cfg::pv_steps; ++step) pack_p_step<T>(s, step, p[step]);
+  for (int step = 0; step < Cfg::pv_steps; ++step) wgmma::pack_a_step<T>(s, step, p[step]);
 }
 
 // FA3's inter-warpgroup ping-pong (§3.1): the consumers take turns, in

@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/fa2_mma.cuh"
+#include "kernels/wgmma_layout.hpp"
+
 namespace cfr::kernels::wgmma {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -167,6 +170,52 @@ __device__ __forceinline__ void mma_rs(float (&d)[n / 2], const std::uint32_t (&
     } else {
       CFR_WGMMA_RS_M64N128K16("f16");
     }
+  }
+}
+
+// acc (=) A B^T over `steps` K steps of 16, A and B K-major in shared memory
+// (tiles of a_rows and b_rows rows as k_major_operand lays them out: S = Q K^T
+// in fa3_wgmma, S^T = K Q^T and dP^T = V dO^T in fa3_backward); the first
+// step overwrites acc. One descriptor an operand, each step's a constant
+// further (k_major_step_offset), which costs fewer registers than a
+// descriptor a step. Issued, not committed.
+template <typename T, int n, int steps>
+__device__ __forceinline__ void issue_k_major(float (&acc)[n / 2], std::uint32_t a_tile, int a_rows,
+                                              std::uint32_t b_tile, int b_rows) {
+  const std::uint64_t a = encode(k_major_operand(a_tile, a_rows, 0));
+  const std::uint64_t b = encode(k_major_operand(b_tile, b_rows, 0));
+#pragma unroll
+  for (int step = 0; step < steps; ++step) {
+    mma_ss<T, n>(acc, a + k_major_step_offset(a_rows, step), b + k_major_step_offset(b_rows, step),
+                 step > 0 ? 1 : 0);
+  }
+}
+
+// acc += A B over `steps` K steps of 16, A from registers (one set of four a
+// step) and B MN-major in shared memory (a tile of b_rows rows): O += P V in
+// fa3_wgmma, dV += P^T dO and dK += dS^T Q in fa3_backward. One descriptor,
+// as issue_k_major. Issued, not committed.
+template <typename T, int n, int steps>
+__device__ __forceinline__ void issue_register_a(float (&acc)[n / 2],
+                                                 const std::uint32_t (&a)[steps][4],
+                                                 std::uint32_t b_tile, int b_rows) {
+  const std::uint64_t b = encode(mn_major_operand(b_tile, b_rows, 0));
+#pragma unroll
+  for (int step = 0; step < steps; ++step) {
+    mma_rs<T, n>(acc, a[step], b + mn_major_step_offset(step), 1);
+  }
+}
+
+// The A operand of K step `step` (four registers) from the fp32 accumulator
+// of a product it follows: the same thread holds every value it needs
+// (p_source_index), so no shuffle: P from S, P^T from S^T, dS^T.
+template <typename T, int count>
+__device__ __forceinline__ void pack_a_step(const float (&acc)[count], int step,
+                                            std::uint32_t (&a)[4]) {
+#pragma unroll
+  for (int reg = 0; reg < 4; ++reg) {
+    a[reg] =
+        fa2::pack_pair<T>(acc[p_source_index(step, reg, 0)], acc[p_source_index(step, reg, 1)]);
   }
 }
 
