@@ -41,11 +41,12 @@ step_sanitizer() {
 }
 
 # Memcheck then racecheck over one sweep: logs $out/PREFIX-<tool>.log; a
-# finding or a failed row fails the run.
+# finding or a failed row fails the run. SANITIZE_TOOLS narrows the tools
+# (a step whose racecheck takes fewer rows calls it once a tool).
 sanitize() {
   local prefix=$1 label=$2
   shift 2
-  for tool_name in memcheck racecheck; do
+  for tool_name in ${SANITIZE_TOOLS:-memcheck racecheck}; do
     echo "== compute-sanitizer --tool $tool_name$label"
     compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "$@" \
       >"$out/$prefix-$tool_name.log" 2>&1
@@ -836,18 +837,10 @@ step_fa3bwd() {
   # MHA: 48 rows), racecheck the ragged N 130 at both head dims and masks.
   local rows=(sweep --gpu h200 --kernels fa3_bwd --backward --head-dims 64,128 --both --warmup 0
               --heads 4 --kv-heads 1,4 --min-samples 1 --max-seconds 0.01 --hot)
-  local tool_name rc
-  for tool_name in memcheck racecheck; do
-    local lens=(--seq-lens 17,130,257 --dtype fp16,bf16)
-    [[ $tool_name == racecheck ]] && lens=(--seq-lens 130 --dtype fp16)
-    echo "== compute-sanitizer --tool $tool_name (fa3_bwd)"
-    compute-sanitizer --tool "$tool_name" --error-exitcode 9 "$tool" "${rows[@]}" "${lens[@]}" \
-      >"$out/fa3bwd-sanitizer-$tool_name.log" 2>&1
-    rc=$?
-    tail -n 5 "$out/fa3bwd-sanitizer-$tool_name.log"
-    echo "exit $rc"
-    [[ $rc -eq 0 ]] || status=1
-  done
+  SANITIZE_TOOLS=memcheck sanitize fa3bwd-sanitizer " (fa3_bwd)" "${rows[@]}" \
+    --seq-lens 17,130,257 --dtype fp16,bf16
+  SANITIZE_TOOLS=racecheck sanitize fa3bwd-sanitizer " (fa3_bwd)" "${rows[@]}" --seq-lens 130 \
+    --dtype fp16
 }
 
 # The SASS of the tool's kernels whose mangled name contains PATTERN.
