@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -345,4 +346,51 @@ TEST_CASE("perf-notes' fa2_mma bank-conflict share is the profiled reports' own"
   const std::string notes = folded(read_text("docs/perf-notes.md"));
   CHECK(notes.find(expected) != std::string::npos);
   CHECK(notes.find(worst_row + "; `test_docs_vs_data`") != std::string::npos);
+}
+
+// fa3_bwd's judgements against torch's flash backward (results/h100/backward-*,
+// each our sweep and torch's report from one device call), as perf-notes
+// quotes them: the geometric mean of fa3_bwd over torch_sdpa_flash per shape.
+TEST_CASE("perf-notes' fa3_bwd ratios to torch flash are the committed reports' own") {
+  const auto report = [](const std::string& path) {
+    return report_from_json(nlohmann::json::parse(read_text(path)));
+  };
+  const auto fa3_over_flash = [&](const std::string& dir, const std::string& peers,
+                                  const std::string& ours) {
+    evidence::CompareOptions by_shape;
+    by_shape.by_shape = true;
+    const evidence::Comparison c =
+        evidence::compare_reports(report(dir + peers), report(dir + ours), by_shape);
+    for (const evidence::PairingMean& pairing : evidence::geometric_means_by_pairing(c)) {
+      if (pairing.kernel == "fa3_bwd" && pairing.base_kernel == "torch_sdpa_flash") {
+        REQUIRE(pairing.mean.ratio);
+        return *pairing.mean.ratio;
+      }
+    }
+    FAIL("no fa3_bwd over torch_sdpa_flash pairing in " << dir);
+    return 0.0;
+  };
+  const std::string doc = folded(read_text("docs/perf-notes.md"));
+  const std::string h100 = "results/h100/";
+  const std::vector<std::string> expected{
+      fmt::format("fa3_bwd takes {:.4f} of flash's backward time",
+                  fa3_over_flash(h100 + "backward-91cfe71/", "torch-sdpa-backward.json",
+                                 "sweep-fa2-bwd.json")),
+      fmt::format("geomean {:.4f}, 8 of 8 FASTER",
+                  fa3_over_flash(h100 + "backward-other-2480e86/", "torch-sdpa-backward-other.json",
+                                 "sweep-bwd-other.json")),
+      fmt::format("Issue 19's 24 shapes: **{:.4f} of flash's time**",
+                  fa3_over_flash(h100 + "backward-6c13e62/", "torch-sdpa-backward.json",
+                                 "sweep-fa2-bwd.json")),
+      fmt::format("GQA against torch: {:.4f} of flash's time",
+                  fa3_over_flash(h100 + "backward-gqa-64287a2/", "torch-sdpa-backward-gqa.json",
+                                 "sweep-bwd-gqa.json")),
+      fmt::format("Issue 19's axes in that call: **{:.4f} of flash's time**",
+                  fa3_over_flash(h100 + "backward-42eae12/", "torch-sdpa-backward.json",
+                                 "sweep-fa2-bwd.json")),
+  };
+  for (const std::string& sentence : expected) {
+    INFO(sentence);
+    CHECK(doc.find(sentence) != std::string::npos);
+  }
 }
