@@ -57,6 +57,7 @@
 #include <cstdint>
 
 #include "kernels/async_copy.cuh"
+#include "kernels/current_device.hpp"
 #include "kernels/element_type.cuh"
 #include "kernels/fa2_mma.cuh"
 #include "kernels/kernel_dispatch.cuh"
@@ -113,7 +114,9 @@ struct BwdConfig {
   static constexpr int stages = 2;  // Q/dO blocks in flight
   // The catalog's launch orders (fa2_backward_launches): the same for every config.
   static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
-  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
+  static constexpr GridLaunch main_launch = fa2_backward_kernel.launches[1];
+  static constexpr GridOrder main_order = main_launch.order;
+  static constexpr GridOrder main_causal_order = grid_order_for(main_launch, true);
   static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
 
   // What fa2::load_tile reads of a config.
@@ -358,10 +361,26 @@ struct KvBlockWork {
   std::int64_t row0;       // the head's first query row (LSE, D)
 };
 
+// The main launch's block and head. Without a mask its grid is the
+// catalog's order, K/V blocks fastest; causal, it walks heads fastest in
+// groups (causal_grid, HeadGroups::fill_slots): blockIdx.x the head within
+// its group, .y the K/V block, .z the group, batch and heads as one index
+// (main_grid below builds it).
+template <typename Cfg>
+__device__ __forceinline__ GridPosition main_grid_position(bool causal) {
+  static_assert(Cfg::main_causal_order[0] == GridAxis::heads &&
+                Cfg::main_causal_order[1] == GridAxis::kv_blocks);
+  if (causal) {
+    return {static_cast<int>(blockIdx.y),
+            static_cast<std::int64_t>(blockIdx.z) * gridDim.x + blockIdx.x};
+  }
+  return grid_position<Cfg::main_order, GridAxis::kv_blocks>();
+}
+
 template <typename Cfg, bool grouped = false>
 __device__ __forceinline__ KvBlockWork kv_block_work(int q_len, int kv_len, bool causal,
                                                      int group = 1) {
-  const GridPosition at = grid_position<Cfg::main_order, GridAxis::kv_blocks>();
+  const GridPosition at = main_grid_position<Cfg>(causal);
   KvBlockWork work;
   work.c0 = at.block * Cfg::bc;
   work.shift = kv_len - q_len;
@@ -397,6 +416,7 @@ struct QBlockStream {
   const KvBlockWork& work;
   int q_len;
   int group = 1;
+  bool causal = false;  // which grid order the launch took (GQA's row0_of)
 
   __device__ int first_step() const {
     if constexpr (grouped) {
@@ -430,7 +450,7 @@ struct QBlockStream {
     if constexpr (grouped) {
       const unsigned h = static_cast<unsigned>(step) - from_last(step) * group;
       // From blockIdx, re-read, rather than work.row0 held in registers.
-      const std::int64_t kv_head = grid_position<Cfg::main_order, GridAxis::kv_blocks>().head;
+      const std::int64_t kv_head = main_grid_position<Cfg>(causal).head;
       return (kv_head * group + h) * q_len;
     } else {
       return work.row0;
@@ -527,7 +547,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int warp_key0 = 16 * warp;  // within the K/V block
   const int warp_first_key = c0 + warp_key0;
   const QBlockStream<T, Cfg, grouped> stream{
-      smem_base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head};
+      smem_base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head, causal};
 
   fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, c0, kv_len);
   fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
@@ -692,6 +712,27 @@ inline std::size_t workspace_bytes(const AttentionShape& shape) {
          static_cast<std::size_t>(rows) * static_cast<std::size_t>(shape.head_dim) * sizeof(float);
 }
 
+// The main launch's grid, which main_grid_position reads: the catalog's
+// order without a mask; causal, the head within its group on x, the K/V
+// block on y, the group on z, the groups' size the catalog's rule
+// (kv_heads_per_group) for this device.
+template <typename Cfg>
+dim3 main_grid(const AttentionShape& shape) {
+  AttentionShape kv_grid = shape;
+  kv_grid.heads = shape.key_heads();
+  const TileShape tile{Cfg::br, Cfg::bc};
+  if (!shape.causal) return grid_of(Cfg::main_order, kv_grid, tile);
+  const std::int64_t kv_blocks = grid_extent(GridAxis::kv_blocks, kv_grid, tile);
+  const auto kv_heads = static_cast<std::int64_t>(heads_total(kv_grid));  // batch x K/V heads
+  const CurrentDevice device = current_device();
+  std::int64_t group = kv_heads_per_group(
+      Cfg::main_launch, problem_of(shape), device.l2_bytes, l2_partitions_for(device.cc),
+      kv_blocks, std::int64_t{device.sm_count} * Cfg::min_ctas_per_sm);
+  if (group <= 0) group = kv_heads;
+  return dim3(static_cast<unsigned>(group), static_cast<unsigned>(kv_blocks),
+              static_cast<unsigned>(kv_heads / group));
+}
+
 // The three launches of one config with `main_kernel`: fa2_backward_main or
 // a variant with its parameters (kernels/fa2_backward_2d.cuh). The main
 // launch's grid has the K/V heads; each CTA streams its group's query heads.
@@ -712,10 +753,8 @@ cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShap
   CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(fa2_backward_prepass<T, Cfg>, Cfg::prepass_order, shape,
                                        tile, Cfg::threads, 0, context.stream,
                                        static_cast<const T*>(io.o), d_o, d_rows, dq_accum, n));
-  AttentionShape kv_grid = shape;
-  kv_grid.heads = shape.key_heads();
-  CFR_CUDA_CHECK_NOEXCEPT(launch_tiled(
-      main_kernel, Cfg::main_order, kv_grid, tile, Cfg::threads, Cfg::smem_bytes, context.stream,
+  CFR_CUDA_CHECK_NOEXCEPT(launch_kernel(
+      main_kernel, main_grid<Cfg>(shape), Cfg::threads, Cfg::smem_bytes, context.stream,
       static_cast<const T*>(io.q), static_cast<const T*>(io.k), static_cast<const T*>(io.v), d_o,
       io.lse, d_rows, dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
       shape.heads / shape.key_heads(), shape.causal, softmax_scale_of(shape),

@@ -54,7 +54,9 @@ struct Bwd2dConfig {
   static constexpr int stages = 2;
   // fa2_bwd_2d's launch orders (the catalog's fa2_backward_launches, fa2_bwd's).
   static constexpr GridOrder prepass_order = fa2_backward_2d_kernel.launches[0].order;
-  static constexpr GridOrder main_order = fa2_backward_2d_kernel.launches[1].order;
+  static constexpr GridLaunch main_launch = fa2_backward_2d_kernel.launches[1];
+  static constexpr GridOrder main_order = main_launch.order;
+  static constexpr GridOrder main_causal_order = grid_order_for(main_launch, true);
   static constexpr GridOrder convert_order = fa2_backward_2d_kernel.launches[2].order;
 
   static constexpr int row_bytes = head_dim * 2;

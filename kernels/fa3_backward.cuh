@@ -63,7 +63,9 @@ struct BwdWgmmaConfig {
   static constexpr int stages = 2;
   // fa2_bwd's launch orders: the pre-pass and convert passes are its own.
   static constexpr GridOrder prepass_order = fa2_backward_kernel.launches[0].order;
-  static constexpr GridOrder main_order = fa2_backward_kernel.launches[1].order;
+  static constexpr GridLaunch main_launch = fa2_backward_kernel.launches[1];
+  static constexpr GridOrder main_order = main_launch.order;
+  static constexpr GridOrder main_causal_order = grid_order_for(main_launch, true);
   static constexpr GridOrder convert_order = fa2_backward_kernel.launches[2].order;
 
   static constexpr int row_bytes = head_dim * 2;
@@ -230,7 +232,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   // Only its step arithmetic (which Q block of which query head a step is):
   // the tiles here are in wgmma's layout, loaded by load_tile below.
   const fa2_bwd::QBlockStream<T, Cfg, grouped> stream{
-      base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head};
+      base, stats, q, d_o, lse, d_rows, work, q_len, heads_per_kv_head, causal};
   const int first_key = work.c0 + consumer * Cfg::keys_per_consumer;  // this warpgroup's
   // Step `index`'s Q and dO tiles into `stage`, and this thread's share of
   // its LSE and D (the first 2 Br threads'), which the caller stores.

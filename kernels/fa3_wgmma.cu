@@ -97,7 +97,7 @@ cudaError_t launch_config(const AttentionShape& shape, const ForwardBuffers& io,
   const int heads_per_kv_head = shape.heads / shape.key_heads();
   const std::int64_t kv_group =
       kv_heads_per_group(Fa3Traits<Cfg::head_dim, Cfg::br, Cfg::bc>::launch, problem_of(shape),
-                         device.l2_bytes, l2_partitions_for(device.cc));
+                         device.l2_bytes, l2_partitions_for(device.cc), 0, 0);
   // No groups is the catalog's Q blocks fastest: a group of one query head.
   const std::int64_t heads_per_group = kv_group > 0 ? kv_group * heads_per_kv_head : 1;
   const fa3::Fa3Params<T> params{static_cast<T*>(io.o),

@@ -60,12 +60,13 @@ std::optional<std::string> grid_limit_reason(const KernelDescription& kernel,
   if (!tile.tiled()) return std::nullopt;
   constexpr char axis_names[] = {'x', 'y', 'z'};
   for (const GridLaunch& launch : kernel.launches) {
+    const GridOrder order = grid_order_for(launch, problem.causal);
     for (int i = 0; i < 3; ++i) {
       const std::int64_t extent =
-          blocks_along(launch.order[i], problem.batch, problem.heads, problem.seq_len, tile);
+          blocks_along(order[i], problem.batch, problem.heads, problem.seq_len, tile);
       if (extent > max_grid_extent[i]) {
         return fmt::format("{}'s {} launch puts {} on blockIdx.{}: {} blocks, above CUDA's {}",
-                           kernel.name, launch.pass, to_string(launch.order[i]), axis_names[i],
+                           kernel.name, launch.pass, to_string(order[i]), axis_names[i],
                            extent, max_grid_extent[i]);
       }
     }

@@ -147,8 +147,11 @@ enum class CausalBlockOrder { natural, heaviest_first };
 // row blocks heaviest first with its heads fastest. Heads fastest is what
 // balances causal work (every head's heaviest block comes first, so the last
 // wave holds the light blocks); the groups keep the K/V of the heads running
-// side by side inside the L2 (fa3_wgmma, kernels/fa3_tiles.hpp).
-enum class HeadGroups { all, fit_l2 };
+// side by side inside the L2 (fa3_wgmma, kernels/fa3_tiles.hpp). fill_slots:
+// the fewest K/V heads whose CTAs fill the GPU's resident slots, so that the
+// heaviest blocks of a group still start in its first wave while the heads
+// running side by side stay few (fa2_bwd's causal main launch).
+enum class HeadGroups { all, fit_l2, fill_slots };
 
 // One tiled launch of a kernel's run. The launcher builds its grid from
 // `order` and the kernel reads blockIdx through the same order
@@ -158,7 +161,32 @@ struct GridLaunch {
   GridOrder order{};
   CausalBlockOrder causal_order = CausalBlockOrder::natural;
   HeadGroups head_groups = HeadGroups::all;
+  // The order of a causal problem's grid where it differs from `order`;
+  // left {} (no permutation of the axes), `order` serves both masks. A grid
+  // of K/V blocks with its blocks fastest dispatches every block of a head
+  // before the next head's heaviest one, so under a causal mask the last
+  // heads' longest CTAs start late and run alone; heads fastest starts
+  // every head's heaviest blocks first (fa2_bwd's main launch from
+  // revision 2, docs/perf-notes.md). Without a mask every CTA is alike and
+  // blocks fastest keeps a head's Q and dO stream in the L2. `head_groups`
+  // applies to whichever of the two walks heads fastest.
+  GridOrder causal_grid{};
 };
+
+// The grid order `launch` takes for a problem with or without the causal
+// mask: the one rule the launcher, the kernel's grid_position and the
+// traffic models read.
+constexpr GridOrder grid_order_for(const GridLaunch& launch, bool causal) {
+  return causal && launch.causal_grid != GridOrder{} ? launch.causal_grid : launch.order;
+}
+
+// The row-block axis of a launch order: q_blocks or kv_blocks.
+constexpr GridAxis block_axis_of(const GridOrder& order) {
+  for (GridAxis axis : order) {
+    if (axis == GridAxis::q_blocks || axis == GridAxis::kv_blocks) return axis;
+  }
+  return GridAxis::q_blocks;
+}
 
 // L2 partitions that each hold their own copy of a line read from both
 // sides: 2 from the A100 on (NVIDIA A100 whitepaper, "A100 L2 cache"; GH100
@@ -189,15 +217,36 @@ constexpr std::int64_t kv_heads_per_group(std::int64_t kv_heads, double kv_bytes
   return best;
 }
 
+// The K/V heads of one group under HeadGroups::fill_slots: the fewest, a
+// divisor of all `kv_heads`, whose `blocks_per_head` CTAs each fill `slots`
+// (the CTAs resident at once); all of them where no fewer do.
+constexpr std::int64_t kv_heads_filling(std::int64_t kv_heads, std::int64_t blocks_per_head,
+                                        std::int64_t slots) {
+  for (std::int64_t size = 1; size < kv_heads; ++size) {
+    if (kv_heads % size == 0 && size * blocks_per_head >= slots) return size;
+  }
+  return kv_heads;
+}
+
 // The K/V heads `launch` walks side by side for `problem` on an L2 of
-// `l2_bytes` in `partitions`: its groups' size under HeadGroups::fit_l2, 0
-// (no groups) otherwise. The one rule the L2 model's geometry and the
-// launcher both read.
+// `l2_bytes` in `partitions`, with `blocks_per_head` CTAs a head along the
+// launch's block axis and `slots` CTAs resident at once: its groups' size
+// where the order it takes for the problem walks heads fastest in groups
+// (HeadGroups), 0 (no groups) otherwise. The one rule the L2 model's geometry
+// and the launcher both read.
 constexpr std::int64_t kv_heads_per_group(const GridLaunch& launch, const AttentionProblem& problem,
-                                          double l2_bytes, int partitions) {
-  if (launch.head_groups != HeadGroups::fit_l2) return 0;
-  return kv_heads_per_group(problem.kv_heads_total(), kv_bytes_per_kv_head(problem), l2_bytes,
-                            partitions);
+                                          double l2_bytes, int partitions,
+                                          std::int64_t blocks_per_head, std::int64_t slots) {
+  if (grid_order_for(launch, problem.causal)[0] != GridAxis::heads) return 0;
+  switch (launch.head_groups) {
+    case HeadGroups::all: return 0;
+    case HeadGroups::fit_l2:
+      return kv_heads_per_group(problem.kv_heads_total(), kv_bytes_per_kv_head(problem), l2_bytes,
+                                partitions);
+    case HeadGroups::fill_slots:
+      return kv_heads_filling(problem.kv_heads_total(), blocks_per_head, slots);
+  }
+  return 0;
 }
 
 // CUDA's grid limits: blockIdx.x up to 2^31 - 1, .y and .z up to 65535.
@@ -411,6 +460,13 @@ constexpr bool is_name_character(char c) {
          c == '-' || c == '.';
 }
 
+constexpr bool has_axis(const GridOrder& order, GridAxis wanted) {
+  for (GridAxis axis : order) {
+    if (axis == wanted) return true;
+  }
+  return false;
+}
+
 constexpr bool is_permutation_of_axes(const GridOrder& order) {
   int q = 0, kv = 0, heads = 0, batch = 0;
   for (GridAxis axis : order) {
@@ -480,7 +536,14 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
     if (!is_permutation_of_axes(launch.order)) {
       return error("a launch order is not one block axis, heads and batch");
     }
-    if (launch.head_groups == HeadGroups::fit_l2 && launch.order[0] != GridAxis::heads) {
+    if (launch.causal_grid != GridOrder{} &&
+        (!is_permutation_of_axes(launch.causal_grid) ||
+         has_axis(launch.causal_grid, GridAxis::q_blocks) !=
+             has_axis(launch.order, GridAxis::q_blocks))) {
+      return error("a launch's causal grid is not its axes in another order");
+    }
+    if (launch.head_groups != HeadGroups::all && launch.order[0] != GridAxis::heads &&
+        launch.causal_grid[0] != GridAxis::heads) {
       return error("a launch groups its heads but does not walk heads fastest");
     }
   }

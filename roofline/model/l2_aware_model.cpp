@@ -40,9 +40,13 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
   // Lock-step: a head's CTAs of equal causal work start together.
   const CausalBlockOrder order =
       schedule == Schedule::lock_step ? CausalBlockOrder::heaviest_first : launch.causal_order;
-  LaunchGeometry geometry{config.tile, config.ctas_per_sm, inputs.sm_count, launch.order, order};
-  geometry.kv_heads_per_group =
-      kv_heads_per_group(launch, problem, inputs.l2_bytes, inputs.l2_partitions);
+  LaunchGeometry geometry{config.tile, config.ctas_per_sm, inputs.sm_count,
+                          grid_order_for(launch, problem.causal), order};
+  const std::int64_t blocks_per_head =
+      blocks_along(block_axis_of(geometry.grid_order), 1, 1, problem.seq_len, config.tile);
+  geometry.kv_heads_per_group = kv_heads_per_group(launch, problem, inputs.l2_bytes,
+                                                   inputs.l2_partitions, blocks_per_head,
+                                                   geometry.concurrency());
   return geometry;
 }
 
@@ -157,9 +161,13 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
   const KernelConfig config = simulated_config(kernel, problem, inputs);
   std::string launches;
   for (const GridLaunch& launch : kernel.launches) {
-    for (GridAxis axis : launch.order) launches += std::string(to_string(axis)) + ",";
+    for (GridAxis axis : grid_order_for(launch, problem.causal)) {
+      launches += std::string(to_string(axis)) + ",";
+    }
     launches += launch.causal_order == CausalBlockOrder::heaviest_first ? "h" : "n";
-    launches += launch.head_groups == HeadGroups::fit_l2 ? "g;" : ";";
+    launches += launch.head_groups == HeadGroups::fit_l2       ? "g;"
+                : launch.head_groups == HeadGroups::fill_slots ? "s;"
+                                                               : ";";
   }
   return {static_cast<int>(kernel.traffic),
           config.tile.br,

@@ -189,13 +189,15 @@ StreamedLaunch kv_block_launch(const Shape& s, const LaunchGeometry& geometry) {
     return rows_of(s.n, tile.br, q_block_of_tile(s, q_blocks, q_tile)) *
            (2 * s.row + 2 * fp32_bytes);
   };
-  set_grid(launch, launch.groups, 1, owned, geometry.grid_order,
-           [&](std::int64_t kv_head, std::int64_t kv_block) {
-             const double rows = rows_of(s.n, tile.bc, kv_block);
-             const std::int64_t first = s.group > 1 ? 0 : first_q_block(kv_block);
-             return StreamedCta{kv_head,          first,           tiles(kv_block) * s.group, 1,
-                                rows * 2 * s.row, rows * 2 * s.row};
-           });
+  set_grid(
+      launch, launch.groups, 1, owned, geometry.grid_order,
+      [&](std::int64_t kv_head, std::int64_t kv_block) {
+        const double rows = rows_of(s.n, tile.bc, kv_block);
+        const std::int64_t first = s.group > 1 ? 0 : first_q_block(kv_block);
+        return StreamedCta{kv_head,          first,           tiles(kv_block) * s.group, 1,
+                           rows * 2 * s.row, rows * 2 * s.row};
+      },
+      geometry.kv_heads_per_group);
   return launch;
 }
 

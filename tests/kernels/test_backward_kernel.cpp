@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "attention_case.hpp"
+#include "kernels/current_device.hpp"
 #include "kernels/fa2_backward_for_arch.hpp"
 
 namespace cfr::kernels::testing {
@@ -166,6 +167,42 @@ TEST_CASE("every backward kernel matches the fp32 reference backward on the test
       check_on_test_grid(*entry);
     }
   }
+}
+
+// The causal main launch walks heads fastest in groups of K/V heads that
+// fill the GPU (the catalog's causal_grid, kernels/fa2_backward.cuh
+// main_grid); the test grid's few heads make one group. These shapes make
+// several on any GPU of 8-132 SMs (9 K/V blocks of 128 keys, 18 of 64 a
+// head), so each CTA must find its head from the group index too.
+TEST_CASE("the backwards' causal grid in several head groups matches the reference backward",
+          "[backward]") {
+  measure::CudaStream stream;
+  const CurrentDevice device = current_device();
+  int checked = 0;
+  for (const KernelEntry* entry : runnable_kernels(Direction::backward)) {
+    const KernelDescription& description = entry->description;
+    if (description.launches.size() < 2 ||
+        description.launches[1].head_groups != HeadGroups::fill_slots) {
+      continue;
+    }
+    for (const Grouping grouping : {Grouping{16, 16}, Grouping{16, 8}}) {
+      if (grouping.kv_heads != grouping.heads && !description.shapes.kv_heads) continue;
+      AttentionShape shape = grouped_shape(DType::fp16, 1100, 64, true, grouping);
+      shape.batch = grouping.kv_heads == grouping.heads ? 3 : 4;
+      const KernelConfig config = description.config_for(64, device.cc);
+      const std::int64_t kv_blocks = (shape.seq_len + config.tile.bc - 1) / config.tile.bc;
+      const std::int64_t kv_heads = std::int64_t{shape.batch} * shape.key_heads();
+      const std::int64_t group = kv_heads_per_group(
+          description.launches[1], problem_of(shape), device.l2_bytes,
+          l2_partitions_for(device.cc), kv_blocks, std::int64_t{device.sm_count} * config.ctas_per_sm);
+      INFO(description.name << ", " << describe(shape) << ", " << group << " K/V heads a group");
+      REQUIRE(group > 0);
+      CHECK(kv_heads / group > 1);
+      check_shape(*entry->backward(), shape, seed + 11, stream);
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);  // fa2_bwd runs wherever a backward kernel with groups does
 }
 
 const BackwardKernel& fa1_backward() {

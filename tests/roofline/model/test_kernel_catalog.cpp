@@ -421,3 +421,69 @@ TEST_CASE("docs/model.md's kernel table has each catalog kernel's row, direction
     CHECK(line.substr(last_cell).starts_with(fmt::format("| `{}`", to_string(kernel.traffic))));
   }
 }
+
+// The backward main launch of fa2_bwd, fa2_bwd_2d and fa3_bwd from revision
+// 2: K/V blocks fastest without a mask, heads fastest in groups that fill
+// the resident slots when causal (kernel_catalog.hpp, fa2_backward_launches).
+TEST_CASE("the backward's causal grid: heads fastest in groups that fill the GPU") {
+  for (const KernelDescription* kernel :
+       {&fa2_backward_kernel, &fa2_backward_2d_kernel, &fa3_backward_kernel}) {
+    INFO(kernel->name);
+    CHECK(kernel->revision == 2);
+    CHECK(kernel->unrecorded_revision() == 1);  // rows written before: the old grid
+    const KernelDescription* v1 = kernel->at_revision(1);
+    REQUIRE(v1 != nullptr);
+    CHECK(v1->name == kernel->name);
+    CHECK(v1->configs.data() == kernel->configs.data());
+    const GridLaunch& main = kernel->launches[1];
+    const GridLaunch& old = v1->launches[1];
+    CHECK(grid_order_for(main, false) == GridOrder{GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch});
+    CHECK(grid_order_for(main, true) == GridOrder{GridAxis::heads, GridAxis::kv_blocks, GridAxis::batch});
+    CHECK(main.head_groups == HeadGroups::fill_slots);
+    CHECK(grid_order_for(old, true) == grid_order_for(old, false));
+    CHECK(grid_order_for(old, true) == grid_order_for(main, false));
+    CHECK_FALSE(description_error(*kernel));
+  }
+  // One order for both masks where the launch names no causal grid.
+  CHECK(grid_order_for(fa3_wgmma_kernel.launches[0], true) == fa3_wgmma_kernel.launches[0].order);
+
+  const GridLaunch& main = fa2_backward_kernel.launches[1];
+  const double l2 = 60.0 * (1 << 20);
+  const auto group = [&](AttentionProblem problem, std::int64_t blocks, std::int64_t slots) {
+    return kv_heads_per_group(main, problem, l2, 2, blocks, slots);
+  };
+  AttentionProblem problem{.heads = 8, .seq_len = 4096, .head_dim = 128, .causal = true};
+  CHECK(group(problem, 32, 132) == 8);   // 4 heads' 128 CTAs fall short of 132
+  CHECK(group(problem, 64, 132) == 4);   // N 8K: 2 heads' 128 do too
+  CHECK(group(problem, 128, 132) == 2);  // N 16K
+  CHECK(group(problem, 133, 132) == 1);  // a head alone fills the GPU: blocks fastest
+  problem.heads = 32;
+  problem.kv_heads = 8;  // GQA: groups of K/V heads
+  CHECK(group(problem, 64, 132) == 4);
+  problem.batch = 3;  // batch and heads as one index: 24 K/V heads
+  CHECK(group(problem, 64, 132) == 3);
+  problem.causal = false;  // no mask: blocks fastest, no groups
+  CHECK(group(problem, 64, 132) == 0);
+  CHECK(kv_heads_filling(7, 10, 132) == 7);  // no divisor fills: all of them
+  CHECK(kv_heads_filling(8, 10, 0) == 1);
+}
+
+TEST_CASE("a causal grid is checked like an order: the launch's axes, its block axis") {
+  const auto problem_of = [](const GridLaunch& launch) {
+    KernelDescription kernel = fa2_backward_kernel;
+    kernel.earlier_revisions = {};
+    kernel.revision = 1;
+    const std::array<GridLaunch, 3> launches{fa2_backward_kernel.launches[0], launch,
+                                             fa2_backward_kernel.launches[2]};
+    kernel.launches = launches;
+    return std::string(description_error(kernel).problem);
+  };
+  GridLaunch launch = fa2_backward_kernel.launches[1];
+  CHECK(problem_of(launch).empty());
+  launch.causal_grid = {GridAxis::heads, GridAxis::q_blocks, GridAxis::batch};
+  CHECK(problem_of(launch) == "a launch's causal grid is not its axes in another order");
+  launch.causal_grid = {GridAxis::heads, GridAxis::heads, GridAxis::batch};
+  CHECK(problem_of(launch) == "a launch's causal grid is not its axes in another order");
+  launch.causal_grid = {};  // groups without heads fastest in either order
+  CHECK(problem_of(launch) == "a launch groups its heads but does not walk heads fastest");
+}

@@ -258,6 +258,32 @@ TEST_CASE("the model with repeats skipped equals the full simulation over groupe
   check_model(fa3, {2, 32, 4096, 128, true, DType::fp16, 0, 8}, true);
 }
 
+TEST_CASE("the backward's causal grid in head groups: shortcuts exact, one head a group is the old grid") {
+  // fa2_bwd's main launch from revision 2 (HeadGroups::fill_slots under a
+  // causal mask): on the H200's 132 SMs, one group of all 8 heads (N 4K, 32
+  // K/V blocks a head), groups of 4 (N 8K), of 2 (N 16K), of 16 of 48 (B 3
+  // H 16 N 1100: the GPU test's shape); GQA, groups of K/V heads.
+  const KernelDescription& bwd = fa2_backward_kernel;
+  check_model(bwd, {1, 8, 4096, 128, true, DType::fp16}, true);
+  check_model(bwd, {1, 8, 8192, 64, true, DType::fp16}, false);
+  check_model(bwd, {1, 8, 16384, 128, true, DType::fp16}, false);
+  check_model(bwd, {3, 16, 1100, 64, true, DType::fp16}, true);
+  check_model(bwd, {1, 32, 8192, 128, true, DType::bf16, 0, 8}, false);
+  // Where a head's CTAs alone fill the GPU a group is one head, and walking
+  // heads fastest in groups of one is walking K/V blocks fastest: revision
+  // 2 counts what revision 1 counts, to the byte. With groups it differs.
+  const L2ModelInputs h200{60.0 * (1 << 20), 2, 132, {9, 0}, "test"};
+  const KernelDescription& v1 = *bwd.at_revision(1);
+  const AttentionProblem long_causal{1, 4, 131072, 64, true, DType::fp16};
+  CHECK(l2_aware_dram(bwd, long_causal, h200)->bytes() ==
+        l2_aware_dram(v1, long_causal, h200)->bytes());
+  const AttentionProblem short_causal{1, 8, 4096, 128, true, DType::fp16};
+  CHECK(l2_aware_dram(bwd, short_causal, h200)->bytes() !=
+        l2_aware_dram(v1, short_causal, h200)->bytes());
+  const AttentionProblem full{1, 8, 4096, 128, false, DType::fp16};
+  CHECK(l2_aware_dram(bwd, full, h200)->bytes() == l2_aware_dram(v1, full, h200)->bytes());
+}
+
 TEST_CASE("naive's softmax, simulated once for all head dims, is each head dim's own") {
   // The launch reads no head dim (l2_traffic_model.cpp: SoftmaxShape): d 32 simulates it,
   // d 64 and 128 take that answer, and each must equal its own reference simulation.
