@@ -143,7 +143,10 @@ const KernelEntry& KernelRegistry::add(const KernelDescription& description,
   stored->configs.assign(description.configs.begin(), description.configs.end());
   for (const GridLaunch& launch : description.launches) {
     const std::string& pass = stored->pass_names.emplace_back(launch.pass);
-    stored->launches.push_back({pass, launch.order});
+    // The whole launch (causal order, head groups, causal grid), its pass
+    // name in the registry's storage.
+    GridLaunch& copy = stored->launches.emplace_back(launch);
+    copy.pass = pass;
   }
   KernelDescription& owned = stored->entry.description;
   owned = description;

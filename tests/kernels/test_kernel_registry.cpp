@@ -52,6 +52,19 @@ TEST_CASE("the built-in registry holds the catalog's kernels with their launcher
     CHECK(shapes.kv_heads == description.shapes.kv_heads);
     CHECK(shapes.paged == description.shapes.paged);
     CHECK(shapes.max_q_len == description.shapes.max_q_len);
+    // Every field of every launch: the grids a causal row takes (fa2_bwd's
+    // causal_grid and head groups, fa3_wgmma's heaviest-first groups).
+    REQUIRE(entry->description.launches.size() == description.launches.size());
+    for (std::size_t i = 0; i < description.launches.size(); ++i) {
+      const GridLaunch& copy = entry->description.launches[i];
+      const GridLaunch& original = description.launches[i];
+      CHECK(copy.pass == original.pass);
+      CHECK(copy.pass.data() != original.pass.data());
+      CHECK(copy.order == original.order);
+      CHECK(copy.causal_order == original.causal_order);
+      CHECK(copy.head_groups == original.head_groups);
+      CHECK(copy.causal_grid == original.causal_grid);
+    }
     CHECK((entry->forward() != nullptr) == (description.direction == Direction::forward));
     CHECK((entry->backward() != nullptr) == (description.direction == Direction::backward));
     CHECK(entry->origin == "built in");
@@ -164,6 +177,7 @@ TEST_CASE("add refuses a duplicate name, the wrong launcher, a missing partner",
   // A GQA backward (fa2_bwd's shapes) needs a forward that makes GQA's O and LSE.
   KernelDescription gqa_backward = fa2_backward_kernel;
   gqa_backward.name = "fa2_bwd_copy";
+  gqa_backward.earlier_revisions = {};  // fa2_bwd's are descriptions of fa2_bwd
   gqa_backward.forward_partner = "fa1_wmma";
   CHECK(refusal(registry, gqa_backward, backward_stub) ==
         "kernel 'fa2_bwd_copy': its forward partner does not take every shape it takes "
