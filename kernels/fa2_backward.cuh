@@ -372,7 +372,8 @@ template <typename Cfg>
 __device__ __forceinline__ GridPosition main_grid_position(bool causal) {
   static_assert(Cfg::main_causal_order[0] == GridAxis::heads &&
                 Cfg::main_causal_order[1] == GridAxis::kv_blocks);
-  static_assert(Cfg::main_order == GridOrder{GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch});
+  static_assert(Cfg::main_order ==
+                GridOrder{GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch});
   const unsigned block = causal ? blockIdx.y : blockIdx.x;
   const unsigned inner = causal ? blockIdx.x : blockIdx.y;
   const unsigned stride = causal ? gridDim.x : gridDim.y;
@@ -727,9 +728,9 @@ dim3 main_grid(const AttentionShape& shape) {
   const std::int64_t kv_blocks = grid_extent(GridAxis::kv_blocks, kv_grid, tile);
   const auto kv_heads = static_cast<std::int64_t>(heads_total(kv_grid));  // batch x K/V heads
   const CurrentDevice device = current_device();
-  std::int64_t group = kv_heads_per_group(
-      Cfg::main_launch, problem_of(shape), device.l2_bytes, l2_partitions_for(device.cc),
-      kv_blocks, std::int64_t{device.sm_count} * Cfg::min_ctas_per_sm);
+  std::int64_t group = kv_heads_per_group(Cfg::main_launch, problem_of(shape), device.l2_bytes,
+                                          l2_partitions_for(device.cc), kv_blocks,
+                                          std::int64_t{device.sm_count} * Cfg::min_ctas_per_sm);
   if (group <= 0) group = kv_heads;
   return dim3(static_cast<unsigned>(group), static_cast<unsigned>(kv_blocks),
               static_cast<unsigned>(kv_heads / group));

@@ -440,6 +440,13 @@ constexpr KernelDescription with_v1_backward_launches(KernelDescription kernel) 
   kernel.earlier_revisions = {};
   return kernel;
 }
+
+// `kernel` listing `earlier` as its earlier revisions.
+constexpr KernelDescription with_earlier_revisions(
+    KernelDescription kernel, std::span<const KernelDescription* const> earlier) {
+  kernel.earlier_revisions = earlier;
+  return kernel;
+}
 inline constexpr KernelDescription fa2_backward_kernel_base{
     .name = "fa2_bwd",
     .direction = Direction::backward,
@@ -462,11 +469,8 @@ inline constexpr KernelDescription fa2_backward_v1_kernel =
     with_v1_backward_launches(fa2_backward_kernel_base);
 inline constexpr std::array<const KernelDescription*, 1> fa2_backward_earlier{
     &fa2_backward_v1_kernel};
-inline constexpr KernelDescription fa2_backward_kernel = [] {
-  KernelDescription kernel = fa2_backward_kernel_base;
-  kernel.earlier_revisions = fa2_backward_earlier;
-  return kernel;
-}();
+inline constexpr KernelDescription fa2_backward_kernel =
+    with_earlier_revisions(fa2_backward_kernel_base, fa2_backward_earlier);
 
 // fa2_bwd's three launches with FlashAttention-2's own warp tiling in the
 // main one (kernels/fa2_backward_2d.cuh): the same pre-pass, convert pass,
@@ -520,11 +524,8 @@ inline constexpr KernelDescription fa2_backward_2d_v1_kernel =
     with_v1_backward_launches(fa2_backward_2d_kernel_base);
 inline constexpr std::array<const KernelDescription*, 1> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel};
-inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
-  KernelDescription kernel = fa2_backward_2d_kernel_base;
-  kernel.earlier_revisions = fa2_backward_2d_earlier;
-  return kernel;
-}();
+inline constexpr KernelDescription fa2_backward_2d_kernel =
+    with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
 
 // FlashAttention-3's backward products on sm_90a's wgmma (kernels/
 // fa3_backward.cuh) in fa2_bwd's three launches: the same pre-pass, convert
@@ -574,11 +575,8 @@ inline constexpr KernelDescription fa3_backward_v1_kernel =
     with_v1_backward_launches(fa3_backward_kernel_base);
 inline constexpr std::array<const KernelDescription*, 1> fa3_backward_earlier{
     &fa3_backward_v1_kernel};
-inline constexpr KernelDescription fa3_backward_kernel = [] {
-  KernelDescription kernel = fa3_backward_kernel_base;
-  kernel.earlier_revisions = fa3_backward_earlier;
-  return kernel;
-}();
+inline constexpr KernelDescription fa3_backward_kernel =
+    with_earlier_revisions(fa3_backward_kernel_base, fa3_backward_earlier);
 
 inline constexpr std::array<KernelDescription, 10> kernel_catalog{
     naive_kernel,           fa1_scalar_kernel,  fa1_wmma_kernel,     fa2_mma_kernel,

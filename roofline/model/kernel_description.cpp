@@ -66,8 +66,8 @@ std::optional<std::string> grid_limit_reason(const KernelDescription& kernel,
           blocks_along(order[i], problem.batch, problem.heads, problem.seq_len, tile);
       if (extent > max_grid_extent[i]) {
         return fmt::format("{}'s {} launch puts {} on blockIdx.{}: {} blocks, above CUDA's {}",
-                           kernel.name, launch.pass, to_string(order[i]), axis_names[i],
-                           extent, max_grid_extent[i]);
+                           kernel.name, launch.pass, to_string(order[i]), axis_names[i], extent,
+                           max_grid_extent[i]);
       }
     }
   }

@@ -536,10 +536,9 @@ constexpr DescriptionError description_error(const KernelDescription& kernel) {
     if (!is_permutation_of_axes(launch.order)) {
       return error("a launch order is not one block axis, heads and batch");
     }
-    if (launch.causal_grid != GridOrder{} &&
-        (!is_permutation_of_axes(launch.causal_grid) ||
-         has_axis(launch.causal_grid, GridAxis::q_blocks) !=
-             has_axis(launch.order, GridAxis::q_blocks))) {
+    if (launch.causal_grid != GridOrder{} && (!is_permutation_of_axes(launch.causal_grid) ||
+                                              has_axis(launch.causal_grid, GridAxis::q_blocks) !=
+                                                  has_axis(launch.order, GridAxis::q_blocks))) {
       return error("a launch's causal grid is not its axes in another order");
     }
     if (launch.head_groups != HeadGroups::all && launch.order[0] != GridAxis::heads &&

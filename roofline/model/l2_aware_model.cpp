@@ -44,9 +44,9 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
                           grid_order_for(launch, problem.causal), order};
   const std::int64_t blocks_per_head =
       blocks_along(block_axis_of(geometry.grid_order), 1, 1, problem.seq_len, config.tile);
-  geometry.kv_heads_per_group = kv_heads_per_group(launch, problem, inputs.l2_bytes,
-                                                   inputs.l2_partitions, blocks_per_head,
-                                                   geometry.concurrency());
+  geometry.kv_heads_per_group =
+      kv_heads_per_group(launch, problem, inputs.l2_bytes, inputs.l2_partitions, blocks_per_head,
+                         geometry.concurrency());
   return geometry;
 }
 

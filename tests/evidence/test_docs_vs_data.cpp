@@ -388,6 +388,12 @@ TEST_CASE("perf-notes' fa3_bwd ratios to torch flash are the committed reports' 
       fmt::format("Issue 19's axes in that call: **{:.4f} of flash's time**",
                   fa3_over_flash(h100 + "backward-42eae12/", "torch-sdpa-backward.json",
                                  "sweep-fa2-bwd.json")),
+      fmt::format("Against flash, same call: **fa3_bwd {:.4f}** of flash's time",
+                  fa3_over_flash(h100 + "backward-81ce447/", "torch-sdpa-backward.json",
+                                 "sweep-fa2-bwd.json")),
+      fmt::format("GQA 32/8: **fa3_bwd {:.4f}** of flash's time",
+                  fa3_over_flash(h100 + "backward-gqa-81ce447/", "torch-sdpa-backward-gqa.json",
+                                 "sweep-bwd-gqa.json")),
   };
   for (const std::string& sentence : expected) {
     INFO(sentence);

@@ -193,8 +193,8 @@ TEST_CASE("the backwards' causal grid in several head groups matches the referen
       const std::int64_t kv_blocks = (shape.seq_len + config.tile.bc - 1) / config.tile.bc;
       const std::int64_t kv_heads = std::int64_t{shape.batch} * shape.key_heads();
       const std::int64_t group = kv_heads_per_group(
-          description.launches[1], problem_of(shape), device.l2_bytes,
-          l2_partitions_for(device.cc), kv_blocks, std::int64_t{device.sm_count} * config.ctas_per_sm);
+          description.launches[1], problem_of(shape), device.l2_bytes, l2_partitions_for(device.cc),
+          kv_blocks, std::int64_t{device.sm_count} * config.ctas_per_sm);
       INFO(description.name << ", " << describe(shape) << ", " << group << " K/V heads a group");
       REQUIRE(group > 0);
       CHECK(kv_heads / group > 1);

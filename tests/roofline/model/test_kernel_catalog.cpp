@@ -437,8 +437,10 @@ TEST_CASE("the backward's causal grid: heads fastest in groups that fill the GPU
     CHECK(v1->configs.data() == kernel->configs.data());
     const GridLaunch& main = kernel->launches[1];
     const GridLaunch& old = v1->launches[1];
-    CHECK(grid_order_for(main, false) == GridOrder{GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch});
-    CHECK(grid_order_for(main, true) == GridOrder{GridAxis::heads, GridAxis::kv_blocks, GridAxis::batch});
+    CHECK(grid_order_for(main, false) ==
+          GridOrder{GridAxis::kv_blocks, GridAxis::heads, GridAxis::batch});
+    CHECK(grid_order_for(main, true) ==
+          GridOrder{GridAxis::heads, GridAxis::kv_blocks, GridAxis::batch});
     CHECK(main.head_groups == HeadGroups::fill_slots);
     CHECK(grid_order_for(old, true) == grid_order_for(old, false));
     CHECK(grid_order_for(old, true) == grid_order_for(main, false));

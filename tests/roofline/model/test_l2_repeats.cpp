@@ -258,7 +258,9 @@ TEST_CASE("the model with repeats skipped equals the full simulation over groupe
   check_model(fa3, {2, 32, 4096, 128, true, DType::fp16, 0, 8}, true);
 }
 
-TEST_CASE("the backward's causal grid in head groups: shortcuts exact, one head a group is the old grid") {
+TEST_CASE(
+    "the backward's causal grid in head groups: shortcuts exact, one head a group is the old "
+    "grid") {
   // fa2_bwd's main launch from revision 2 (HeadGroups::fill_slots under a
   // causal mask): on the H200's 132 SMs, one group of all 8 heads (N 4K, 32
   // K/V blocks a head), groups of 4 (N 8K), of 2 (N 16K), of 16 of 48 (B 3

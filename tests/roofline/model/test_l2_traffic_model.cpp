@@ -313,15 +313,20 @@ TEST_CASE("kv_reload with GQA: the query heads of a K/V head share its tiles in 
 
 TEST_CASE("the L2-aware model simulates fa2_bwd's GQA launches, as the registry lays them out") {
   // H200 figures; 32 query heads over 8 K/V heads, N 4096, d 128, causal and not: the
-  // registry's sm_90 config (Br 64, Bc 128, 1 CTA an SM, K/V blocks fastest), its repeats
-  // skipped exactly as every step simulated; fa1_bwd has no GQA, so no simulation.
+  // registry's sm_90 config (Br 64, Bc 128, 1 CTA an SM; K/V blocks fastest without a mask,
+  // causal heads fastest in one group of all 8 K/V heads: 4 heads' 128 CTAs fall short of
+  // 132), its repeats skipped exactly as every step simulated; fa1_bwd has no GQA, so no
+  // simulation.
   const L2ModelInputs h200{62914560, 2, 132, {9, 0}, "GPU table h200"};
   for (bool causal : {false, true}) {
     AttentionProblem p{1, 32, 4096, 128, causal, DType::fp16};
     p.kv_heads = 8;
     const auto point = l2_aware_dram(fa2_backward_kernel, p, h200);
     REQUIRE(point);
-    const LaunchGeometry geometry{{64, 128}, 1, 132, fa2_backward_kernel.launches[1].order};
+    LaunchGeometry geometry{
+        {64, 128}, 1, 132, grid_order_for(fa2_backward_kernel.launches[1], causal)};
+    if (causal) geometry.kv_heads_per_group = 8;
+    CHECK(geometry.grid_order[0] == (causal ? GridAxis::heads : GridAxis::kv_blocks));
     CHECK(point->bytes() ==
           fa2_backward_dram(p, geometry, geometry, geometry, {62914560, 2}).bytes());
     const auto simulated = l2_aware_dram_simulated(fa2_backward_kernel, p, h200);
