@@ -394,6 +394,15 @@ TEST_CASE("perf-notes' fa3_bwd ratios to torch flash are the committed reports' 
       fmt::format("GQA 32/8: **fa3_bwd {:.4f}** of flash's time",
                   fa3_over_flash(h100 + "backward-gqa-81ce447/", "torch-sdpa-backward-gqa.json",
                                  "sweep-bwd-gqa.json")),
+      fmt::format("Against flash, the submitted code: fa3_bwd {:.4f}** of flash's time",
+                  fa3_over_flash(h100 + "backward-454f090/", "torch-sdpa-backward.json",
+                                 "sweep-fa2-bwd.json")),
+      fmt::format("GQA 32/8** (`backward-gqa-454f090/`): **fa3_bwd {:.4f}**",
+                  fa3_over_flash(h100 + "backward-gqa-454f090/", "torch-sdpa-backward-gqa.json",
+                                 "sweep-bwd-gqa.json")),
+      fmt::format("**fa3_bwd {:.4f}**, 8 of 8 FASTER (0.7947 before)",
+                  fa3_over_flash(h100 + "backward-other-454f090/", "torch-sdpa-backward-other.json",
+                                 "sweep-bwd-other.json")),
   };
   for (const std::string& sentence : expected) {
     INFO(sentence);
