@@ -372,38 +372,41 @@ TEST_CASE("perf-notes' fa3_bwd ratios to torch flash are the committed reports' 
   };
   const std::string doc = folded(read_text("docs/perf-notes.md"));
   const std::string h100 = "results/h100/";
-  const std::vector<std::string> expected{
-      fmt::format("fa3_bwd takes {:.4f} of flash's backward time",
-                  fa3_over_flash(h100 + "backward-91cfe71/", "torch-sdpa-backward.json",
-                                 "sweep-fa2-bwd.json")),
-      fmt::format("geomean {:.4f}, 8 of 8 FASTER",
-                  fa3_over_flash(h100 + "backward-other-2480e86/", "torch-sdpa-backward-other.json",
-                                 "sweep-bwd-other.json")),
-      fmt::format("Issue 19's 24 shapes: **{:.4f} of flash's time**",
-                  fa3_over_flash(h100 + "backward-6c13e62/", "torch-sdpa-backward.json",
-                                 "sweep-fa2-bwd.json")),
-      fmt::format("GQA against torch: {:.4f} of flash's time",
-                  fa3_over_flash(h100 + "backward-gqa-64287a2/", "torch-sdpa-backward-gqa.json",
-                                 "sweep-bwd-gqa.json")),
-      fmt::format("Issue 19's axes in that call: **{:.4f} of flash's time**",
-                  fa3_over_flash(h100 + "backward-42eae12/", "torch-sdpa-backward.json",
-                                 "sweep-fa2-bwd.json")),
-      fmt::format("Against flash, same call: **fa3_bwd {:.4f}** of flash's time",
-                  fa3_over_flash(h100 + "backward-81ce447/", "torch-sdpa-backward.json",
-                                 "sweep-fa2-bwd.json")),
-      fmt::format("GQA 32/8: **fa3_bwd {:.4f}** of flash's time",
-                  fa3_over_flash(h100 + "backward-gqa-81ce447/", "torch-sdpa-backward-gqa.json",
-                                 "sweep-bwd-gqa.json")),
-      fmt::format("Against flash, the submitted code: fa3_bwd {:.4f}** of flash's time",
-                  fa3_over_flash(h100 + "backward-454f090/", "torch-sdpa-backward.json",
-                                 "sweep-fa2-bwd.json")),
-      fmt::format("GQA 32/8** (`backward-gqa-454f090/`): **fa3_bwd {:.4f}**",
-                  fa3_over_flash(h100 + "backward-gqa-454f090/", "torch-sdpa-backward-gqa.json",
-                                 "sweep-bwd-gqa.json")),
-      fmt::format("**fa3_bwd {:.4f}**, 8 of 8 FASTER (0.7947 before)",
-                  fa3_over_flash(h100 + "backward-other-454f090/", "torch-sdpa-backward-other.json",
-                                 "sweep-bwd-other.json")),
+  // Each sentence of perf-notes with its ratio's place ({}), and the call it quotes: the
+  // folder under results/h100/, torch's report and ours.
+  struct Quote {
+    const char* sentence;
+    const char* dir;
+    const char* peers;
+    const char* ours;
   };
+  constexpr Quote quotes[] = {
+      {"fa3_bwd takes {:.4f} of flash's backward time", "backward-91cfe71/",
+       "torch-sdpa-backward.json", "sweep-fa2-bwd.json"},
+      {"geomean {:.4f}, 8 of 8 FASTER", "backward-other-2480e86/", "torch-sdpa-backward-other.json",
+       "sweep-bwd-other.json"},
+      {"Issue 19's 24 shapes: **{:.4f} of flash's time**", "backward-6c13e62/",
+       "torch-sdpa-backward.json", "sweep-fa2-bwd.json"},
+      {"GQA against torch: {:.4f} of flash's time", "backward-gqa-64287a2/",
+       "torch-sdpa-backward-gqa.json", "sweep-bwd-gqa.json"},
+      {"Issue 19's axes in that call: **{:.4f} of flash's time**", "backward-42eae12/",
+       "torch-sdpa-backward.json", "sweep-fa2-bwd.json"},
+      {"Against flash, same call: **fa3_bwd {:.4f}** of flash's time", "backward-81ce447/",
+       "torch-sdpa-backward.json", "sweep-fa2-bwd.json"},
+      {"GQA 32/8: **fa3_bwd {:.4f}** of flash's time", "backward-gqa-81ce447/",
+       "torch-sdpa-backward-gqa.json", "sweep-bwd-gqa.json"},
+      {"Against flash, the submitted code: fa3_bwd {:.4f}** of flash's time", "backward-454f090/",
+       "torch-sdpa-backward.json", "sweep-fa2-bwd.json"},
+      {"GQA 32/8** (`backward-gqa-454f090/`): **fa3_bwd {:.4f}**", "backward-gqa-454f090/",
+       "torch-sdpa-backward-gqa.json", "sweep-bwd-gqa.json"},
+      {"**fa3_bwd {:.4f}**, 8 of 8 FASTER (0.7947 before)", "backward-other-454f090/",
+       "torch-sdpa-backward-other.json", "sweep-bwd-other.json"},
+  };
+  std::vector<std::string> expected;
+  for (const Quote& quote : quotes) {
+    expected.push_back(fmt::format(fmt::runtime(quote.sentence),
+                                   fa3_over_flash(h100 + quote.dir, quote.peers, quote.ours)));
+  }
   for (const std::string& sentence : expected) {
     INFO(sentence);
     CHECK(doc.find(sentence) != std::string::npos);
