@@ -1,11 +1,13 @@
-// `cuflash-roofline profile-child`: the single-launch mode `sweep --profile`
-// runs under Nsight Compute (hidden; tests/gpu/single_launch.cu was its
-// prototype). Each row gets seeded inputs outside the NVTX ranges, then
-//   push "cfr_profile", push "cfr_row_<index>", <the kernel's launches>, pop, pop
+// `cuflash-roofline profile-child`: the launch mode `sweep --profile` runs
+// under Nsight Compute (hidden; tests/gpu/single_launch.cu was its
+// prototype). Each row gets seeded inputs and --warmup launches outside the
+// NVTX ranges, then for each of its --launches profiled launches k
+//   push "cfr_profile", push "cfr_row_<index>", push "cfr_launch_<k>",
+//   <the kernel's launches>, pop, pop, pop
 // so `ncu --nvtx --nvtx-include cfr_profile/` profiles exactly the kernel's
-// own launches (cuBLAS's included for naive), and the CSV's range column names
-// the row. A backward row runs its registry forward partner outside the
-// ranges first, for O and LSE.
+// own launches (cuBLAS's included for naive), and the CSV's range columns
+// name the row and the launch. A backward row runs its registry forward
+// partner outside the ranges first, for O and LSE.
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -31,11 +33,13 @@ namespace {
 // Pops the ranges it pushed, whatever the launch did.
 class ProfiledRange {
  public:
-  explicit ProfiledRange(std::size_t index) {
+  ProfiledRange(std::size_t index, int launch) {
     nvtxRangePushA("cfr_profile");
     nvtxRangePushA(fmt::format("{}{}", ncu::row_range_prefix, index).c_str());
+    nvtxRangePushA(fmt::format("{}{}", ncu::launch_range_prefix, launch).c_str());
   }
   ~ProfiledRange() {
+    nvtxRangePop();
     nvtxRangePop();
     nvtxRangePop();
   }
@@ -45,9 +49,15 @@ class ProfiledRange {
 
 // The row's launches over the inputs and buffers the sweep's bench makes
 // (kernels/bench/row_stages.hpp: K/V by K/V heads and keys, a paged cache's
-// pages and table, a zeroed workspace), its own launch alone inside the
-// row's NVTX range: a backward row's forward partner runs before it.
-void run_row(const ProfileRow& row, std::uint64_t seed) {
+// pages and table, a zeroed workspace), its own launches alone inside the
+// row's NVTX ranges: a backward row's forward partner and the warm-up
+// launches run before them.
+struct LaunchCounts {
+  int warmup = 1;
+  int profiled = 1;
+};
+
+void run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts counts) {
   CFR_CUDA_CHECK(cudaSetDevice(row.device));
   measure::CudaStream stream;
   const kernels::KernelEntry* entry = kernels::registry().find(row.kernel);
@@ -75,14 +85,18 @@ void run_row(const ProfileRow& row, std::uint64_t seed) {
   }
   CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   const bench::LaunchFunction launch = bench::timed_launch(launchers, buffers);
-  {
-    ProfiledRange range(row.index);
+  const auto launch_once = [&] {
     const cudaError_t error = launch(stream.get());
     if (error != cudaSuccess) {
       throw std::runtime_error(launch_message.empty() ? measure::cuda_error_text(error)
                                                       : launch_message);
     }
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  };
+  for (int i = 0; i < counts.warmup; ++i) launch_once();
+  for (int k = 0; k < counts.profiled; ++k) {
+    ProfiledRange range(row.index, k);
+    launch_once();
   }
 }
 
@@ -92,13 +106,20 @@ void add_profile_child_command(CLI::App& app, CommandStatus& status) {
   auto rows_path = std::make_shared<std::string>();
   auto seed = std::make_shared<std::uint64_t>(0);
   CLI::App* command = app.add_subcommand(
-      "profile-child", "run rows once each inside NVTX ranges (sweep --profile runs it under ncu)");
+      "profile-child", "run rows inside NVTX ranges (sweep --profile runs it under ncu)");
   command->group("");  // hidden: an implementation detail of sweep --profile
   command->add_option("--rows", *rows_path, "the rows file sweep --profile wrote")->required();
   command->add_option("--seed", *seed, "seed of the random inputs");
+  auto counts = std::make_shared<LaunchCounts>();
+  command->add_option("--warmup", counts->warmup, "unprofiled launches of each row first")
+      ->check(CLI::Range(0, 99));
+  command
+      ->add_option("--launches", counts->profiled,
+                   "profiled launches of each row, each in its range")
+      ->check(CLI::Range(1, 99));
   auto plugins = std::make_shared<PluginOptions>();
   command->add_option("--plugin", plugins->paths, "a plugin the profiled sweep loaded");
-  command->callback([rows_path, seed, plugins, &status] {
+  command->callback([rows_path, seed, plugins, counts, &status] {
     load_plugins(*plugins);
     std::ifstream in(*rows_path);
     if (!in) throw std::runtime_error(fmt::format("--rows: cannot read '{}'", *rows_path));
@@ -107,7 +128,7 @@ void add_profile_child_command(CLI::App& app, CommandStatus& status) {
     int failed = 0;
     for (const ProfileRow& row : parse_profile_rows(text.str())) {
       try {
-        run_row(row, *seed);
+        run_row(row, *seed, *counts);
         std::printf("profile-child: row %zu ran\n", row.index);
       } catch (const std::exception& error) {
         ++failed;

@@ -18,6 +18,7 @@
 #include "roofline/profile/ncu_csv.hpp"
 #include "roofline/profile/ncu_query.hpp"
 #include "roofline/profile/profile_figures.hpp"
+#include "roofline/profile/recorded_launch.hpp"
 
 namespace cfr::app {
 
@@ -67,7 +68,14 @@ struct NcuRun {
   std::string command;
   ncu::MetricNames chip_metrics;
   std::vector<std::string> plugins;  // passed on to the child
+  int launches = 1;                  // profiled launches of each row
 };
+
+// The unprofiled launches profile-child runs of a row before its profiled
+// ones, as the sweep warms up before it times: what a kernel's first launch
+// in a process pays once (loading its module, cold instruction caches) is
+// not what the sweep's median saw.
+constexpr int child_warmup_launches = 1;
 
 // The rows to profile and their devices' compute capabilities.
 std::vector<std::size_t> profiled_rows(const Report& report) {
@@ -132,7 +140,8 @@ OrReason<ncu::MetricNames> query_metrics(const std::string& ncu,
 }
 
 void attach_counters(Report& report, const std::vector<std::size_t>& rows, const NcuRun& run,
-                     const std::map<std::int64_t, ncu::RowCounters>& ranges, int exit_status) {
+                     const std::map<std::int64_t, std::vector<ncu::RowCounters>>& ranges,
+                     int exit_status) {
   for (std::size_t index : rows) {
     ResultRow& row = report.results[index];
     Profile profile;
@@ -146,7 +155,9 @@ void attach_counters(Report& report, const std::vector<std::size_t>& rows, const
       row.profile = std::move(profile);
       continue;
     }
-    profile.counters = profile_counters(found->second, run.chip_metrics);
+    ProfileLaunches launches = choose_recorded_launch(found->second, child_warmup_launches);
+    profile.counters = profile_counters(found->second[launches.recorded], run.chip_metrics);
+    profile.launches = std::move(launches);
     row.profile = std::move(profile);
     row.profile->derived = profile_figures(row, report.ceiling, device_cc(report, row));
   }
@@ -156,7 +167,7 @@ void attach_counters(Report& report, const std::vector<std::size_t>& rows, const
 // are none for any row.
 struct NcuOutput {
   std::optional<std::string> unavailable;
-  std::map<std::int64_t, ncu::RowCounters> ranges;
+  std::map<std::int64_t, std::vector<ncu::RowCounters>> ranges;  // each row's launches
   int exit_status = 0;
   std::string last_log_line;
 };
@@ -195,11 +206,14 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
                                 "cfr_profile/",
                                 "--metrics",
                                 fmt::format("{}", fmt::join(metrics, ","))};
-  argv.insert(argv.end(), {self_executable(), "profile-child", "--rows", dir.file("rows.txt"),
-                           "--seed", std::to_string(seed)});
+  argv.insert(argv.end(),
+              {self_executable(), "profile-child", "--rows", dir.file("rows.txt"), "--seed",
+               std::to_string(seed), "--warmup", std::to_string(child_warmup_launches),
+               "--launches", std::to_string(run.launches)});
   for (const std::string& plugin : run.plugins) argv.insert(argv.end(), {"--plugin", plugin});
   run.command = shell_words(argv);
-  std::cerr << fmt::format("profile: {} rows, once each, under {} ({})\n", rows.size(), run.ncu,
+  std::cerr << fmt::format("profile: {} rows, {} launch{} each after a warm-up, under {} ({})\n",
+                           rows.size(), run.launches, run.launches == 1 ? "" : "es", run.ncu,
                            run.version);
   const ChildResult result = run_child(argv, dir.file("ncu.csv"), dir.file("ncu.log"));
   const std::string csv = read_text(dir.file("ncu.csv"));
@@ -212,7 +226,7 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
     out.unavailable = result.error;
   } else {
     try {
-      out.ranges = ncu::group_rows(ncu::parse_raw_csv(csv));
+      out.ranges = ncu::group_row_launches(ncu::parse_raw_csv(csv));
     } catch (const std::exception& error) {
       out.unavailable = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status, error.what(),
                                     out.last_log_line);
@@ -225,9 +239,15 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
 
 void add_profile_options(CLI::App& command, ProfileOptions& o) {
   command.add_flag("--profile", o.enabled,
-                   "after timing, re-run every ok row once under Nsight Compute and record its "
+                   "after timing, re-run every ok row under Nsight Compute and record its "
                    "counters (one ncu process)");
   command.add_option("--ncu", o.ncu, "the Nsight Compute CLI for --profile")->capture_default_str();
+  command
+      .add_option("--profile-launches", o.launches,
+                  "profiled launches of each row after a warm-up one; the row records the "
+                  "median launch's counters")
+      ->check(CLI::Range(1, 99))
+      ->capture_default_str();
 }
 
 std::optional<std::string> ncu_not_found(const ProfileOptions& options) {
@@ -249,6 +269,7 @@ std::string profile_report(Report& report, const ProfileOptions& options, const 
   if (!ncu) return unavailable(*ncu_not_found(options));
   run.ncu = *ncu;
   run.plugins = options.plugins;
+  run.launches = options.launches;
   ScratchDir dir;
   run_child({run.ncu, "--version"}, dir.file("version.txt"), dir.file("version.log"));
   run.version = last_line(read_text(dir.file("version.txt")));

@@ -1,8 +1,9 @@
 #pragma once
 
 // `sweep --profile`: after the timed sweep, one Nsight Compute process
-// re-runs every ok row once in this tool's profile-child mode, and each row
-// gets its counters and the figures derived from them (row.profile). Timing
+// re-runs every ok row in this tool's profile-child mode (a warm-up launch,
+// then --profile-launches profiled ones), and each row gets the median
+// launch's counters and the figures derived from them (row.profile). Timing
 // runs stay unprofiled.
 
 #include <cstdint>
@@ -20,6 +21,9 @@ namespace cfr::app {
 struct ProfileOptions {
   bool enabled = false;
   std::string ncu = "ncu";  // a path, or a name looked up on PATH
+  // Profiled launches of each row, after one unprofiled warm-up launch; the
+  // row's counters are the median launch's (roofline/profile/recorded_launch.hpp).
+  int launches = 3;
   // The sweep's --plugin files: the child loads them too, so plugin rows
   // are profiled like built-in ones.
   std::vector<std::string> plugins;

@@ -21,6 +21,7 @@
 #include "roofline/model/kv_splits.hpp"
 #include "roofline/model/own_byte_count.hpp"
 #include "roofline/profile/profile_figures.hpp"
+#include "roofline/profile/recorded_launch.hpp"
 #include "roofline/report/auditability.hpp"
 #include "roofline/report/figures.hpp"
 #include "roofline/report/row_model.hpp"
@@ -493,6 +494,9 @@ class RowAudit {
   // achieved figures. False without collected counters.
   bool recompute_profile(ResultRow& recomputed) {
     if (!row_.profile || !row_.profile->collected()) return false;
+    if (const auto why = recorded_launch_mismatch(*row_.profile)) {
+      add(FindingKind::mismatch, *why);
+    }
     try {
       recomputed.profile->derived =
           profile_figures(recomputed, report_.ceiling, device_compute_capability());

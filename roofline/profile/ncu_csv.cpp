@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -394,28 +396,65 @@ RowCounters combine_launches(const std::vector<const Launch*>& launches) {
   return row;
 }
 
+namespace {
+
+// The first range of the launch's stack from `from` on that starts with
+// `prefix`, and the index it names: {position in the stack, index}. Throws
+// InputError for a name like "cfr_row_x".
+std::optional<std::pair<std::size_t, std::int64_t>> indexed_range(const Launch& launch,
+                                                                  std::string_view prefix,
+                                                                  std::size_t from = 0) {
+  for (std::size_t i = from; i < launch.nvtx_ranges.size(); ++i) {
+    const std::string& name = launch.nvtx_ranges[i];
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view digits = std::string_view(name).substr(prefix.size());
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), is_digit)) {
+      fail(launch.source_line, fmt::format("NVTX range '{}' is not {}<index>", name, prefix));
+    }
+    return std::pair{i, parse_integer(digits, launch.source_line, "range index")};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launches) {
   std::map<std::int64_t, std::vector<const Launch*>> members;
-  std::map<std::int64_t, std::string> names;
   for (const Launch& launch : launches) {
-    const auto range =
-        std::find_if(launch.nvtx_ranges.begin(), launch.nvtx_ranges.end(),
-                     [](const std::string& name) { return name.starts_with(row_range_prefix); });
-    if (range == launch.nvtx_ranges.end()) continue;
-    const std::string_view digits = std::string_view(*range).substr(row_range_prefix.size());
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), is_digit)) {
-      fail(launch.source_line,
-           fmt::format("NVTX range '{}' is not {}<index>", *range, row_range_prefix));
+    if (const auto row = indexed_range(launch, row_range_prefix)) {
+      members[row->second].push_back(&launch);
     }
-    const std::int64_t index = parse_integer(digits, launch.source_line, "row index");
-    members[index].push_back(&launch);
-    names[index] = *range;
   }
   std::map<std::int64_t, RowCounters> rows;
   for (const auto& [index, group] : members) {
     RowCounters row = combine_launches(group);
-    row.range = names[index];
+    row.range = fmt::format("{}{}", row_range_prefix, index);
     rows.emplace(index, std::move(row));
+  }
+  return rows;
+}
+
+std::map<std::int64_t, std::vector<RowCounters>> group_row_launches(
+    const std::vector<Launch>& launches) {
+  // Row index -> launch index (-1: the row's launches outside any launch
+  // range) -> the kernels of that launch.
+  std::map<std::int64_t, std::map<std::int64_t, std::vector<const Launch*>>> members;
+  for (const Launch& launch : launches) {
+    const auto row = indexed_range(launch, row_range_prefix);
+    if (!row) continue;
+    const auto repeat = indexed_range(launch, launch_range_prefix, row->first + 1);
+    members[row->second][repeat ? repeat->second : -1].push_back(&launch);
+  }
+  std::map<std::int64_t, std::vector<RowCounters>> rows;
+  for (const auto& [index, repeats] : members) {
+    std::vector<RowCounters>& out = rows[index];
+    for (const auto& [repeat, group] : repeats) {
+      RowCounters launch = combine_launches(group);
+      launch.range = repeat < 0 ? fmt::format("{}{}", row_range_prefix, index)
+                                : fmt::format("{}{}/{}{}", row_range_prefix, index,
+                                              launch_range_prefix, repeat);
+      out.push_back(std::move(launch));
+    }
   }
   return rows;
 }

@@ -97,4 +97,14 @@ inline constexpr std::string_view row_range_prefix = "cfr_row_";
 // launch's line).
 std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launches);
 
+// The profiled launches of one row, each in its own range
+// `launch_range_prefix<k>` inside the row's (profile-child --launches K):
+// a row's launches grouped by that range, in k order, each group's kernels
+// combined as group_rows combines a row's. A row's kernels outside any
+// launch range (a CSV written before the ranges existed) are one launch,
+// listed first. Throws InputError for a malformed index, as group_rows.
+inline constexpr std::string_view launch_range_prefix = "cfr_launch_";
+std::map<std::int64_t, std::vector<RowCounters>> group_row_launches(
+    const std::vector<Launch>& launches);
+
 }  // namespace cfr::ncu

@@ -78,11 +78,22 @@ json profile_json(const Profile& p) {
                         {"value", c.value ? json(*c.value) : json(nullptr)},
                         {"note", c.note}});
   }
-  return {{"tool", p.tool},
-          {"version", p.version},
-          {"command", p.command},
-          {"unavailable", p.unavailable},
-          {"counters", counters}};
+  json out{{"tool", p.tool},
+           {"version", p.version},
+           {"command", p.command},
+           {"unavailable", p.unavailable},
+           {"counters", counters}};
+  if (p.launches) {
+    json values = json::array();
+    for (const std::optional<double>& value : p.launches->values) {
+      values.push_back(value ? json(*value) : json(nullptr));
+    }
+    out["launches"] = {{"warmup", p.launches->warmup},
+                       {"metric", p.launches->metric},
+                       {"values", values},
+                       {"recorded", p.launches->recorded}};
+  }
+  return out;
 }
 
 // The counter's readings as [seconds, millijoules] pairs: a run keeps
@@ -181,6 +192,28 @@ Profile read_profile(const Node& n) {
     const Node c(list[i], fmt::format("{}[{}]", n.key_path("counters"), i));
     p.counters.push_back(
         {c.string("metric"), c.string("unit"), c.optional_number("value"), c.string("note")});
+  }
+  if (n.has("launches")) {
+    const Node l = n.object("launches");
+    ProfileLaunches launches;
+    launches.warmup = l.int32("warmup");
+    launches.metric = l.string("metric");
+    const json& values = l.array("values");
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const json& value = values[i];
+      if (value.is_null()) {
+        launches.values.push_back(std::nullopt);
+      } else if (value.is_number() && std::isfinite(value.get<double>())) {
+        launches.values.push_back(value.get<double>());
+      } else {
+        throw InputError(fmt::format("{}[{}]: expected a number or null", l.key_path("values"), i));
+      }
+    }
+    const std::int64_t recorded = l.integer("recorded");
+    if (recorded < 0)
+      throw InputError(fmt::format("{}: must not be negative", l.key_path("recorded")));
+    launches.recorded = static_cast<std::size_t>(recorded);
+    p.launches = std::move(launches);
   }
   return p;
 }

@@ -5,6 +5,7 @@
 // are the evidence; profile_figures() derives everything else from them, the
 // row's model and the ceiling, and `audit` calls it again.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,19 @@ struct ProfileDerived {
   std::optional<std::string> top_stalls;  // "long_scoreboard 41%; barrier 22%; ..."
 };
 
+// Which of a row's profiled launches its counters are (sweep --profile
+// --profile-launches K: profile-child runs `warmup` launches outside the
+// profiled ranges, then K inside). The recorded launch is the median by
+// `metric`, so that one launch unlike the rest (the first in a process,
+// paying one-off costs; a CTA placement that packs one SM fuller) is not what
+// the timing check holds our median against (roofline/profile/recorded_launch.hpp).
+struct ProfileLaunches {
+  int warmup = 0;      // unprofiled launches of the row before the profiled ones
+  std::string metric;  // "sm__cycles_elapsed.avg", "gpu__time_duration.sum", or empty: none had it
+  std::vector<std::optional<double>> values;  // each profiled launch's, in launch order
+  std::size_t recorded = 0;                   // the launch whose counters are `counters`
+};
+
 struct Profile {
   std::string tool;     // "Nsight Compute"
   std::string version;  // `ncu --version`'s last line
@@ -74,6 +88,9 @@ struct Profile {
   // ERR_NVGPUCTRPERM, the run failed, the row's range is absent from the CSV).
   std::string unavailable;
   std::vector<ProfileCounter> counters;
+  // Absent in reports profiled before several launches were: one launch,
+  // the first of the row's kernel in the child process.
+  std::optional<ProfileLaunches> launches;
   ProfileDerived derived;
 
   bool collected() const { return unavailable.empty(); }

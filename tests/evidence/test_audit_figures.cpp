@@ -262,6 +262,7 @@ TEST_CASE("a row whose profile is unavailable audits like one without --profile"
                           "ncu not found: 'ncu' is not an executable on "
                           "PATH (--ncu PATH names it)",
                           {},
+                          {},
                           {}};
   }
   const json document = to_json(report);

@@ -99,3 +99,27 @@ TEST_CASE("a tampered recorded counter is a mismatch in audit") {
     CHECK(finds(result, FindingKind::mismatch, "profile.levels.dram.bytes"));
   }
 }
+
+TEST_CASE("a row's launch record travels through the JSON, and audit holds it to its counters") {
+  Report report = recorded();
+  ResultRow& row = report.results[0];
+  const double cycles = row.profile->value("sm__cycles_elapsed.avg").value();
+  row.profile->launches =
+      ProfileLaunches{1, "sm__cycles_elapsed.avg", {cycles * 1.09, cycles, std::nullopt}, 1};
+  // A launch without the metric is written as null and read back as such.
+  Report again = report_from_json(nlohmann::json::parse(to_json(report).dump()));
+  REQUIRE(again.results[0].profile->launches);
+  CHECK(again.results[0].profile->launches->values == row.profile->launches->values);
+  CHECK(finds(audit_report(again), FindingKind::mismatch,
+              "profile.launches.values: a launch without sm__cycles_elapsed.avg"));
+  again.results[0].profile->launches->values[2] = cycles * 0.97;
+  CHECK(audit_report(again).consistent());
+  SECTION("the record names another launch than the median") {
+    again.results[0].profile->launches->recorded = 0;
+    CHECK(finds(audit_report(again), FindingKind::mismatch, "the median launch by"));
+  }
+  SECTION("the recorded counter is edited") {
+    counter(again.results[0], "sm__cycles_elapsed.avg").value.value() *= 1.05;
+    CHECK(finds(audit_report(again), FindingKind::mismatch, "but the recorded launch's is"));
+  }
+}

@@ -121,6 +121,38 @@ TEST_CASE("per-second rates combine as a mean weighted by each launch's duration
   CHECK(row.metric("launch__grid_size")->value == 2.0);  // common to both launches
 }
 
+TEST_CASE("each profiled launch of a row in its own range: one set of counters a launch") {
+  // profile-child --launches 2: row 4's two launches, fa1_bwd-like (two kernels each), then
+  // row 9 written as before the launch ranges (its kernels outside any launch range).
+  const auto in = [](std::string launch) {
+    return "cfr_row_4:none:none:none:none:none:none\"\"  \"\"<default domain>:" + launch;
+  };
+  const std::string text = nvtx_header + record(0, in("cfr_launch_0"), "100", "10", "1", "2") +
+                           record(1, in("cfr_launch_0"), "300", "30", "1", "2") +
+                           record(2, in("cfr_launch_1"), "150", "11", "1", "2") +
+                           record(3, in("cfr_launch_1"), "250", "31", "1", "2") +
+                           record(4, "cfr_row_9", "500", "7", "1", "2");
+  const std::vector<Launch> launches = parse_raw_csv(text);
+  REQUIRE(launches[2].nvtx_ranges ==
+          std::vector<std::string>{"cfr_profile", "cfr_row_4", "cfr_launch_1"});
+  const auto rows = group_row_launches(launches);
+  REQUIRE(rows.size() == 2);
+  const std::vector<RowCounters>& four = rows.at(4);
+  REQUIRE(four.size() == 2);
+  CHECK(four[0].range == "cfr_row_4/cfr_launch_0");
+  CHECK(four[0].launch_ids == std::vector<std::int64_t>{0, 1});
+  CHECK(four[0].metric("gpu__time_duration.sum")->value == 400.0);
+  CHECK(four[1].metric("dram__bytes_read.sum")->value == 42.0);
+  REQUIRE(rows.at(9).size() == 1);
+  CHECK(rows.at(9)[0].range == "cfr_row_9");
+  // group_rows still combines every launch of a row.
+  CHECK(group_rows(launches).at(4).metric("gpu__time_duration.sum")->value == 800.0);
+  CHECK(message_of(nvtx_header + record(0, in("cfr_launch_z"), "1", "1", "1", "1")).empty());
+  CHECK_THROWS_WITH(group_row_launches(parse_raw_csv(
+                        nvtx_header + record(0, in("cfr_launch_z"), "1", "1", "1", "1"))),
+                    "line 3: NVTX range 'cfr_launch_z' is not cfr_launch_<index>");
+}
+
 TEST_CASE("combine rules follow the metric's suffix") {
   CHECK(combine_rule("dram__bytes_read.sum") == Combine::sum);
   CHECK(combine_rule("dram__bytes_read.avg") == Combine::sum);
