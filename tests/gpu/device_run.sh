@@ -5,7 +5,7 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, profile_misses, fa2bwd,
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, timing_check, profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
 # fa3_gap, decode_offsets, served_paged.
 # Logs go to $OUT (or
@@ -778,6 +778,42 @@ step_scaled_checks() {
 }
 step_cold_timer() {
   gpu_test measure/test_measure_gpu "[cold_timer]"
+}
+
+# Issue 23's timing check, launch by launch (results/h100/timing-check-d64d6e5/ is one run):
+# for rows whose cycle ratio missed ±3 %, ncu's SM cycles and CTAs per SM of six launches of
+# the row in one profile-child process, with the L2 flushed and not, beside the row timed by
+# a plain sweep; then sweep --profile (a warm-up, the median of three launches) over the
+# 32 rows around them. Files to $out/timing-check/.
+step_timing_check() {
+  local dir=$out/timing-check spec
+  mkdir -p "$dir"
+  local metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_elapsed.max
+  metrics+=,sm__cycles_active.avg,sm__cycles_active.min,sm__cycles_active.max
+  metrics+=,sm__ctas_launched.min,sm__ctas_launched.max,sm__ctas_launched.sum,launch__grid_size
+  metrics+=,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+  metrics+=,launch__occupancy_limit_warps,dram__bytes_read.sum
+  for spec in "fa1_bwd 2048 128 0" "fa1_scalar 2048 128 0" "fa1_scalar 4096 128 1" \
+    "fa1_wmma 4096 64 1" "fa1_wmma 4096 64 0" "fa2_mma 2048 64 1"; do
+    set -- $spec
+    local name=$1-$2-$3-$4 rows=$dir/rows-$1-$2-$3-$4.txt flush
+    : >"$rows"
+    for launch in 0 1 2 3 4 5; do echo "$launch $1 fp16 1 8 $2 $3 $4 0 $2 8 0" >>"$rows"; done
+    for flush in all none; do
+      ncu --csv --page raw --print-units base --clock-control none --cache-control "$flush" \
+        --nvtx --nvtx-include cfr_profile/ --metrics "$metrics" "$tool" profile-child \
+        --rows "$rows" --seed 1 --warmup 0 >"$dir/ncu-$name-$flush.csv" 2>"$dir/ncu-$name-$flush.log" ||
+        status=1
+    done
+    "$tool" sweep --kernels "$1" --seq-lens "$2" --head-dims "$3" \
+      "$([[ $4 == 1 ]] && echo --causal || echo --no-causal)" --max-seconds 0.5 \
+      --json "$dir/sweep-$name.json" >/dev/null 2>&1 || status=1
+  done
+  "$tool" sweep --profile --kernels fa1_scalar,fa1_bwd,fa1_wmma,fa2_mma --seq-lens 2048,4096 \
+    --head-dims 64,128 --both --max-seconds 0.3 --json "$dir/profile-timing.json" \
+    >"$dir/profile-timing.txt" 2>"$dir/profile-timing.log" || status=1
+  "$tool" table "$dir/profile-timing.json" --status ok \
+    --columns 'kernel,dir,H,N,d,causal,median ms,timing ratio,cycle ratio' | tee "$dir/profile-timing-table.txt"
 }
 
 # Issue 19's fa2_bwd and fa2_bwd_2d: the backward GPU tests (every backward
