@@ -145,6 +145,13 @@ bool store_interval_regime(ResultRow& row, const FigureValue& value) {
 // The regime a reader should believe: the counters' where the row was
 // profiled (its measured DRAM AI), else the model's interval's, else the
 // point's (a row the L2-aware model does not describe).
+// A view of profile.launches (audit checks the record itself).
+FigureValue read_launch_spread(const ResultRow& row) {
+  if (!row.profile || !row.profile->launches) return {};
+  const auto spread = launch_spread(*row.profile->launches);
+  return spread ? FigureValue(*spread) : FigureValue();
+}
+
 FigureValue read_verdict(const ResultRow& row) {
   if (row.profile && row.profile->collected() && row.profile->derived.dram.regime) {
     return *row.profile->derived.dram.regime;
@@ -593,6 +600,11 @@ constexpr auto figures = std::to_array<Figure>({
      .label = "cycle ratio", .description = "our cycles / ncu's cycles: the timing check without "
                                              "the clock",
      .precision = 3, .column_sets = ColumnSet::wide}),
+    {.tag = "profile/launch_spread", .unit = "ratio", .label = "launch spread",
+     .description = "(largest - smallest) / median of the profiled launches' SM cycles "
+                    "(profile.launches)",
+     .source = FigureSource::measured, .group = FigureGroup::profile, .precision = 3,
+     .column_sets = ColumnSet::wide, .read = read_launch_spread},
 
     // ---- energy: the board's energy counter around the row's launches (energy_figures)
     energy<[](auto& e) -> auto& { return e.joules_per_launch; }>(

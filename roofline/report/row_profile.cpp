@@ -1,6 +1,24 @@
 #include "roofline/report/row_profile.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace cfr {
+
+std::optional<double> launch_spread(const ProfileLaunches& launches) {
+  if (launches.values.size() < 2 || launches.recorded >= launches.values.size()) {
+    return std::nullopt;
+  }
+  std::vector<double> values;
+  for (const std::optional<double>& value : launches.values) {
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  const double recorded = values[launches.recorded];
+  if (!(recorded > 0)) return std::nullopt;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return (*high - *low) / recorded;
+}
 
 const ProfileCounter* Profile::counter(std::string_view metric) const {
   for (const ProfileCounter& c : counters) {

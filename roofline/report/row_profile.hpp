@@ -80,6 +80,12 @@ struct ProfileLaunches {
   std::size_t recorded = 0;                   // the launch whose counters are `counters`
 };
 
+// How far the profiled launches differ: (largest - smallest) / the recorded
+// launch's value. Where it exceeds the timing check's 3 %, one launch more or
+// less moves the cycle ratio by as much. Absent with fewer than two launches
+// or a launch without the value.
+std::optional<double> launch_spread(const ProfileLaunches& launches);
+
 struct Profile {
   std::string tool;     // "Nsight Compute"
   std::string version;  // `ncu --version`'s last line

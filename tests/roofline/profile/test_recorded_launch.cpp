@@ -66,6 +66,18 @@ TEST_CASE("without SM cycles in every launch the duration picks; without either,
   CHECK_THROWS_AS(choose_recorded_launch({}, 1), std::invalid_argument);
 }
 
+TEST_CASE("the launches' spread: (largest - smallest) / the recorded one") {
+  // fa1_scalar d 128 N 2048 causal on the H100 (results/h100/profile-launches-f7f0f47/): launches
+  // of 892.8, 974.2 and 984.4 K cycles, the median 974.2: a spread of 9.4 %, three times the
+  // check's 3 %.
+  const ProfileLaunches record{
+      1, std::string(launch_cycles_metric), {892.8e3, 974.2e3, 984.4e3}, 1};
+  CHECK(launch_spread(record) == Approx((984.4 - 892.8) / 974.2));
+  CHECK_FALSE(launch_spread({1, std::string(launch_cycles_metric), {5.0}, 0}));
+  CHECK_FALSE(launch_spread({1, std::string(launch_cycles_metric), {5.0, std::nullopt}, 0}));
+  CHECK_FALSE(launch_spread({1, std::string(launch_cycles_metric), {5.0, 6.0}, 2}));
+}
+
 TEST_CASE("audit: a launch record that does not hold together is named") {
   ProfileLaunches record{1, std::string(launch_cycles_metric), {300.0, 100.0, 200.0}, 2};
   CHECK_FALSE(recorded_launch_mismatch(profile_of(record, 200.0)));
