@@ -7,7 +7,8 @@
 // other five (its dQ kernel had 5 CTAs on some SM, the others 4) and one
 // fa1_wmma launch at N 4096 d 64 9 % below the rest (4 CTAs at most on an SM
 // instead of 5). The median launch is what our median of many timed launches
-// is compared with.
+// is compared with. It removes an odd launch, not the mode a whole process
+// runs in: the modes persist through a process (results/h100/timing-check-d5e1693/).
 
 #include <optional>
 #include <span>
