@@ -64,11 +64,9 @@ std::optional<std::string> recorded_launch_mismatch(const Profile& profile) {
         "profile.launches.recorded is {}; without a metric the first launch is recorded",
         record.recorded);
   }
-  std::vector<double> values;
-  for (const std::optional<double>& value : record.values) {
-    if (!value) return fmt::format("profile.launches.values: a launch without {}", record.metric);
-    values.push_back(*value);
-  }
+  const auto present = every_launch_value(record);
+  if (!present) return fmt::format("profile.launches.values: a launch without {}", record.metric);
+  const std::vector<double>& values = *present;
   const std::size_t median = median_position(values);
   if (record.recorded != median) {
     return fmt::format("profile.launches.recorded is {}, but the median launch by {} is {}",

@@ -142,9 +142,6 @@ bool store_interval_regime(ResultRow& row, const FigureValue& value) {
   return verdict.has_value();
 }
 
-// The regime a reader should believe: the counters' where the row was
-// profiled (its measured DRAM AI), else the model's interval's, else the
-// point's (a row the L2-aware model does not describe).
 // A view of profile.launches (audit checks the record itself).
 FigureValue read_launch_spread(const ResultRow& row) {
   if (!row.profile || !row.profile->launches) return {};
@@ -152,6 +149,9 @@ FigureValue read_launch_spread(const ResultRow& row) {
   return spread ? FigureValue(*spread) : FigureValue();
 }
 
+// The regime a reader should believe: the counters' where the row was
+// profiled (its measured DRAM AI), else the model's interval's, else the
+// point's (a row the L2-aware model does not describe).
 FigureValue read_verdict(const ResultRow& row) {
   if (row.profile && row.profile->collected() && row.profile->derived.dram.regime) {
     return *row.profile->derived.dram.regime;

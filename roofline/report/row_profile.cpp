@@ -5,18 +5,24 @@
 
 namespace cfr {
 
-std::optional<double> launch_spread(const ProfileLaunches& launches) {
-  if (launches.values.size() < 2 || launches.recorded >= launches.values.size()) {
-    return std::nullopt;
-  }
+std::optional<std::vector<double>> every_launch_value(const ProfileLaunches& launches) {
   std::vector<double> values;
   for (const std::optional<double>& value : launches.values) {
     if (!value) return std::nullopt;
     values.push_back(*value);
   }
-  const double recorded = values[launches.recorded];
+  return values;
+}
+
+std::optional<double> launch_spread(const ProfileLaunches& launches) {
+  if (launches.values.size() < 2 || launches.recorded >= launches.values.size()) {
+    return std::nullopt;
+  }
+  const auto values = every_launch_value(launches);
+  if (!values) return std::nullopt;
+  const double recorded = (*values)[launches.recorded];
   if (!(recorded > 0)) return std::nullopt;
-  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  const auto [low, high] = std::minmax_element(values->begin(), values->end());
   return (*high - *low) / recorded;
 }
 

@@ -70,15 +70,18 @@ struct ProfileDerived {
 // Which of a row's profiled launches its counters are (sweep --profile
 // --profile-launches K: profile-child runs `warmup` launches outside the
 // profiled ranges, then K inside). The recorded launch is the median by
-// `metric`, so that one launch unlike the rest (the first in a process,
-// paying one-off costs; a CTA placement that packs one SM fuller) is not what
-// the timing check holds our median against (roofline/profile/recorded_launch.hpp).
+// `metric`, so that one launch unlike the rest of its process (a CTA
+// placement that packs one SM fuller) is not what the timing check holds our
+// median against (roofline/profile/recorded_launch.hpp).
 struct ProfileLaunches {
   int warmup = 0;      // unprofiled launches of the row before the profiled ones
   std::string metric;  // "sm__cycles_elapsed.avg", "gpu__time_duration.sum", or empty: none had it
   std::vector<std::optional<double>> values;  // each profiled launch's, in launch order
   std::size_t recorded = 0;                   // the launch whose counters are `counters`
 };
+
+// Every profiled launch's value, or empty when a launch lacks it.
+std::optional<std::vector<double>> every_launch_value(const ProfileLaunches& launches);
 
 // How far the profiled launches differ: (largest - smallest) / the recorded
 // launch's value. Where it exceeds the timing check's 3 %, one launch more or
