@@ -319,7 +319,11 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   // rows say their counters are missing, and the report is still written.
   const bool timing_interrupted = interrupted.load();
   if (profile.enabled && !timing_interrupted) {
-    std::cerr << profile_report(done, profile, table, measure.seed) << '\n';
+    ProfileOptions timed_like_sweep = profile;
+    timed_like_sweep.timer = {measure.warmup, measure.max_seconds, measure.max_noise_percent,
+                              measure.throttle_threshold_percent,
+                              measure.hot ? "none" : measure.l2_flush};
+    std::cerr << profile_report(done, timed_like_sweep, table, measure.seed) << '\n';
     if (interrupted.load()) {
       done.provenance.reasons.push_back("interrupted (Ctrl-C) while profiling");
     }

@@ -8,20 +8,29 @@
 // own launches (cuBLAS's included for naive), and the CSV's range columns
 // name the row and the launch. A backward row runs its registry forward
 // partner outside the ranges first, for O and LSE.
+//
+// With --time-samples N the child also times each row first, by the cold
+// timer over the same buffers (unprofiled), and before the rows times and
+// profiles the timer floors, k = 1..--floor-kernels empty kernels in range
+// "cfr_floor_<device x 1000 + k>": the timing check of the timer alone
+// (docs/model.md §8.2). Those samples go to --timing-out as JSON.
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "kernels/bench/row_stages.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/measure/cuda_error.hpp"
 #include "kernels/measure/device_info.hpp"
+#include "kernels/measure/empty_launches.hpp"
 #include "plugin_options.hpp"
 #include "profile_rows.hpp"
 #include "roofline/profile/ncu_csv.hpp"
@@ -33,9 +42,9 @@ namespace {
 // Pops the ranges it pushed, whatever the launch did.
 class ProfiledRange {
  public:
-  ProfiledRange(std::size_t index, int launch) {
+  ProfiledRange(std::string_view group_prefix, std::size_t index, int launch) {
     nvtxRangePushA("cfr_profile");
-    nvtxRangePushA(fmt::format("{}{}", ncu::row_range_prefix, index).c_str());
+    nvtxRangePushA(fmt::format("{}{}", group_prefix, index).c_str());
     nvtxRangePushA(fmt::format("{}{}", ncu::launch_range_prefix, launch).c_str());
   }
   ~ProfiledRange() {
@@ -57,7 +66,75 @@ struct LaunchCounts {
   int profiled = 1;
 };
 
-void run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts counts) {
+// The child's own timing (--time-samples > 0): the cold timer's options and
+// where its samples go.
+struct ChildTiming {
+  int samples = 0;  // 0: no timing
+  int warmup = 1;
+  double max_seconds = 2.0;
+  double max_noise_percent = 0.5;
+  double throttle_percent = 75;
+  std::string l2_flush = "read";  // read, memset or none
+  int floor_kernels = 4;
+  std::string out_path;
+  // Set once a sample waited out the stream blocker: under ncu a launch
+  // waits on the host, and every later timing goes without the blocker.
+  bool block_stream = true;
+
+  measure::TimingOptions options() const {
+    measure::TimingOptions o;
+    o.warmup_runs = warmup;
+    o.min_samples = samples;
+    o.max_samples = std::max(samples, 1);
+    o.target_rel_stdev = max_noise_percent / 100;
+    o.max_seconds = max_seconds;
+    o.flush_l2 = l2_flush != "none";
+    if (o.flush_l2) o.l2_flush_mode = *measure::parse_l2_flush_mode(l2_flush);
+    o.throttle_threshold = throttle_percent / 100;
+    o.block_stream = block_stream;
+    return o;
+  }
+};
+
+// Times `launch` as the sweep does, over the buffers it already has.
+nlohmann::json time_here(const bench::LaunchFunction& launch, ChildTiming& timing,
+                         cudaStream_t stream) {
+  const measure::TimingResult result = bench::time_row(launch, timing.options(), stream);
+  if (!result.stream_blocked) timing.block_stream = false;
+  return {{"samples_ms", result.samples_ms},
+          {"sm_clock_MHz", result.sm_clock_MHz},
+          {"stream_blocked", result.stream_blocked}};
+}
+
+// The timer floors of one device: k empty kernels timed, then profiled as a
+// row's launches are, for k = 1..floor_kernels.
+void run_floors(int device, LaunchCounts counts, ChildTiming& timing, nlohmann::json& floors) {
+  CFR_CUDA_CHECK(cudaSetDevice(device));
+  measure::CudaStream stream;
+  for (int kernels = 1; kernels <= timing.floor_kernels; ++kernels) {
+    const bench::LaunchFunction launch = [kernels](cudaStream_t s) {
+      return measure::launch_empty_kernels(s, kernels);
+    };
+    nlohmann::json floor = time_here(launch, timing, stream.get());
+    floor["device"] = device;
+    floor["kernels"] = kernels;
+    floors.push_back(std::move(floor));
+    const auto range = static_cast<std::size_t>(ncu::floor_range_index(device, kernels));
+    for (int i = 0; i < counts.warmup; ++i) {
+      CFR_CUDA_CHECK(launch(stream.get()));
+      CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }
+    for (int k = 0; k < counts.profiled; ++k) {
+      ProfiledRange profiled(ncu::floor_range_prefix, range, k);
+      CFR_CUDA_CHECK(launch(stream.get()));
+      CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }
+  }
+}
+
+// The row's own timing, when asked for; null otherwise.
+nlohmann::json run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts counts,
+                       ChildTiming& timing) {
   CFR_CUDA_CHECK(cudaSetDevice(row.device));
   measure::CudaStream stream;
   const kernels::KernelEntry* entry = kernels::registry().find(row.kernel);
@@ -93,11 +170,20 @@ void run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts counts) {
     }
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   };
+  nlohmann::json timed;
+  if (timing.samples > 0) timed = time_here(launch, timing, stream.get());
   for (int i = 0; i < counts.warmup; ++i) launch_once();
   for (int k = 0; k < counts.profiled; ++k) {
-    ProfiledRange range(row.index, k);
+    ProfiledRange range(ncu::row_range_prefix, row.index, k);
     launch_once();
   }
+  return timed;
+}
+
+void write_timing(const std::string& path, const nlohmann::json& timing) {
+  std::ofstream out(path);
+  out << timing.dump() << '\n';
+  if (!out) throw std::runtime_error(fmt::format("--timing-out: cannot write '{}'", path));
 }
 
 }  // namespace
@@ -119,16 +205,53 @@ void add_profile_child_command(CLI::App& app, CommandStatus& status) {
       ->check(CLI::Range(1, 99));
   auto plugins = std::make_shared<PluginOptions>();
   command->add_option("--plugin", plugins->paths, "a plugin the profiled sweep loaded");
-  command->callback([rows_path, seed, plugins, counts, &status] {
+  auto timing = std::make_shared<ChildTiming>();
+  command
+      ->add_option("--time-samples", timing->samples,
+                   "time each row first (cold timer, same buffers) with this many samples")
+      ->check(CLI::Range(0, 100000));
+  command->add_option("--time-warmup", timing->warmup)->check(CLI::Range(0, 1000));
+  command->add_option("--time-max-seconds", timing->max_seconds)->check(CLI::Range(0.01, 3600.0));
+  command->add_option("--time-max-noise", timing->max_noise_percent)->check(CLI::Range(0.0, 100.0));
+  command->add_option("--time-throttle", timing->throttle_percent)->check(CLI::Range(0.0, 100.0));
+  command->add_option("--time-l2-flush", timing->l2_flush)
+      ->check(CLI::IsMember({"read", "memset", "none"}));
+  command->add_option("--floor-kernels", timing->floor_kernels, "timer floors of 1..K kernels")
+      ->check(CLI::Range(0, 16));
+  command->add_option("--timing-out", timing->out_path, "where the timings go (JSON)");
+  command->callback([rows_path, seed, plugins, counts, timing, &status] {
+    if (timing->samples > 0 && timing->out_path.empty()) {
+      throw std::runtime_error("--time-samples needs --timing-out FILE");
+    }
     load_plugins(*plugins);
     std::ifstream in(*rows_path);
     if (!in) throw std::runtime_error(fmt::format("--rows: cannot read '{}'", *rows_path));
     std::stringstream text;
     text << in.rdbuf();
+    const std::vector<ProfileRow> rows = parse_profile_rows(text.str());
     int failed = 0;
-    for (const ProfileRow& row : parse_profile_rows(text.str())) {
+    nlohmann::json timings{{"rows", nlohmann::json::array()}, {"floors", nlohmann::json::array()}};
+    if (timing->samples > 0) {
+      std::set<int> devices;
+      for (const ProfileRow& row : rows) devices.insert(row.device);
+      for (int device : devices) {
+        try {
+          run_floors(device, *counts, *timing, timings["floors"]);
+        } catch (const std::exception& error) {
+          std::fprintf(stderr, "profile-child: timer floors on device %d: %s\n", device,
+                       error.what());
+        }
+      }
+      write_timing(timing->out_path, timings);
+    }
+    for (const ProfileRow& row : rows) {
       try {
-        run_row(row, *seed, *counts);
+        nlohmann::json timed = run_row(row, *seed, *counts, *timing);
+        if (!timed.is_null()) {
+          timed["index"] = row.index;
+          timings["rows"].push_back(std::move(timed));
+          write_timing(timing->out_path, timings);
+        }
         std::printf("profile-child: row %zu ran\n", row.index);
       } catch (const std::exception& error) {
         ++failed;

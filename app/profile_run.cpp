@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
 #include "profile_rows.hpp"
@@ -67,8 +68,9 @@ struct NcuRun {
   std::string version;
   std::string command;
   ncu::MetricNames chip_metrics;
-  std::vector<std::string> plugins;  // passed on to the child
-  int launches = 1;                  // profiled launches of each row
+  std::vector<std::string> plugins;      // passed on to the child
+  int launches = 1;                      // profiled launches of each row
+  std::vector<std::string> timing_args;  // the child's --time-* options; empty: no timing
 };
 
 // The unprofiled launches profile-child runs of a row before its profiled
@@ -139,9 +141,66 @@ OrReason<ncu::MetricNames> query_metrics(const std::string& ncu,
                      result.error.empty() ? last_line(output) : result.error);
 }
 
+// What profile-child timed (--timing-out): each row's samples by index, and
+// the timer floors by device and kernel count.
+struct ChildTimings {
+  std::map<std::int64_t, ProcessTiming> rows;
+  std::map<std::pair<int, int>, ProcessTiming> floors;  // (device, kernels)
+};
+
+ProcessTiming process_timing(const nlohmann::json& node) {
+  ProcessTiming t;
+  t.samples_ms = node.at("samples_ms").get<std::vector<double>>();
+  t.sm_clock_MHz = node.at("sm_clock_MHz").get<double>();
+  t.stream_blocked = node.at("stream_blocked").get<bool>();
+  return t;
+}
+
+// Empty when the child wrote nothing (no timing asked, or it failed first);
+// a malformed file is the child's bug and says so.
+ChildTimings read_child_timings(const std::string& path) {
+  ChildTimings out;
+  std::ifstream in(path);
+  if (!in) return out;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    for (const nlohmann::json& row : doc.at("rows")) {
+      out.rows[row.at("index").get<std::int64_t>()] = process_timing(row);
+    }
+    for (const nlohmann::json& floor : doc.at("floors")) {
+      out.floors[{floor.at("device").get<int>(), floor.at("kernels").get<int>()}] =
+          process_timing(floor);
+    }
+  } catch (const nlohmann::json::exception& error) {
+    std::cerr << fmt::format("WARNING: profile-child's timings '{}' unreadable: {}\n", path,
+                             error.what());
+    return {};
+  }
+  return out;
+}
+
+// The timer floor of a row of `kernels` kernels on `device`: the child's
+// events and ncu's duration of each profiled floor launch.
+std::optional<TimerFloor> timer_floor(
+    const ChildTimings& timings, int device, int kernels,
+    const std::map<std::int64_t, std::vector<ncu::RowCounters>>& floor_ranges) {
+  const auto timed = timings.floors.find({device, kernels});
+  const auto profiled = floor_ranges.find(ncu::floor_range_index(device, kernels));
+  if (timed == timings.floors.end() || profiled == floor_ranges.end()) return std::nullopt;
+  TimerFloor floor;
+  floor.kernels = kernels;
+  floor.events = timed->second;
+  for (const ncu::RowCounters& launch : profiled->second) {
+    const ncu::MetricValue* ns = launch.metric("gpu__time_duration.sum");
+    floor.ncu_ns.push_back(ns != nullptr ? ns->value : std::nullopt);
+  }
+  return floor;
+}
+
 void attach_counters(Report& report, const std::vector<std::size_t>& rows, const NcuRun& run,
                      const std::map<std::int64_t, std::vector<ncu::RowCounters>>& ranges,
-                     int exit_status) {
+                     const std::map<std::int64_t, std::vector<ncu::RowCounters>>& floor_ranges,
+                     const ChildTimings& timings, int exit_status) {
   for (std::size_t index : rows) {
     ResultRow& row = report.results[index];
     Profile profile;
@@ -156,8 +215,16 @@ void attach_counters(Report& report, const std::vector<std::size_t>& rows, const
       continue;
     }
     ProfileLaunches launches = choose_recorded_launch(found->second, child_warmup_launches);
-    profile.counters = profile_counters(found->second[launches.recorded], run.chip_metrics);
+    const ncu::RowCounters& recorded = found->second[launches.recorded];
+    profile.counters = profile_counters(recorded, run.chip_metrics);
     profile.launches = std::move(launches);
+    if (const auto timed = timings.rows.find(static_cast<std::int64_t>(index));
+        timed != timings.rows.end()) {
+      profile.process_timing = timed->second;
+      profile.timer_floor =
+          timer_floor(timings, row.device.value_or(0),
+                      static_cast<int>(recorded.kernel_names.size()), floor_ranges);
+    }
     row.profile = std::move(profile);
     row.profile->derived = profile_figures(row, report.ceiling, device_cc(report, row));
   }
@@ -168,6 +235,8 @@ void attach_counters(Report& report, const std::vector<std::size_t>& rows, const
 struct NcuOutput {
   std::optional<std::string> unavailable;
   std::map<std::int64_t, std::vector<ncu::RowCounters>> ranges;  // each row's launches
+  std::map<std::int64_t, std::vector<ncu::RowCounters>> floor_ranges;
+  ChildTimings timings;
   int exit_status = 0;
   std::string last_log_line;
 };
@@ -210,6 +279,8 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
               {self_executable(), "profile-child", "--rows", dir.file("rows.txt"), "--seed",
                std::to_string(seed), "--warmup", std::to_string(child_warmup_launches),
                "--launches", std::to_string(run.launches)});
+  argv.insert(argv.end(), run.timing_args.begin(), run.timing_args.end());
+  if (!run.timing_args.empty()) argv.insert(argv.end(), {"--timing-out", dir.file("timing.json")});
   for (const std::string& plugin : run.plugins) argv.insert(argv.end(), {"--plugin", plugin});
   run.command = shell_words(argv);
   std::cerr << fmt::format("profile: {} rows, {} launch{} each after a warm-up, under {} ({})\n",
@@ -226,13 +297,28 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
     out.unavailable = result.error;
   } else {
     try {
-      out.ranges = ncu::group_row_launches(ncu::parse_raw_csv(csv));
+      const std::vector<ncu::Launch> launches = ncu::parse_raw_csv(csv);
+      out.ranges = ncu::group_row_launches(launches);
+      out.floor_ranges = ncu::group_row_launches(launches, ncu::floor_range_prefix);
+      out.timings = read_child_timings(dir.file("timing.json"));
     } catch (const std::exception& error) {
       out.unavailable = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status, error.what(),
                                     out.last_log_line);
     }
   }
   return out;
+}
+
+// The child's --time-* options: the sweep's cold timer, options.time_samples samples.
+std::vector<std::string> child_timing_args(const ProfileOptions& options) {
+  if (options.time_samples <= 0) return {};
+  const ProfileOptions::TimerSettings& timer = options.timer;
+  return {"--time-samples",     std::to_string(options.time_samples),
+          "--time-warmup",      std::to_string(timer.warmup),
+          "--time-max-seconds", fmt::format("{}", timer.max_seconds),
+          "--time-max-noise",   fmt::format("{}", timer.max_noise_percent),
+          "--time-throttle",    fmt::format("{}", timer.throttle_percent),
+          "--time-l2-flush",    timer.l2_flush};
 }
 
 }  // namespace
@@ -247,6 +333,12 @@ void add_profile_options(CLI::App& command, ProfileOptions& o) {
                   "profiled launches of each row after a warm-up one; the row records the "
                   "median launch's counters")
       ->check(CLI::Range(1, 99))
+      ->capture_default_str();
+  command
+      .add_option("--profile-time-samples", o.time_samples,
+                  "samples of each row the profiled process times first, over the buffers "
+                  "ncu's launches use, with the timer's own cost (0: none)")
+      ->check(CLI::Range(0, 100000))
       ->capture_default_str();
 }
 
@@ -270,6 +362,7 @@ std::string profile_report(Report& report, const ProfileOptions& options, const 
   run.ncu = *ncu;
   run.plugins = options.plugins;
   run.launches = options.launches;
+  run.timing_args = child_timing_args(options);
   ScratchDir dir;
   run_child({run.ncu, "--version"}, dir.file("version.txt"), dir.file("version.log"));
   run.version = last_line(read_text(dir.file("version.txt")));
@@ -279,7 +372,8 @@ std::string profile_report(Report& report, const ProfileOptions& options, const 
 
   const NcuOutput output = run_profiler(report, rows, run, dir, seed);
   if (output.unavailable) return unavailable(*output.unavailable);
-  attach_counters(report, rows, run, output.ranges, output.exit_status);
+  attach_counters(report, rows, run, output.ranges, output.floor_ranges, output.timings,
+                  output.exit_status);
   std::size_t collected = 0;
   for (std::size_t index : rows) collected += report.results[index].profile->collected() ? 1 : 0;
   return fmt::format("profile: {} of {} rows profiled by {} (ncu exit {}{})", collected,

@@ -24,6 +24,17 @@ struct ProfileOptions {
   // Profiled launches of each row, after one unprofiled warm-up launch; the
   // row's counters are the median launch's (roofline/profile/recorded_launch.hpp).
   int launches = 3;
+  // Samples of each row the child times first, over the buffers ncu's
+  // launches use, with the timer floors (docs/model.md §8.2); 0: none.
+  int time_samples = 10;
+  // The sweep's cold-timer settings, which the child times with too.
+  struct TimerSettings {
+    int warmup = 3;
+    double max_seconds = 2.0;
+    double max_noise_percent = 0.5;
+    double throttle_percent = 75;
+    std::string l2_flush = "read";  // read, memset, or none (--hot)
+  } timer;
   // The sweep's --plugin files: the child loads them too, so plugin rows
   // are profiled like built-in ones.
   std::vector<std::string> plugins;

@@ -50,7 +50,8 @@ struct SampleReading {
 
 class ColdSampler {
  public:
-  ColdSampler(int device, bool flush_l2, L2FlushMode mode) : probe_(device) {
+  ColdSampler(int device, bool flush_l2, L2FlushMode mode, bool block_stream)
+      : probe_(device), use_blocker_(block_stream) {
     if (flush_l2) flusher_.emplace(device, mode);
   }
 
@@ -101,7 +102,7 @@ class ColdSampler {
   StreamBlocker blocker_;
   CudaEvent start_;
   CudaEvent stop_;
-  bool use_blocker_ = true;
+  bool use_blocker_;
 };
 
 double median_of(const std::vector<double>& values) {
@@ -134,7 +135,8 @@ cudaError_t time_cold(const std::function<cudaError_t(cudaStream_t)>& launch,
     // No throttle test when the device reports no clock.
     const double throttle_MHz = options.throttle_threshold * out.max_sm_clock_MHz;
 
-    ColdSampler sampler(device, options.flush_l2, options.l2_flush_mode);
+    ColdSampler sampler(device, options.flush_l2, options.l2_flush_mode, options.block_stream);
+    out.stream_blocked = options.block_stream;
 
     for (int run = 0; run < options.warmup_runs; ++run) {
       CFR_CUDA_CHECK_NOEXCEPT(sampler.warm_up(launch, stream));

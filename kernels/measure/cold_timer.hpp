@@ -29,6 +29,11 @@ struct TimingOptions {
   L2FlushMode l2_flush_mode = L2FlushMode::read;  // how, when flush_l2
   // Fraction of the device's max SM clock below which a sample is discarded as throttled.
   double throttle_threshold = 0.75;
+  // Hold the stream while the sample is enqueued (stream_blocker.hpp). Off
+  // where launches wait on the host anyway (a process under Nsight Compute,
+  // which serializes them), so that no sample waits out the blocker's
+  // timeout; the events then also time the launch's host-side cost.
+  bool block_stream = true;
 };
 
 struct TimingResult {
@@ -49,7 +54,8 @@ struct TimingResult {
   bool noise_target_met = false;
   std::string stop_reason;  // "noise target met", "time cap", "sample cap"
   // False when the stream blocker timed out because the launch waits on the
-  // host; that sample was discarded and later ones ran without the blocker.
+  // host (that sample was discarded and later ones ran without the blocker),
+  // or when options.block_stream was off.
   bool stream_blocked = true;
 };
 

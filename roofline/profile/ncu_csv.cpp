@@ -435,12 +435,12 @@ std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launch
 }
 
 std::map<std::int64_t, std::vector<RowCounters>> group_row_launches(
-    const std::vector<Launch>& launches) {
+    const std::vector<Launch>& launches, std::string_view group_prefix) {
   // Row index -> launch index (-1: the row's launches outside any launch
   // range) -> the kernels of that launch.
   std::map<std::int64_t, std::map<std::int64_t, std::vector<const Launch*>>> members;
   for (const Launch& launch : launches) {
-    const auto row = indexed_range(launch, row_range_prefix);
+    const auto row = indexed_range(launch, group_prefix);
     if (!row) continue;
     const auto repeat = indexed_range(launch, launch_range_prefix, row->first + 1);
     members[row->second][repeat ? repeat->second : -1].push_back(&launch);
@@ -450,9 +450,9 @@ std::map<std::int64_t, std::vector<RowCounters>> group_row_launches(
     std::vector<RowCounters>& out = rows[index];
     for (const auto& [repeat, group] : repeats) {
       RowCounters launch = combine_launches(group);
-      launch.range = repeat < 0 ? fmt::format("{}{}", row_range_prefix, index)
-                                : fmt::format("{}{}/{}{}", row_range_prefix, index,
-                                              launch_range_prefix, repeat);
+      launch.range =
+          repeat < 0 ? fmt::format("{}{}", group_prefix, index)
+                     : fmt::format("{}{}/{}{}", group_prefix, index, launch_range_prefix, repeat);
       out.push_back(std::move(launch));
     }
   }

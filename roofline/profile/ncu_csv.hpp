@@ -103,8 +103,17 @@ std::map<std::int64_t, RowCounters> group_rows(const std::vector<Launch>& launch
 // combined as group_rows combines a row's. A row's kernels outside any
 // launch range (a CSV written before the ranges existed) are one launch,
 // listed first. Throws InputError for a malformed index, as group_rows.
+// `group_prefix` names the ranges to group: the rows', or the timer floors'
+// (profile-child times and profiles `floor_range_prefix<k>`, k empty kernels).
 inline constexpr std::string_view launch_range_prefix = "cfr_launch_";
+inline constexpr std::string_view floor_range_prefix = "cfr_floor_";
 std::map<std::int64_t, std::vector<RowCounters>> group_row_launches(
-    const std::vector<Launch>& launches);
+    const std::vector<Launch>& launches, std::string_view group_prefix = row_range_prefix);
+
+// The floor range's index of `kernels` empty kernels on `device`.
+inline constexpr std::int64_t floor_device_stride = 1000;
+constexpr std::int64_t floor_range_index(int device, int kernels) {
+  return device * floor_device_stride + kernels;
+}
 
 }  // namespace cfr::ncu

@@ -110,8 +110,22 @@ CycleCheck cycle_check(double our_median_ms, double our_sm_clock_MHz, double ncu
   return {ours, ncu_sm_cycles, ours / ncu_sm_cycles};
 }
 
-std::optional<TimingCheck> timing_check(std::optional<double> cycle_ratio,
+ProcessCycleCheck process_cycle_check(double our_median_ms, double our_sm_clock_MHz,
+                                      double floor_cycles, double ncu_sm_cycles) {
+  const CycleCheck plain = cycle_check(our_median_ms, our_sm_clock_MHz, ncu_sm_cycles);
+  const double net = plain.our_cycles - floor_cycles;
+  if (!(net > 0)) {
+    throw std::invalid_argument(
+        fmt::format("the timer floor ({} cycles) is not below our cycles ({})", floor_cycles,
+                    plain.our_cycles));
+  }
+  return {plain.our_cycles, floor_cycles, net / ncu_sm_cycles};
+}
+
+std::optional<TimingCheck> timing_check(std::optional<double> process_cycle_ratio,
+                                        std::optional<double> cycle_ratio,
                                         std::optional<double> seconds_ratio) {
+  if (process_cycle_ratio) return TimingCheck{*process_cycle_ratio, "process cycles"};
   if (cycle_ratio) return TimingCheck{*cycle_ratio, "cycles"};
   if (seconds_ratio) return TimingCheck{*seconds_ratio, "seconds"};
   return std::nullopt;

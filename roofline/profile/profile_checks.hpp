@@ -106,14 +106,31 @@ struct CycleCheck {
 // Throws std::invalid_argument for a non-positive input.
 CycleCheck cycle_check(double our_median_ms, double our_sm_clock_MHz, double ncu_sm_cycles);
 
-// The timing check the docs hold to ±3 %: the cycle ratio where the row has
-// it, else the seconds ratio (reports profiled before the cycle counters),
-// saying which; empty when the row has neither.
+// The cycle check inside the profiled process, with the timer measured: our
+// median over the same buffers as ncu's launches x the SM clock read over
+// those samples, less what the events add to a row of as many kernels (the
+// timer floor, TimerFloor in row_profile.hpp), against ncu's cycles.
+struct ProcessCycleCheck {
+  double our_cycles = 0;    // median_ms x sm_clock_MHz x 1e3
+  double floor_cycles = 0;  // subtracted; may be negative
+  double ratio = 0;         // (our_cycles - floor_cycles) / ncu_cycles
+};
+// Throws std::invalid_argument for a non-positive median, clock or ncu
+// cycles, and for a floor that leaves no positive time.
+ProcessCycleCheck process_cycle_check(double our_median_ms, double our_sm_clock_MHz,
+                                      double floor_cycles, double ncu_sm_cycles);
+
+// The timing check the docs hold to ±3 %, by the best basis the row has:
+// cycles in the profiled process less the timer floor ("process cycles"),
+// else cycles across the sweep's and the profiled process ("cycles"), else
+// the seconds ratio (reports profiled before the cycle counters); empty when
+// the row has none.
 struct TimingCheck {
   double ratio = 0;
-  std::string basis;  // "cycles" or "seconds"
+  std::string basis;  // "process cycles", "cycles" or "seconds"
 };
-std::optional<TimingCheck> timing_check(std::optional<double> cycle_ratio,
+std::optional<TimingCheck> timing_check(std::optional<double> process_cycle_ratio,
+                                        std::optional<double> cycle_ratio,
                                         std::optional<double> seconds_ratio);
 
 }  // namespace cfr

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "roofline/core/statistics.hpp"
 #include "roofline/profile/counter_limiter.hpp"
 #include "roofline/profile/profile_checks.hpp"
 
@@ -243,6 +244,31 @@ std::optional<int> mask_rows(std::string_view name, const TileShape& tile, int h
   return tile.br / config.warps;
 }
 
+namespace {
+
+// The timing check inside the profiled process (docs/model.md §8.2): the
+// child's own samples against the recorded launch, less the timer floor of a
+// row of as many kernels; and how far the sweep's process ran from it.
+void process_timing_figures(const Profile& profile, std::optional<double> ncu_cycles,
+                            ProfileDerived& out) {
+  const std::optional<ProcessTiming>& timing = profile.process_timing;
+  if (!timing || timing->samples_ms.empty() || !(timing->sm_clock_MHz > 0)) return;
+  const double median_ms = summarize(timing->samples_ms).median;
+  if (!(median_ms > 0)) return;
+  out.process_cycles = median_ms * timing->sm_clock_MHz * 1e3;
+  if (out.our_cycles) out.sweep_process_ratio = *out.our_cycles / *out.process_cycles;
+  if (!profile.timer_floor || !ncu_cycles || !(*ncu_cycles > 0)) return;
+  const std::optional<double> floor_ms = timer_floor_ms(*profile.timer_floor);
+  if (!floor_ms) return;
+  const double floor = *floor_ms * timing->sm_clock_MHz * 1e3;
+  if (!(*out.process_cycles - floor > 0)) return;
+  out.timer_floor_cycles = floor;
+  out.process_cycle_ratio =
+      process_cycle_check(median_ms, timing->sm_clock_MHz, floor, *ncu_cycles).ratio;
+}
+
+}  // namespace
+
 ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceiling,
                                std::optional<ComputeCapability> cc) {
   ProfileDerived out;
@@ -279,6 +305,7 @@ ProfileDerived profile_figures(const ResultRow& row, const CeilingRecord& ceilin
     out.ncu_cycles = check.ncu_cycles;
     out.cycle_ratio = check.ratio;
   }
+  process_timing_figures(profile, cycles, out);
   return out;
 }
 

@@ -600,6 +600,30 @@ constexpr auto figures = std::to_array<Figure>({
      .label = "cycle ratio", .description = "our cycles / ncu's cycles: the timing check without "
                                              "the clock",
      .precision = 3, .column_sets = ColumnSet::wide}),
+    derived<[](auto& d) -> auto& { return d.process_cycles; }>(
+    {.tag = "profile/process_cycles", .json = "profile.checks.process_cycles", .unit = "cycles",
+     .label = "process cycles",
+     .description = "our median in the profiled process, over ncu's buffers, x its SM clock "
+                    "(profile.process_timing)",
+     .precision = 0}),
+    derived<[](auto& d) -> auto& { return d.timer_floor_cycles; }>(
+    {.tag = "profile/timer_floor_cycles", .json = "profile.checks.timer_floor_cycles",
+     .unit = "cycles", .label = "timer floor",
+     .description = "what the events add to a row of as many kernels (empty kernels timed - "
+                    "their ncu duration, profile.timer_floor) x the process's SM clock",
+     .precision = 0, .may_be_negative = true}),
+    derived<[](auto& d) -> auto& { return d.process_cycle_ratio; }>(
+    {.tag = "profile/process_cycle_ratio", .json = "profile.checks.process_cycle_ratio",
+     .unit = "ratio", .label = "process cycle ratio",
+     .description = "(process cycles - timer floor) / ncu's cycles: the timing check of the "
+                    "timer alone",
+     .precision = 3, .column_sets = ColumnSet::wide}),
+    derived<[](auto& d) -> auto& { return d.sweep_process_ratio; }>(
+    {.tag = "profile/sweep_process_ratio", .json = "profile.checks.sweep_process_ratio",
+     .unit = "ratio", .label = "sweep/process",
+     .description = "our cycles in the sweep / in the profiled process: how far the two "
+                    "processes' launches ran apart",
+     .precision = 3, .column_sets = ColumnSet::wide}),
     {.tag = "profile/launch_spread", .unit = "ratio", .label = "launch spread",
      .description = "(largest - smallest) / median of the profiled launches' SM cycles "
                     "(profile.launches)",

@@ -69,6 +69,12 @@ json correctness_json(const Correctness& c) {
   return out;
 }
 
+json process_timing_json(const ProcessTiming& t) {
+  return {{"samples_ms", t.samples_ms},
+          {"sm_clock_MHz", t.sm_clock_MHz},
+          {"stream_blocked", t.stream_blocked}};
+}
+
 // The counters and what ran them; profile_figures' results are figures.
 json profile_json(const Profile& p) {
   json counters = json::array();
@@ -92,6 +98,16 @@ json profile_json(const Profile& p) {
                        {"metric", p.launches->metric},
                        {"values", values},
                        {"recorded", p.launches->recorded}};
+  }
+  if (p.process_timing) out["process_timing"] = process_timing_json(*p.process_timing);
+  if (p.timer_floor) {
+    json cycles = json::array();
+    for (const std::optional<double>& value : p.timer_floor->ncu_ns) {
+      cycles.push_back(value ? json(*value) : json(nullptr));
+    }
+    out["timer_floor"] = {{"kernels", p.timer_floor->kernels},
+                          {"events", process_timing_json(p.timer_floor->events)},
+                          {"ncu_ns", cycles}};
   }
   return out;
 }
@@ -181,6 +197,43 @@ std::array<std::optional<double>, all_compute_units.size()> read_peaks(const Nod
   return out;
 }
 
+std::vector<std::optional<double>> numbers_or_nulls(const Node& n, std::string_view key) {
+  const json& values = n.array(key);
+  std::vector<std::optional<double>> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const json& value = values[i];
+    if (value.is_null()) {
+      out.push_back(std::nullopt);
+    } else if (value.is_number() && std::isfinite(value.get<double>())) {
+      out.push_back(value.get<double>());
+    } else {
+      throw InputError(fmt::format("{}[{}]: expected a number or null", n.key_path(key), i));
+    }
+  }
+  return out;
+}
+
+std::vector<double> finite_numbers(const Node& n, std::string_view key) {
+  const json& values = n.array(key);
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].is_number() || !std::isfinite(values[i].get<double>())) {
+      throw InputError(fmt::format("{}[{}]: expected a finite number", n.key_path(key), i));
+    }
+    out.push_back(values[i].get<double>());
+  }
+  return out;
+}
+
+ProcessTiming read_process_timing(const Node& n) {
+  ProcessTiming t;
+  t.samples_ms = finite_numbers(n, "samples_ms");
+  t.sm_clock_MHz = n.number("sm_clock_MHz");
+  t.stream_blocked = n.boolean("stream_blocked");
+  return t;
+}
+
 Profile read_profile(const Node& n) {
   Profile p;
   p.tool = n.string("tool");
@@ -198,22 +251,24 @@ Profile read_profile(const Node& n) {
     ProfileLaunches launches;
     launches.warmup = l.int32("warmup");
     launches.metric = l.string("metric");
-    const json& values = l.array("values");
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const json& value = values[i];
-      if (value.is_null()) {
-        launches.values.push_back(std::nullopt);
-      } else if (value.is_number() && std::isfinite(value.get<double>())) {
-        launches.values.push_back(value.get<double>());
-      } else {
-        throw InputError(fmt::format("{}[{}]: expected a number or null", l.key_path("values"), i));
-      }
-    }
+    launches.values = numbers_or_nulls(l, "values");
     const std::int64_t recorded = l.integer("recorded");
     if (recorded < 0)
       throw InputError(fmt::format("{}: must not be negative", l.key_path("recorded")));
     launches.recorded = static_cast<std::size_t>(recorded);
     p.launches = std::move(launches);
+  }
+  if (n.has("process_timing")) p.process_timing = read_process_timing(n.object("process_timing"));
+  if (n.has("timer_floor")) {
+    const Node f = n.object("timer_floor");
+    TimerFloor floor;
+    floor.kernels = f.int32("kernels");
+    if (floor.kernels < 1) {
+      throw InputError(fmt::format("{}: must be at least 1", f.key_path("kernels")));
+    }
+    floor.events = read_process_timing(f.object("events"));
+    floor.ncu_ns = numbers_or_nulls(f, "ncu_ns");
+    p.timer_floor = std::move(floor);
   }
   return p;
 }
@@ -255,15 +310,7 @@ Energy read_energy(const Node& n) {
 // The raw part of a timing; read_figures reads its summary.
 Timing read_timing(const Node& n) {
   Timing t;
-  const json& samples = n.array("samples_ms");
-  t.samples_ms.reserve(samples.size());
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    if (!samples[i].is_number() || !std::isfinite(samples[i].get<double>())) {
-      throw InputError(
-          fmt::format("{}[{}]: expected a finite number", n.key_path("samples_ms"), i));
-    }
-    t.samples_ms.push_back(samples[i].get<double>());
-  }
+  t.samples_ms = finite_numbers(n, "samples_ms");
   t.summary.count = static_cast<int>(t.samples_ms.size());
   t.warmup = n.int32("warmup");
   t.l2_flush = n.boolean("l2_flush");

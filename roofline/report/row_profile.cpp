@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "roofline/core/statistics.hpp"
+
 namespace cfr {
 
 std::optional<std::vector<double>> every_launch_value(const ProfileLaunches& launches) {
@@ -24,6 +26,17 @@ std::optional<double> launch_spread(const ProfileLaunches& launches) {
   if (!(recorded > 0)) return std::nullopt;
   const auto [low, high] = std::minmax_element(values->begin(), values->end());
   return (*high - *low) / recorded;
+}
+
+std::optional<double> timer_floor_ms(const TimerFloor& floor) {
+  if (floor.events.samples_ms.empty()) return std::nullopt;
+  std::vector<double> profiled_ns;
+  for (const std::optional<double>& ns : floor.ncu_ns) {
+    if (!ns) return std::nullopt;
+    profiled_ns.push_back(*ns);
+  }
+  if (profiled_ns.empty()) return std::nullopt;
+  return summarize(floor.events.samples_ms).median - summarize(profiled_ns).median * 1e-6;
 }
 
 const ProfileCounter* Profile::counter(std::string_view metric) const {

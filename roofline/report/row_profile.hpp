@@ -52,6 +52,17 @@ struct ProfileDerived {
   std::optional<double> our_cycles;
   std::optional<double> ncu_cycles;
   std::optional<double> cycle_ratio;
+  // The same check inside the profiled process (profile.process_timing,
+  // profile.timer_floor; cycle_check_in_process in profile_checks.hpp): our
+  // median there x its SM clock, what the events add to a row of as many
+  // kernels (the timer floor, at the process's clock), and (ours - floor) /
+  // ncu's cycles. The sweep's
+  // cycles over the profiled process's: how far apart the two processes'
+  // launches ran (a mode each process draws).
+  std::optional<double> process_cycles;
+  std::optional<double> timer_floor_cycles;
+  std::optional<double> process_cycle_ratio;
+  std::optional<double> sweep_process_ratio;
   // Why: each pipe's use of its peak over its active cycles (tensor: the
   // HMMA pipe, which counts wgmma's HGMMA too on gh100), the shared memory's
   // wavefronts of their peak, issue slots used, cycles with no eligible warp
@@ -89,6 +100,33 @@ std::optional<std::vector<double>> every_launch_value(const ProfileLaunches& lau
 // or a launch without the value.
 std::optional<double> launch_spread(const ProfileLaunches& launches);
 
+// Our own timer inside the profiled process, over the buffers ncu's
+// launches use (profile-child --time-samples): the cold timer's kept samples
+// and the SM clock its probe read over them. A kernel whose CTAs land in one
+// of two placements keeps the same one through a process
+// (results/h100/timing-check-d5e1693/), so only a timing of the same process
+// holds the timer alone to ncu's cycles.
+struct ProcessTiming {
+  std::vector<double> samples_ms;
+  double sm_clock_MHz = 0;     // the probe's median over the samples; 0: not read
+  bool stream_blocked = true;  // false: the launches' host cost is in the samples
+};
+
+// The timer's own cost for a row of `kernels` kernels: that many empty
+// kernels timed as the row is (events) and profiled as it is (ncu's
+// gpu__time_duration.sum over them, each profiled launch's). A cost in time,
+// not cycles: the events and the launches' ramps take nanoseconds whatever
+// the SM clock, and an idle GPU's clock during empty kernels is not the row's.
+struct TimerFloor {
+  int kernels = 0;
+  ProcessTiming events;
+  std::vector<std::optional<double>> ncu_ns;
+};
+
+// What the events add: their median - the median profiled launch's duration,
+// in ms. Empty without samples or with a launch lacking the duration.
+std::optional<double> timer_floor_ms(const TimerFloor& floor);
+
 struct Profile {
   std::string tool;     // "Nsight Compute"
   std::string version;  // `ncu --version`'s last line
@@ -100,6 +138,9 @@ struct Profile {
   // Absent in reports profiled before several launches were: one launch,
   // the first of the row's kernel in the child process.
   std::optional<ProfileLaunches> launches;
+  // Absent in reports profiled before the child timed its rows.
+  std::optional<ProcessTiming> process_timing;
+  std::optional<TimerFloor> timer_floor;
   ProfileDerived derived;
 
   bool collected() const { return unavailable.empty(); }

@@ -115,6 +115,46 @@ TEST_CASE("profile: every ok row gets its recorded counters and figures, or why 
   CHECK(missing.counters.empty());
 }
 
+TEST_CASE("profile: the child's own timing of each row reaches the row, with the sweep's timer") {
+  // The stand-in writes what profile-child --timing-out would: rows 0 and 64 timed in the
+  // profiled process, and the floors of one and three empty kernels (none in its CSV).
+  const std::string timing_json =
+      R"({"rows":[{"index":0,"samples_ms":[0.100,0.101,0.102],"sm_clock_MHz":1980,)"
+      R"("stream_blocked":false},{"index":64,"samples_ms":[0.5],"sm_clock_MHz":1900,)"
+      R"("stream_blocked":true}],"floors":[{"device":0,"kernels":3,"samples_ms":[0.01],)"
+      R"("sm_clock_MHz":1500,"stream_blocked":false}]})";
+  const FakeNcu ncu(fmt::format(
+      "case \"$1\" in --version|--query-metrics) ;; *)\n"
+      "  out=; prev=; for a in \"$@\"; do [ \"$prev\" = --timing-out ] && out=$a; prev=$a; done\n"
+      "  printf '%s' '{}' > \"$out\";;\nesac\n{}",
+      timing_json, recording_ncu));
+  Report report = report_of_recorded_rows();
+  ProfileOptions options{.enabled = true, .ncu = ncu.path(), .plugins = {}};
+  options.timer.warmup = 2;
+  options.timer.l2_flush = "none";
+  profile_report(report, options, shipped_gpus(), 7);
+  const Profile& naive = *report.results[0].profile;
+  CHECK(naive.command.find(" --time-samples 10 --time-warmup 2 --time-max-seconds 2 "
+                           "--time-max-noise 0.5 --time-throttle 75 --time-l2-flush none "
+                           "--timing-out ") != std::string::npos);
+  REQUIRE(naive.process_timing);
+  CHECK(naive.process_timing->samples_ms == std::vector<double>{0.100, 0.101, 0.102});
+  CHECK_FALSE(naive.process_timing->stream_blocked);
+  CHECK(*naive.derived.process_cycles == Approx(0.101 * 1980e3));
+  // The CSV has no floor ranges: no floor, so no check of the timer alone.
+  CHECK_FALSE(naive.timer_floor);
+  CHECK_FALSE(naive.derived.process_cycle_ratio);
+  REQUIRE(report.results[64].profile->process_timing);
+  CHECK(report.results[64].profile->process_timing->sm_clock_MHz == 1900);
+
+  // --profile-time-samples 0: the child is not asked to time.
+  Report untimed = report_of_recorded_rows();
+  options.time_samples = 0;
+  profile_report(untimed, options, shipped_gpus(), 7);
+  CHECK(untimed.results[0].profile->command.find("--time-samples") == std::string::npos);
+  CHECK_FALSE(untimed.results[0].profile->process_timing);
+}
+
 TEST_CASE("profile: without ncu, or without permission for the counters, rows say so") {
   Report report = report_of_recorded_rows();
   const std::string line = profile_report(

@@ -11,6 +11,7 @@
 
 #include "roofline/evidence/audit.hpp"
 #include "roofline/evidence/interval_coverage.hpp"
+#include "roofline/profile/profile_figures.hpp"
 #include "roofline/profile/recorded_launch.hpp"
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
@@ -126,5 +127,47 @@ TEST_CASE("a row's launch record travels through the JSON, and audit holds it to
     CHECK(with_null.results[0].profile->launches->values[2] == std::nullopt);
     CHECK(finds(audit_report(with_null), FindingKind::mismatch,
                 "profile.launches.values: a launch without sm__cycles_elapsed.avg"));
+  }
+}
+
+TEST_CASE("a row's timing in the profiled process and its timer floor: JSON, figures, audit") {
+  Report report = recorded();
+  ResultRow& row = report.results[0];
+  const double ncu = row.profile->value("sm__cycles_elapsed.avg").value();
+  // The floor: events 8 us over two empty kernels ncu saw take 2 us: 6 us, 11,880 cycles at
+  // the process's 1980 MHz. Our samples there put (ours - floor) at exactly ncu's cycles.
+  const double clock = 1980;
+  const double median_ms = (ncu + 11880) / (clock * 1e3);
+  row.profile->process_timing =
+      ProcessTiming{{median_ms * 0.99, median_ms, median_ms * 1.02}, clock, true};
+  row.profile->timer_floor =
+      TimerFloor{1, {{0.0079, 0.0080, 0.0081}, 1200, true}, {2100, 2000, 1900}};
+  row.profile->derived = profile_figures(row, report.ceiling, ComputeCapability{9, 0});
+  const ProfileDerived& d = row.profile->derived;
+  REQUIRE(d.process_cycle_ratio);
+  CHECK(*d.timer_floor_cycles == Approx(11880));
+  CHECK(*d.process_cycles == Approx(ncu + 11880));
+  CHECK(*d.process_cycle_ratio == Approx(1.0));
+  CHECK(*d.sweep_process_ratio == Approx(*d.our_cycles / *d.process_cycles));
+
+  Report again = report_from_json(nlohmann::json::parse(to_json(report).dump()));
+  const Profile& read = *again.results[0].profile;
+  REQUIRE(read.process_timing);
+  CHECK(read.process_timing->samples_ms == row.profile->process_timing->samples_ms);
+  REQUIRE(read.timer_floor);
+  CHECK(read.timer_floor->ncu_ns == row.profile->timer_floor->ncu_ns);
+  CHECK(read.timer_floor->kernels == 1);
+  CHECK(audit_report(again).consistent());
+  SECTION("a sample of the profiled process is edited") {
+    again.results[0].profile->process_timing->samples_ms[1] *= 1.05;
+    CHECK(finds(audit_report(again), FindingKind::mismatch, "profile.checks.process_cycle_ratio"));
+  }
+  SECTION("the floor's ncu duration is edited") {
+    again.results[0].profile->timer_floor->ncu_ns[1] = 7000;
+    CHECK(finds(audit_report(again), FindingKind::mismatch, "profile.checks.timer_floor_cycles"));
+  }
+  SECTION("a floor launch without its duration: no floor, no process check, and audit says so") {
+    again.results[0].profile->timer_floor->ncu_ns[0] = std::nullopt;
+    CHECK(finds(audit_report(again), FindingKind::mismatch, "profile.checks.process_cycle_ratio"));
   }
 }

@@ -783,8 +783,9 @@ step_cold_timer() {
 # Issue 23's timing check, launch by launch (results/h100/timing-check-d64d6e5/ is one run):
 # for rows whose cycle ratio missed ±3 %, ncu's SM cycles and CTAs per SM of six launches of
 # the row in one profile-child process, with the L2 flushed and not, beside the row timed by
-# a plain sweep; then sweep --profile (a warm-up, the median of three launches) over the
-# 32 rows around them. Files to $out/timing-check/.
+# a plain sweep; then sweep --profile (a warm-up, the median of three launches, each row
+# also timed in the profiled process with the timer floor) over the 32 rows around them.
+# Files to $out/timing-check/.
 step_timing_check() {
   local dir=$out/timing-check spec
   mkdir -p "$dir"
@@ -813,7 +814,8 @@ step_timing_check() {
     --head-dims 64,128 --both --max-seconds 0.3 --json "$dir/profile-timing.json" \
     >"$dir/profile-timing.txt" 2>"$dir/profile-timing.log" || status=1
   "$tool" table "$dir/profile-timing.json" --status ok \
-    --columns 'kernel,dir,H,N,d,causal,median ms,timing ratio,cycle ratio' | tee "$dir/profile-timing-table.txt"
+    --columns 'kernel,dir,H,N,d,causal,median ms,cycle ratio,process cycle ratio,sweep/process,timer floor,launch spread' |
+    tee "$dir/profile-timing-table.txt"
 }
 
 # Issue 19's fa2_bwd and fa2_bwd_2d: the backward GPU tests (every backward

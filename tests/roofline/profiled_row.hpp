@@ -94,6 +94,11 @@ inline void add_why_counters(Profile& p) {
   add("smsp__warps_issue_stalled_mio_throttle.sum", "warp", 1e6);
   // Three profiled launches after a warm-up; the recorded one is the median, 99,000.
   p.launches = ProfileLaunches{1, "sm__cycles_elapsed.avg", {101000.0, 99000.0, 97500.0}, 1};
+  // Timed in the profiled process too: 0.0560 ms at 1980 MHz = 110,880 cycles; the floor of
+  // one empty kernel, 8.0 us of events against ncu's 2.0 us, is 11,880 of them; (110,880 -
+  // 11,880) / 99,000 = 1.
+  p.process_timing = ProcessTiming{{0.0555, 0.0560, 0.0570}, 1980, false};
+  p.timer_floor = TimerFloor{1, {{0.0079, 0.0080, 0.0082}, 1500, false}, {2100.0, 2000.0, 1900.0}};
 }
 
 inline ResultRow profiled_row(const CeilingRecord& ceiling) {

@@ -46,10 +46,26 @@ TEST_CASE("the cycle check takes the clock out of the timing ratio") {
   CHECK(check.our_cycles == Approx(2758800));
   CHECK(check.ratio == Approx(1.000589).epsilon(1e-6));
   CHECK_THROWS_WITH(cycle_check(1.52, 0, 1), "our SM clock must be positive, got 0");
-  CHECK(timing_check(1.01, 0.95)->basis == "cycles");
-  CHECK(timing_check(std::nullopt, 0.95)->basis == "seconds");
-  CHECK(timing_check(std::nullopt, 0.95)->ratio == 0.95);
-  CHECK_FALSE(timing_check(std::nullopt, std::nullopt));
+  CHECK(timing_check(std::nullopt, 1.01, 0.95)->basis == "cycles");
+  CHECK(timing_check(std::nullopt, std::nullopt, 0.95)->basis == "seconds");
+  CHECK(timing_check(std::nullopt, std::nullopt, 0.95)->ratio == 0.95);
+  CHECK_FALSE(timing_check(std::nullopt, std::nullopt, std::nullopt));
+  CHECK(timing_check(0.99, 1.08, 0.95)->basis == "process cycles");
+  CHECK(timing_check(0.99, 1.08, 0.95)->ratio == 0.99);
+}
+
+TEST_CASE("inside the profiled process the timer floor comes off our cycles") {
+  // 0.060 ms at 1980 MHz = 118,800 cycles; the events add 9,800 to a row of
+  // this many kernels; ncu counted 109,000: (118,800 - 9,800) / 109,000 = 1.
+  const ProcessCycleCheck check = process_cycle_check(0.060, 1980, 9800, 109000);
+  CHECK(check.our_cycles == Approx(118800));
+  CHECK(check.floor_cycles == 9800);
+  CHECK(check.ratio == Approx(1.0));
+  // Without the floor the same row reads 1.09: the short rows' excess.
+  CHECK(process_cycle_check(0.060, 1980, 0, 109000).ratio == Approx(1.0899).epsilon(1e-4));
+  CHECK_THROWS_WITH(process_cycle_check(0.060, 1980, 118800, 109000),
+                    "the timer floor (118800 cycles) is not below our cycles (118800)");
+  CHECK_THROWS_AS(process_cycle_check(0.060, 1980, 0, 0), std::invalid_argument);
 }
 
 namespace {
@@ -137,4 +153,11 @@ TEST_CASE("without the issue counters the limiter is the largest fraction, as be
   CHECK(*d.cycle_ratio == Approx(1.01));
   CHECK(*d.limiter == "latency (long_scoreboard)");
   CHECK(*d.limiter_fraction == Approx(0.55));
+  // In the profiled process: (110,880 - 11,880) / 99,000, and the sweep ran 99,990 / 110,880.
+  CHECK(*d.process_cycles == Approx(110880));
+  CHECK(*d.timer_floor_cycles == Approx(11880));
+  CHECK(*d.process_cycle_ratio == Approx(1.0));
+  CHECK(*d.sweep_process_ratio == Approx(99990.0 / 110880));
+  CHECK(timing_check(d.process_cycle_ratio, d.cycle_ratio, d.timing_ratio)->basis ==
+        "process cycles");
 }

@@ -153,6 +153,32 @@ TEST_CASE("each profiled launch of a row in its own range: one set of counters a
                     "line 3: NVTX range 'cfr_launch_z' is not cfr_launch_<index>");
 }
 
+TEST_CASE("the timer floors group by their own ranges, apart from the rows") {
+  // profile-child --time-samples: the floor of 2 empty kernels on device 1 (range
+  // cfr_floor_1002), two profiled launches, beside row 2 (whose index a floor does not take).
+  const auto floor = [](std::string launch) {
+    return "cfr_floor_1002:none:none:none:none:none:none\"\"  \"\"<default domain>:" + launch;
+  };
+  const std::string text = nvtx_header + record(0, floor("cfr_launch_0"), "2,100", "0", "1", "1") +
+                           record(1, floor("cfr_launch_0"), "1,900", "0", "1", "1") +
+                           record(2, floor("cfr_launch_1"), "2,050", "0", "1", "1") +
+                           record(3, floor("cfr_launch_1"), "1,950", "0", "1", "1") +
+                           record(4, "cfr_row_2", "500", "7", "1", "2");
+  const std::vector<Launch> launches = parse_raw_csv(text);
+  CHECK(floor_range_index(1, 2) == 1002);
+  const auto floors = group_row_launches(launches, floor_range_prefix);
+  REQUIRE(floors.size() == 1);
+  const std::vector<RowCounters>& two = floors.at(1002);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].range == "cfr_floor_1002/cfr_launch_0");
+  CHECK(two[0].kernel_names.size() == 2);
+  CHECK(two[0].metric("gpu__time_duration.sum")->value == 4000.0);
+  CHECK(two[1].metric("gpu__time_duration.sum")->value == 4000.0);
+  const auto rows = group_row_launches(launches);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.count(2) == 1);
+}
+
 TEST_CASE("combine rules follow the metric's suffix") {
   CHECK(combine_rule("dram__bytes_read.sum") == Combine::sum);
   CHECK(combine_rule("dram__bytes_read.avg") == Combine::sum);

@@ -163,7 +163,8 @@ TEST_CASE("the default and wide sets come from the descriptors' flags, in their 
         "kernel,dir,dtype,B,H,N,d,causal,tile,unit,dev,GFLOP,model GB,DRAM model,AI,AI low,AI high,"
         "ridge,point regime,regime,"
         "roof TFLOPS,roof ms,median ms,TFLOPS,GB/s,% BW,% roof,regime (ncu DRAM),% roof (ncu "
-        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,launch spread,noise "
+        "DRAM),limiter,DRAM model err,L2 model err,timing ratio,cycle ratio,process cycle ratio,"
+        "sweep/process,launch spread,noise "
         "%,n,throttled,check,"
         "status");
   // `--columns why`: what the row is, its instruction's roof and what binds it.
