@@ -25,6 +25,7 @@
 #include "roofline/report/auditability.hpp"
 #include "roofline/report/figures.hpp"
 #include "roofline/report/row_model.hpp"
+#include "timing_coverage.hpp"
 
 namespace cfr::evidence {
 
@@ -114,6 +115,18 @@ void add_interval_notes(const Report& report, AuditResult& out) {
         {FindingKind::note, row_location(miss.row, report.results[miss.row]),
          fmt::format("ncu DRAM {:.4g} GB outside the L2-aware interval [{:.4g}, {:.4g}] GB",
                      miss.measured / 1e9, miss.interval.low / 1e9, miss.interval.high / 1e9)});
+  }
+}
+
+// Where our timer and ncu's launch disagree beyond the check's 3 %, with how
+// far each side's own launches spread: context, not a failure.
+void add_timing_notes(const Report& report, AuditResult& out) {
+  const TimingCoverage coverage = timing_coverage(report);
+  if (coverage.rows == 0) return;
+  out.findings.push_back({FindingKind::note, "report", describe(coverage)});
+  for (const TimingMiss& miss : coverage.outside) {
+    out.findings.push_back(
+        {FindingKind::note, row_location(miss.row, report.results[miss.row]), describe(miss)});
   }
 }
 
@@ -576,6 +589,7 @@ AuditResult audit_report(const Report& report, const AuditTolerance& tolerance,
   }
   add_own_count_notes(report, tally, result);
   add_interval_notes(report, result);
+  add_timing_notes(report, result);
   return result;
 }
 
