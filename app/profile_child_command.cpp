@@ -15,6 +15,7 @@
 // "cfr_floor_<device x 1000 + k>": the timing check of the timer alone
 // (docs/model.md §8.2). Those samples go to --timing-out as JSON.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -77,8 +78,8 @@ struct ChildTiming {
   std::string l2_flush = "read";  // read, memset or none
   int floor_kernels = 4;
   std::string out_path;
-  // Set once a sample waited out the stream blocker: under ncu a launch
-  // waits on the host, and every later timing goes without the blocker.
+  // Cleared once a sample waited out the stream blocker (a launch that waits
+  // on the host): every later timing goes without the blocker.
   bool block_stream = true;
 
   measure::TimingOptions options() const {
@@ -170,8 +171,17 @@ nlohmann::json run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts c
     }
     CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   };
+  // A timing that fails costs the row its process timing, not its counters.
   nlohmann::json timed;
-  if (timing.samples > 0) timed = time_here(launch, timing, stream.get());
+  if (timing.samples > 0) {
+    try {
+      timed = time_here(launch, timing, stream.get());
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "profile-child: row %zu (%s): not timed: %s\n", row.index,
+                   row.kernel.c_str(), error.what());
+      timed = nullptr;
+    }
+  }
   for (int i = 0; i < counts.warmup; ++i) launch_once();
   for (int k = 0; k < counts.profiled; ++k) {
     ProfiledRange range(ncu::row_range_prefix, row.index, k);
@@ -180,10 +190,20 @@ nlohmann::json run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts c
   return timed;
 }
 
+// Whole or not at all: a child killed mid-write leaves the last complete
+// file, and a file it cannot write costs the timings, not the profile.
 void write_timing(const std::string& path, const nlohmann::json& timing) {
-  std::ofstream out(path);
-  out << timing.dump() << '\n';
-  if (!out) throw std::runtime_error(fmt::format("--timing-out: cannot write '{}'", path));
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << timing.dump() << '\n';
+    if (out.flush()) {
+      std::error_code error;
+      std::filesystem::rename(temporary, path, error);
+      if (!error) return;
+    }
+  }
+  std::fprintf(stderr, "profile-child: --timing-out: cannot write '%s'\n", path.c_str());
 }
 
 }  // namespace

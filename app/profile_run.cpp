@@ -300,7 +300,7 @@ NcuOutput run_profiler(const Report& report, const std::vector<std::size_t>& row
       const std::vector<ncu::Launch> launches = ncu::parse_raw_csv(csv);
       out.ranges = ncu::group_row_launches(launches);
       out.floor_ranges = ncu::group_row_launches(launches, ncu::floor_range_prefix);
-      out.timings = read_child_timings(dir.file("timing.json"));
+      if (!run.timing_args.empty()) out.timings = read_child_timings(dir.file("timing.json"));
     } catch (const std::exception& error) {
       out.unavailable = fmt::format("ncu's CSV (exit {}): {}; {}", result.exit_status, error.what(),
                                     out.last_log_line);

@@ -43,9 +43,8 @@ struct TimingCoverage {
 
 TimingCoverage timing_coverage(const Report& report);
 
-// "timing check within ±3 % on 26 of 30 profiled rows of 50 µs or more (by
-// process cycles on 30), on 21 of the 22 whose launches are steady"; empty
-// when no row has a check.
+// "timing check within ±3 % on 26 of 30 profiled rows of 50 µs or more, on 21
+// of the 22 whose launches are steady"; empty when no row has a check.
 std::string describe(const TimingCoverage& coverage);
 
 // One row outside: "timing check 0.895 by process cycles; ncu's launches

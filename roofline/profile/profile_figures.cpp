@@ -257,7 +257,12 @@ void process_timing_figures(const Profile& profile, std::optional<double> ncu_cy
   if (!(median_ms > 0)) return;
   out.process_cycles = median_ms * timing->sm_clock_MHz * 1e3;
   if (out.our_cycles) out.sweep_process_ratio = *out.our_cycles / *out.process_cycles;
-  if (!profile.timer_floor || !ncu_cycles || !(*ncu_cycles > 0)) return;
+  // A floor timed with the stream blocker and a row without it (or the
+  // reverse) cost the host's launch differently: no floor then.
+  if (!profile.timer_floor || !ncu_cycles || !(*ncu_cycles > 0) ||
+      profile.timer_floor->events.stream_blocked != timing->stream_blocked) {
+    return;
+  }
   const std::optional<double> floor_ms = timer_floor_ms(*profile.timer_floor);
   if (!floor_ms) return;
   const double floor = *floor_ms * timing->sm_clock_MHz * 1e3;

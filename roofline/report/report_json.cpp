@@ -101,13 +101,13 @@ json profile_json(const Profile& p) {
   }
   if (p.process_timing) out["process_timing"] = process_timing_json(*p.process_timing);
   if (p.timer_floor) {
-    json cycles = json::array();
+    json durations = json::array();
     for (const std::optional<double>& value : p.timer_floor->ncu_ns) {
-      cycles.push_back(value ? json(*value) : json(nullptr));
+      durations.push_back(value ? json(*value) : json(nullptr));
     }
     out["timer_floor"] = {{"kernels", p.timer_floor->kernels},
                           {"events", process_timing_json(p.timer_floor->events)},
-                          {"ncu_ns", cycles}};
+                          {"ncu_ns", durations}};
   }
   return out;
 }
@@ -226,10 +226,20 @@ std::vector<double> finite_numbers(const Node& n, std::string_view key) {
   return out;
 }
 
+// Samples are times, the clock a rate or 0 where the probe read none.
 ProcessTiming read_process_timing(const Node& n) {
   ProcessTiming t;
   t.samples_ms = finite_numbers(n, "samples_ms");
+  for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
+    if (!(t.samples_ms[i] > 0)) {
+      throw InputError(fmt::format("{}[{}]: must be positive, found {}", n.key_path("samples_ms"),
+                                   i, t.samples_ms[i]));
+    }
+  }
   t.sm_clock_MHz = n.number("sm_clock_MHz");
+  if (t.sm_clock_MHz < 0) {
+    throw InputError(fmt::format("{}: must not be negative", n.key_path("sm_clock_MHz")));
+  }
   t.stream_blocked = n.boolean("stream_blocked");
   return t;
 }
@@ -268,6 +278,11 @@ Profile read_profile(const Node& n) {
     }
     floor.events = read_process_timing(f.object("events"));
     floor.ncu_ns = numbers_or_nulls(f, "ncu_ns");
+    for (std::size_t i = 0; i < floor.ncu_ns.size(); ++i) {
+      if (floor.ncu_ns[i] && *floor.ncu_ns[i] < 0) {
+        throw InputError(fmt::format("{}[{}]: must not be negative", f.key_path("ncu_ns"), i));
+      }
+    }
     p.timer_floor = std::move(floor);
   }
   return p;

@@ -53,7 +53,7 @@ struct ProfileDerived {
   std::optional<double> ncu_cycles;
   std::optional<double> cycle_ratio;
   // The same check inside the profiled process (profile.process_timing,
-  // profile.timer_floor; cycle_check_in_process in profile_checks.hpp): our
+  // profile.timer_floor; process_cycle_check in profile_checks.hpp): our
   // median there x its SM clock, what the events add to a row of as many
   // kernels (the timer floor, at the process's clock), and (ours - floor) /
   // ncu's cycles. The sweep's

@@ -117,7 +117,9 @@ TEST_CASE("profile: every ok row gets its recorded counters and figures, or why 
 
 TEST_CASE("profile: the child's own timing of each row reaches the row, with the sweep's timer") {
   // The stand-in writes what profile-child --timing-out would: rows 0 and 64 timed in the
-  // profiled process, and the floors of one and three empty kernels (none in its CSV).
+  // profiled process, and the floor of three empty kernels on device 0; its CSV then gets
+  // row 0's three kernel records again in the floor's range, cfr_floor_3 (device 0 x 1000 +
+  // 3 kernels), as if they were the floor's profiled launch.
   const std::string timing_json =
       R"({"rows":[{"index":0,"samples_ms":[0.100,0.101,0.102],"sm_clock_MHz":1980,)"
       R"("stream_blocked":false},{"index":64,"samples_ms":[0.5],"sm_clock_MHz":1900,)"
@@ -126,8 +128,10 @@ TEST_CASE("profile: the child's own timing of each row reaches the row, with the
   const FakeNcu ncu(fmt::format(
       "case \"$1\" in --version|--query-metrics) ;; *)\n"
       "  out=; prev=; for a in \"$@\"; do [ \"$prev\" = --timing-out ] && out=$a; prev=$a; done\n"
-      "  printf '%s' '{}' > \"$out\";;\nesac\n{}",
-      timing_json, recording_ncu));
+      "  printf '%s' '{}' > \"$out\";;\nesac\n{}"
+      "case \"$1\" in --version|--query-metrics) ;; *)\n"
+      "  grep 'cfr_row_0:' '{}/l2data.csv' | sed 's/cfr_row_0:/cfr_floor_3:/';;\nesac\n",
+      timing_json, recording_ncu, fixtures));
   Report report = report_of_recorded_rows();
   ProfileOptions options{.enabled = true, .ncu = ncu.path(), .plugins = {}};
   options.timer.warmup = 2;
@@ -141,8 +145,15 @@ TEST_CASE("profile: the child's own timing of each row reaches the row, with the
   CHECK(naive.process_timing->samples_ms == std::vector<double>{0.100, 0.101, 0.102});
   CHECK_FALSE(naive.process_timing->stream_blocked);
   CHECK(*naive.derived.process_cycles == Approx(0.101 * 1980e3));
-  // The CSV has no floor ranges: no floor, so no check of the timer alone.
-  CHECK_FALSE(naive.timer_floor);
+  // naive's recorded launch has three kernels: the floor of three, with ncu's duration of the
+  // floor's one profiled launch (row 0's three kernels' sum); fa2_mma's one kernel has none.
+  REQUIRE(naive.timer_floor);
+  CHECK(naive.timer_floor->kernels == 3);
+  CHECK(naive.timer_floor->events.samples_ms == std::vector<double>{0.01});
+  REQUIRE(naive.timer_floor->ncu_ns.size() == 1);
+  CHECK(naive.timer_floor->ncu_ns[0] == naive.value("gpu__time_duration.sum"));
+  CHECK_FALSE(report.results[64].profile->timer_floor);
+  // The recording predates sm__cycles_elapsed.avg: no check of the timer alone.
   CHECK_FALSE(naive.derived.process_cycle_ratio);
   REQUIRE(report.results[64].profile->process_timing);
   CHECK(report.results[64].profile->process_timing->sm_clock_MHz == 1900);

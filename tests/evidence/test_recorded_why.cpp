@@ -134,7 +134,7 @@ TEST_CASE("a row's timing in the profiled process and its timer floor: JSON, fig
   Report report = recorded();
   ResultRow& row = report.results[0];
   const double ncu = row.profile->value("sm__cycles_elapsed.avg").value();
-  // The floor: events 8 us over two empty kernels ncu saw take 2 us: 6 us, 11,880 cycles at
+  // The floor: events 8 us over one empty kernel ncu saw take 2 us: 6 us, 11,880 cycles at
   // the process's 1980 MHz. Our samples there put (ours - floor) at exactly ncu's cycles.
   const double clock = 1980;
   const double median_ms = (ncu + 11880) / (clock * 1e3);
@@ -165,6 +165,25 @@ TEST_CASE("a row's timing in the profiled process and its timer floor: JSON, fig
   SECTION("the floor's ncu duration is edited") {
     again.results[0].profile->timer_floor->ncu_ns[1] = 7000;
     CHECK(finds(audit_report(again), FindingKind::mismatch, "profile.checks.timer_floor_cycles"));
+  }
+  SECTION("a negative sample or floor duration is refused when read") {
+    nlohmann::json json = to_json(report);
+    json["results"][0]["profile"]["process_timing"]["samples_ms"][0] = -0.1;
+    CHECK_THROWS_WITH(report_from_json(json),
+                      Catch::Contains("process_timing.samples_ms[0]: must be positive"));
+    json = to_json(report);
+    json["results"][0]["profile"]["timer_floor"]["ncu_ns"][2] = -5;
+    CHECK_THROWS_WITH(report_from_json(json),
+                      Catch::Contains("timer_floor.ncu_ns[2]: must not be negative"));
+  }
+  SECTION("a floor timed with the stream blocker does not come off a row timed without it") {
+    ResultRow unblocked = row;
+    unblocked.profile->timer_floor->events.stream_blocked = false;
+    const ProfileDerived again_d =
+        profile_figures(unblocked, report.ceiling, ComputeCapability{9, 0});
+    CHECK(again_d.process_cycles);
+    CHECK_FALSE(again_d.timer_floor_cycles);
+    CHECK_FALSE(again_d.process_cycle_ratio);
   }
   SECTION("a floor launch without its duration: no floor, no process check, and audit says so") {
     again.results[0].profile->timer_floor->ncu_ns[0] = std::nullopt;
