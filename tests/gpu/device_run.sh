@@ -5,7 +5,8 @@
 # ceilings, cublas, fa2variants, fa2order, ncuprobe, l2data, fa2prof, torchquick,
 # peers_fixture, peers_sweep, peers_served, peer_compare, plugins, plugin_bytes, profile,
 # profile_fa2big, profile_big, served, served_mha, peers_served_mha, served_profile, energy,
-# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, timing_check, profile_misses, fa2bwd,
+# flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, timing_check, replay_modes,
+# profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
 # fa3_gap, decode_offsets, served_paged.
 # Logs go to $OUT (or
@@ -816,6 +817,32 @@ step_timing_check() {
   "$tool" table "$dir/profile-timing.json" --status ok \
     --columns 'kernel,dir,H,N,d,causal,median ms,cycle ratio,process cycle ratio,sweep/process,timer floor,launch spread' |
     tee "$dir/profile-timing-table.txt"
+}
+
+# Issue 23's rows of several kernels (results/h100/timing-default-c2096c7/README.md): ncu's
+# kernel replay flushes the caches before every profiled kernel, its range replay once per
+# NVTX range, as our samples flush once a row. Both over naive N 1024 d 64 and N 2048 d 128,
+# fa3_bwd and fa1_bwd N 2048 d 128 (three profiled launches each, timed in the process too),
+# then six fa1_bwd launches with four metrics (its slow mode against the metric set). Files
+# to $out/replay-modes/.
+step_replay_modes() {
+  local dir=$out/replay-modes mode
+  mkdir -p "$dir"
+  local m=gpu__time_duration.sum,sm__cycles_elapsed.avg,dram__bytes_read.sum,dram__bytes_write.sum
+  printf '%s\n' "0 naive fp16 1 8 1024 64 0 0 1024 8 0" "1 naive fp16 1 8 2048 128 0 0 2048 8 0" \
+    "2 fa3_bwd fp16 1 8 2048 128 0 0 2048 8 0" "3 fa1_bwd fp16 1 8 2048 128 0 0 2048 8 0" >"$dir/rows.txt"
+  for mode in kernel range; do
+    ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+      --replay-mode "$mode" --nvtx --nvtx-include cfr_profile/ --metrics "$m" \
+      "$tool" profile-child --rows "$dir/rows.txt" --seed 1 --warmup 1 --launches 3 \
+      --time-samples 10 --floor-kernels 3 --timing-out "$dir/timing-$mode.json" \
+      >"$dir/ncu-$mode.csv" 2>"$dir/ncu-$mode.log" || status=1
+  done
+  echo "3 fa1_bwd fp16 1 8 2048 128 0 0 2048 8 0" >"$dir/rows-bwd.txt"
+  ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+    --nvtx --nvtx-include cfr_profile/ --metrics "$m,sm__ctas_launched.max,sm__ctas_launched.min" \
+    "$tool" profile-child --rows "$dir/rows-bwd.txt" --seed 1 --warmup 1 --launches 6 \
+    >"$dir/ncu-bwd-few.csv" 2>"$dir/ncu-bwd-few.log" || status=1
 }
 
 # Issue 19's fa2_bwd and fa2_bwd_2d: the backward GPU tests (every backward
