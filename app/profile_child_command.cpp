@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -35,6 +36,7 @@
 #include "plugin_options.hpp"
 #include "profile_rows.hpp"
 #include "roofline/profile/ncu_csv.hpp"
+#include "roofline/report/report_json.hpp"
 
 namespace cfr::app {
 
@@ -97,14 +99,23 @@ struct ChildTiming {
   }
 };
 
+// The warm-up launches outside the ranges, then each profiled launch k in
+// ranges <group_prefix><index> / cfr_launch_<k>: a row's and a floor's alike.
+void launch_in_ranges(std::string_view group_prefix, std::size_t index, LaunchCounts counts,
+                      const std::function<void()>& launch_once) {
+  for (int i = 0; i < counts.warmup; ++i) launch_once();
+  for (int k = 0; k < counts.profiled; ++k) {
+    ProfiledRange range(group_prefix, index, k);
+    launch_once();
+  }
+}
+
 // Times `launch` as the sweep does, over the buffers it already has.
 nlohmann::json time_here(const bench::LaunchFunction& launch, ChildTiming& timing,
                          cudaStream_t stream) {
   const measure::TimingResult result = bench::time_row(launch, timing.options(), stream);
   if (!result.stream_blocked) timing.block_stream = false;
-  return {{"samples_ms", result.samples_ms},
-          {"sm_clock_MHz", result.sm_clock_MHz},
-          {"stream_blocked", result.stream_blocked}};
+  return process_timing_json({result.samples_ms, result.sm_clock_MHz, result.stream_blocked});
 }
 
 // The timer floors of one device: k empty kernels timed, then profiled as a
@@ -120,16 +131,12 @@ void run_floors(int device, LaunchCounts counts, ChildTiming& timing, nlohmann::
     floor["device"] = device;
     floor["kernels"] = kernels;
     floors.push_back(std::move(floor));
-    const auto range = static_cast<std::size_t>(ncu::floor_range_index(device, kernels));
-    for (int i = 0; i < counts.warmup; ++i) {
-      CFR_CUDA_CHECK(launch(stream.get()));
-      CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    }
-    for (int k = 0; k < counts.profiled; ++k) {
-      ProfiledRange profiled(ncu::floor_range_prefix, range, k);
-      CFR_CUDA_CHECK(launch(stream.get()));
-      CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    }
+    launch_in_ranges(ncu::floor_range_prefix,
+                     static_cast<std::size_t>(ncu::floor_range_index(device, kernels)), counts,
+                     [&] {
+                       CFR_CUDA_CHECK(launch(stream.get()));
+                       CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+                     });
   }
 }
 
@@ -179,14 +186,9 @@ nlohmann::json run_row(const ProfileRow& row, std::uint64_t seed, LaunchCounts c
     } catch (const std::exception& error) {
       std::fprintf(stderr, "profile-child: row %zu (%s): not timed: %s\n", row.index,
                    row.kernel.c_str(), error.what());
-      timed = nullptr;
     }
   }
-  for (int i = 0; i < counts.warmup; ++i) launch_once();
-  for (int k = 0; k < counts.profiled; ++k) {
-    ProfiledRange range(ncu::row_range_prefix, row.index, k);
-    launch_once();
-  }
+  launch_in_ranges(ncu::row_range_prefix, row.index, counts, launch_once);
   return timed;
 }
 

@@ -20,6 +20,8 @@
 #include "roofline/profile/ncu_query.hpp"
 #include "roofline/profile/profile_figures.hpp"
 #include "roofline/profile/recorded_launch.hpp"
+#include "roofline/report/json_reader.hpp"
+#include "roofline/report/report_json.hpp"
 
 namespace cfr::app {
 
@@ -148,14 +150,6 @@ struct ChildTimings {
   std::map<std::pair<int, int>, ProcessTiming> floors;  // (device, kernels)
 };
 
-ProcessTiming process_timing(const nlohmann::json& node) {
-  ProcessTiming t;
-  t.samples_ms = node.at("samples_ms").get<std::vector<double>>();
-  t.sm_clock_MHz = node.at("sm_clock_MHz").get<double>();
-  t.stream_blocked = node.at("stream_blocked").get<bool>();
-  return t;
-}
-
 // Empty when the child wrote nothing (no timing asked, or it failed first);
 // a malformed file is the child's bug and says so.
 ChildTimings read_child_timings(const std::string& path) {
@@ -164,14 +158,18 @@ ChildTimings read_child_timings(const std::string& path) {
   if (!in) return out;
   try {
     const nlohmann::json doc = nlohmann::json::parse(in);
-    for (const nlohmann::json& row : doc.at("rows")) {
-      out.rows[row.at("index").get<std::int64_t>()] = process_timing(row);
+    const Node top(doc, "");
+    const nlohmann::json& rows = top.array("rows");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Node row(rows[i], fmt::format("rows[{}]", i));
+      out.rows[row.integer("index")] = read_process_timing(row);
     }
-    for (const nlohmann::json& floor : doc.at("floors")) {
-      out.floors[{floor.at("device").get<int>(), floor.at("kernels").get<int>()}] =
-          process_timing(floor);
+    const nlohmann::json& floors = top.array("floors");
+    for (std::size_t i = 0; i < floors.size(); ++i) {
+      const Node floor(floors[i], fmt::format("floors[{}]", i));
+      out.floors[{floor.int32("device"), floor.int32("kernels")}] = read_process_timing(floor);
     }
-  } catch (const nlohmann::json::exception& error) {
+  } catch (const std::exception& error) {
     std::cerr << fmt::format("WARNING: profile-child's timings '{}' unreadable: {}\n", path,
                              error.what());
     return {};

@@ -1,25 +1,13 @@
 #include "roofline/evidence/timing_coverage.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "roofline/core/statistics.hpp"
-
 namespace cfr::evidence {
-
-std::optional<double> process_spread(const ProcessTiming& timing) {
-  if (timing.samples_ms.size() < 2) return std::nullopt;
-  const double median = summarize(timing.samples_ms).median;
-  if (!(median > 0)) return std::nullopt;
-  const auto [low, high] = std::minmax_element(timing.samples_ms.begin(), timing.samples_ms.end());
-  return (*high - *low) / median;
-}
 
 TimingCoverage timing_coverage(const Report& report) {
   TimingCoverage coverage;
-  std::size_t by_process = 0;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     const ResultRow& row = report.results[i];
     if (!row.profile || !row.profile->collected() || !row.timing) continue;

@@ -20,10 +20,6 @@ namespace cfr::evidence {
 inline constexpr double timing_check_tolerance = 0.03;
 inline constexpr double timing_check_min_ms = 0.05;
 
-// (largest - smallest) / median of the profiled process's samples; empty
-// without two samples.
-std::optional<double> process_spread(const ProcessTiming& timing);
-
 struct TimingMiss {
   std::size_t row = 0;  // index in the report's results
   TimingCheck check;

@@ -106,7 +106,7 @@ CycleCheck cycle_check(double our_median_ms, double our_sm_clock_MHz, double ncu
   require_positive(our_median_ms, "our median");
   require_positive(our_sm_clock_MHz, "our SM clock");
   require_positive(ncu_sm_cycles, "ncu's SM cycles");
-  const double ours = our_median_ms * our_sm_clock_MHz * 1e3;  // ms x MHz = 1e3 cycles
+  const double ours = cycles_in(our_median_ms, our_sm_clock_MHz);
   return {ours, ncu_sm_cycles, ours / ncu_sm_cycles};
 }
 

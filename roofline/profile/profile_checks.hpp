@@ -98,6 +98,11 @@ double timing_ratio(double our_median_ns, double ncu_duration_ns);
 // timed sweep and the profiled launch does not count as the timer's error:
 // our median times the SM clock the probe read over our samples, against
 // ncu's sm__cycles_elapsed.avg (cycles each SM saw elapse in the launch).
+// SM cycles in `ms` milliseconds at `MHz`: ms x MHz = 1e3 cycles.
+constexpr double cycles_in(double ms, double MHz) {
+  return ms * MHz * 1e3;
+}
+
 struct CycleCheck {
   double our_cycles = 0;  // median_ms x 1e-3 s x sm_clock_MHz x 1e6 /s
   double ncu_cycles = 0;

@@ -255,7 +255,7 @@ void process_timing_figures(const Profile& profile, std::optional<double> ncu_cy
   if (!timing || timing->samples_ms.empty() || !(timing->sm_clock_MHz > 0)) return;
   const double median_ms = summarize(timing->samples_ms).median;
   if (!(median_ms > 0)) return;
-  out.process_cycles = median_ms * timing->sm_clock_MHz * 1e3;
+  out.process_cycles = cycles_in(median_ms, timing->sm_clock_MHz);
   if (out.our_cycles) out.sweep_process_ratio = *out.our_cycles / *out.process_cycles;
   // A floor timed with the stream blocker and a row without it (or the
   // reverse) cost the host's launch differently: no floor then.
@@ -265,7 +265,7 @@ void process_timing_figures(const Profile& profile, std::optional<double> ncu_cy
   }
   const std::optional<double> floor_ms = timer_floor_ms(*profile.timer_floor);
   if (!floor_ms) return;
-  const double floor = *floor_ms * timing->sm_clock_MHz * 1e3;
+  const double floor = cycles_in(*floor_ms, timing->sm_clock_MHz);
   if (!(*out.process_cycles - floor > 0)) return;
   out.timer_floor_cycles = floor;
   out.process_cycle_ratio =

@@ -50,6 +50,12 @@ json timing_json(const Timing& t) {
   return out;
 }
 
+json process_timing_json(const ProcessTiming& t) {
+  return {{"samples_ms", t.samples_ms},
+          {"sm_clock_MHz", t.sm_clock_MHz},
+          {"stream_blocked", t.stream_blocked}};
+}
+
 namespace {
 
 json correctness_json(const Correctness& c) {
@@ -67,12 +73,6 @@ json correctness_json(const Correctness& c) {
                      {"key_rows", c.sample->key_rows}};
   }
   return out;
-}
-
-json process_timing_json(const ProcessTiming& t) {
-  return {{"samples_ms", t.samples_ms},
-          {"sm_clock_MHz", t.sm_clock_MHz},
-          {"stream_blocked", t.stream_blocked}};
 }
 
 // The counters and what ran them; profile_figures' results are figures.
@@ -226,24 +226,6 @@ std::vector<double> finite_numbers(const Node& n, std::string_view key) {
   return out;
 }
 
-// Samples are times, the clock a rate or 0 where the probe read none.
-ProcessTiming read_process_timing(const Node& n) {
-  ProcessTiming t;
-  t.samples_ms = finite_numbers(n, "samples_ms");
-  for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
-    if (!(t.samples_ms[i] > 0)) {
-      throw InputError(fmt::format("{}[{}]: must be positive, found {}", n.key_path("samples_ms"),
-                                   i, t.samples_ms[i]));
-    }
-  }
-  t.sm_clock_MHz = n.number("sm_clock_MHz");
-  if (t.sm_clock_MHz < 0) {
-    throw InputError(fmt::format("{}: must not be negative", n.key_path("sm_clock_MHz")));
-  }
-  t.stream_blocked = n.boolean("stream_blocked");
-  return t;
-}
-
 Profile read_profile(const Node& n) {
   Profile p;
   p.tool = n.string("tool");
@@ -346,6 +328,24 @@ Timing read_timing(const Node& n) {
   if (n.has("kept_throttled")) t.kept_throttled = n.boolean("kept_throttled");
   if (n.has("noise_target_met")) t.noise_target_met = n.boolean("noise_target_met");
   if (n.has("stop_reason")) t.stop_reason = n.string("stop_reason");
+  return t;
+}
+
+// Samples are times, the clock a rate or 0 where the probe read none.
+ProcessTiming read_process_timing(const Node& n) {
+  ProcessTiming t;
+  t.samples_ms = finite_numbers(n, "samples_ms");
+  for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
+    if (!(t.samples_ms[i] > 0)) {
+      throw InputError(fmt::format("{}[{}]: must be positive, found {}", n.key_path("samples_ms"),
+                                   i, t.samples_ms[i]));
+    }
+  }
+  t.sm_clock_MHz = n.number("sm_clock_MHz");
+  if (t.sm_clock_MHz < 0) {
+    throw InputError(fmt::format("{}: must not be negative", n.key_path("sm_clock_MHz")));
+  }
+  t.stream_blocked = n.boolean("stream_blocked");
   return t;
 }
 

@@ -31,6 +31,12 @@ AttentionProblem read_problem(const Node& problem);
 nlohmann::json timing_json(const Timing& timing);
 Timing read_timing(const Node& timing);
 
+// A timing taken in the profiled process, or a timer floor's events
+// (profile.process_timing; profile-child --timing-out writes its rows and
+// floors as these objects).
+nlohmann::json process_timing_json(const ProcessTiming& timing);
+ProcessTiming read_process_timing(const Node& timing);
+
 // The parts a ceilings report shares with a sweep report.
 // An energy's raw part: what measured it, its reason, the counter's readings
 // as [seconds, millijoules] pairs, the probes, the idle readings; its derived

@@ -127,6 +127,10 @@ struct TimerFloor {
 // in ms. Empty without samples or with a launch lacking the duration.
 std::optional<double> timer_floor_ms(const TimerFloor& floor);
 
+// (largest - smallest) / median of the process's samples, as launch_spread
+// is of the profiled launches; empty without two samples.
+std::optional<double> process_spread(const ProcessTiming& timing);
+
 struct Profile {
   std::string tool;     // "Nsight Compute"
   std::string version;  // `ncu --version`'s last line
