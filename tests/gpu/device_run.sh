@@ -8,7 +8,7 @@
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, timing_check, replay_modes,
 # profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
-# fa3_gap, decode_offsets, served_paged.
+# fa3_gap, decode_offsets, served_paged, l2_loop.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -1128,6 +1128,28 @@ step_peers_backward() {
   torch_judgement peers_backward results/h200/backward sweep-fa2-bwd torch-sdpa-backward \
     fa2_bwd,fa2_bwd_2d,fa3_bwd fa3_bwd,fa2_bwd_2d,fa2_bwd fa2_bwd_2d --backward -- --batch 1 --heads 8 \
     --seq-lens 4096,8192,16384 --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
+}
+
+# How much of a cyclically re-read working set the L2 keeps, by its size
+# (tests/gpu/l2_loop_probe.cu): event times, then DRAM bytes per launch under
+# Nsight Compute with the caches flushed, at 4 and 2 CTAs an SM. Under a
+# minute. The CSVs go to results/<gpu>/l2-loop/ (docs/model.md, "The interval").
+step_l2_loop() {
+  local gpu dir
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
+  dir=results/${gpu:-other}/l2-loop
+  mkdir -p "$dir"
+  for per_sm in 4 2; do
+    "$build/tests/gpu/l2_loop_probe" "$per_sm" >"$dir/events-$per_sm.csv" 2>&1 || status=1
+    ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+      --nvtx --nvtx-include cfr_profile/ --metrics "$l2data_metrics,gpu__time_duration.sum" \
+      "$build/tests/gpu/l2_loop_probe" "$per_sm" >"$dir/ncu-$per_sm.csv" 2>"$out/l2-loop-$per_sm.log" ||
+      status=1
+    echo "l2_loop $per_sm a SM: $(grep -c cyclic_read "$dir/ncu-$per_sm.csv") profiled launches"
+  done
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
+  ncu --version >>"$dir/environment.txt"
+  head -n 3 "$dir/events-4.csv"
 }
 
 for step in "$@"; do

@@ -1,0 +1,118 @@
+// How much of a cyclically re-read working set the L2 keeps (issue 23: the
+// misses rows whose K/V sit at the L2's size). Every resident CTA reads the
+// same W bytes once, in 4 KiB chunks, the way the FA1 kernels' CTAs of one head
+// read its K/V prefix. Two orders:
+//   stagger  CTA c starts at chunk c * chunks / ctas and wraps around, so the
+//            CTAs sit spread over the buffer: a chunk is read again only after
+//            every other chunk was (a strict LRU reads all C x W from DRAM once
+//            W passes its capacity, and W once otherwise);
+//   step     every CTA starts at chunk 0: they read each chunk together.
+// Not a test: tests/gpu/device_run.sh's l2_loop step runs it under Nsight
+// Compute (DRAM bytes per launch, flushed caches) and once plainly (event
+// time); docs/model.md ("The interval") reads its output.
+//
+// usage: l2_loop_probe [ctas_per_sm] [MiB,MiB,...]
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(x)                                             \
+  do {                                                    \
+    cudaError_t e = (x);                                  \
+    if (e) {                                              \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                       \
+    }                                                     \
+  } while (0)
+
+constexpr int threads = 256;
+constexpr size_t chunk_bytes = threads * sizeof(uint4);  // 4 KiB
+
+__global__ void cyclic_read(const uint4* buffer, size_t chunks, int stagger, unsigned* sink) {
+  const size_t first = stagger ? size_t(blockIdx.x) * chunks / gridDim.x : 0;
+  unsigned acc = 0;
+  size_t chunk = first;
+  for (size_t read = 0; read < chunks; ++read) {
+    // .cg: through the L2 only, as the kernels' cp.async.cg tile loads.
+    const uint4 v = __ldcg(buffer + chunk * threads + threadIdx.x);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    if (++chunk == chunks) chunk = 0;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+__global__ void flush_read(const uint4* buffer, size_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(buffer + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+int main(int argc, char** argv) {
+  const int ctas_per_sm = argc > 1 ? std::atoi(argv[1]) : 4;
+  std::vector<double> mib = {8,  12, 16, 20, 22, 24, 26, 28, 29, 30, 31, 32,
+                             34, 36, 40, 44, 48, 52, 56, 60, 64, 72, 80};
+  if (argc > 2) {
+    mib.clear();
+    std::string list = argv[2];
+    for (size_t at = 0; at < list.size();) {
+      const size_t comma = list.find(',', at);
+      mib.push_back(std::atof(list.substr(at, comma - at).c_str()));
+      at = comma == std::string::npos ? list.size() : comma + 1;
+    }
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cyclic_read, threads, 0));
+  const int ctas = prop.multiProcessorCount * std::min(ctas_per_sm, per_sm);
+  double largest = 0;
+  for (double m : mib) largest = std::max(largest, m);
+  const size_t max_bytes = size_t(largest * 1048576.0) + chunk_bytes;
+  uint4* buffer;
+  unsigned* sink;
+  CK(cudaMalloc(&buffer, max_bytes));
+  CK(cudaMemset(buffer, 1, max_bytes));
+  CK(cudaMalloc(&sink, sizeof(unsigned)));
+  // A read of twice the L2 empties it of the buffer before each timed launch.
+  const size_t flush_bytes = size_t(prop.l2CacheSize) * 2;
+  uint4* flush;
+  CK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMemset(flush, 0, flush_bytes));
+  cudaEvent_t start, stop;
+  CK(cudaEventCreate(&start));
+  CK(cudaEventCreate(&stop));
+  std::printf("# %s, %d SMs, L2 %d bytes, %d CTAs of %d threads (%d a SM resident)\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize, ctas, threads, per_sm);
+  std::printf("launch,order,MiB,chunks,ctas,requested_bytes,event_ms\n");
+  int launch = 0;
+  for (int stagger : {1, 0}) {
+    for (double m : mib) {
+      const size_t chunks = std::max<size_t>(1, size_t(m * 1048576.0) / chunk_bytes);
+      flush_read<<<prop.multiProcessorCount * 4, threads>>>(flush, flush_bytes / sizeof(uint4),
+                                                            sink);
+      nvtxRangePushA("cfr_profile");
+      nvtxRangePushA(stagger ? "stagger" : "step");
+      CK(cudaEventRecord(start));
+      cyclic_read<<<ctas, threads>>>(buffer, chunks, stagger, sink);
+      CK(cudaEventRecord(stop));
+      nvtxRangePop();
+      nvtxRangePop();
+      CK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, start, stop));
+      std::printf("%d,%s,%.0f,%zu,%d,%.0f,%.4f\n", launch++, stagger ? "stagger" : "step", m,
+                  chunks, ctas, double(chunks) * chunk_bytes * ctas, ms);
+    }
+  }
+  CK(cudaGetLastError());
+  return 0;
+}

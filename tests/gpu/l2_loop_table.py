@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The table of tests/gpu/l2_loop_probe.cu's runs (device_run.sh's l2_loop
+step): for each working set W and order, the DRAM bytes Nsight Compute counted
+in the launch against the compulsory W and against every CTA's reads (C x W).
+
+  re-read share = (DRAM read - W) / (C x W - W): the share of the repeat reads
+  that missed. A strict LRU of capacity K gives 0 while W <= K and 1 above it
+  in the stagger order.
+
+usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4]
+"""
+import argparse
+import csv
+import os
+
+
+def rows_of(path):
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#") and line.strip()]
+    return list(csv.DictReader(lines))
+
+
+def ncu_rows(path):
+    with open(path) as f:
+        lines = [line for line in f if line.startswith('"')]
+    table = list(csv.DictReader(lines))
+    # The second row holds the units.
+    return [row for row in table[1:] if "cyclic_read" in row.get("Kernel Name", "")]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("directory")
+    parser.add_argument("--per-sm", default="4")
+    args = parser.parse_args()
+    events = rows_of(os.path.join(args.directory, f"events-{args.per_sm}.csv"))
+    counted = ncu_rows(os.path.join(args.directory, f"ncu-{args.per_sm}.csv"))
+    if len(events) != len(counted):
+        raise SystemExit(f"{len(events)} launches timed but {len(counted)} profiled")
+    print(f"{'order':8} {'W MiB':>6} {'CTAs':>5} {'DRAM read GB':>12} {'x W':>7} "
+          f"{'re-read share':>13} {'fabric/read':>11} {'event ms':>9} {'ncu ms':>8}")
+    for event, row in zip(events, counted):
+        requested = float(event["requested_bytes"])
+        ctas = int(event["ctas"])
+        compulsory = requested / ctas
+        read = float(row["dram__bytes_read.sum"])
+        fabric = float(row.get("lts__t_sectors_srcunit_ltcfabric.sum", "nan")) * 32
+        share = (read - compulsory) / (requested - compulsory) if ctas > 1 else float("nan")
+        print(f"{event['order']:8} {float(event['MiB']):6.0f} {ctas:5d} {read / 1e9:12.3f} "
+              f"{read / compulsory:7.2f} {share:13.4f} {fabric / read:11.2f} "
+              f"{float(event['event_ms']):9.3f} {float(row['gpu__time_duration.sum']) / 1e6:8.3f}")
+
+
+if __name__ == "__main__":
+    main()
