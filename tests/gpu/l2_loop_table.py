@@ -14,6 +14,11 @@ import csv
 import os
 
 
+def number(text):
+    """ncu --print-units base writes thousands separators."""
+    return float(text.replace(",", ""))
+
+
 def rows_of(path):
     with open(path) as f:
         lines = [line for line in f if not line.startswith("#") and line.strip()]
@@ -43,12 +48,12 @@ def main():
         requested = float(event["requested_bytes"])
         ctas = int(event["ctas"])
         compulsory = requested / ctas
-        read = float(row["dram__bytes_read.sum"])
-        fabric = float(row.get("lts__t_sectors_srcunit_ltcfabric.sum", "nan")) * 32
+        read = number(row["dram__bytes_read.sum"])
+        fabric = number(row.get("lts__t_sectors_srcunit_ltcfabric.sum", "nan")) * 32
         share = (read - compulsory) / (requested - compulsory) if ctas > 1 else float("nan")
         print(f"{event['order']:8} {float(event['MiB']):6.0f} {ctas:5d} {read / 1e9:12.3f} "
               f"{read / compulsory:7.2f} {share:13.4f} {fabric / read:11.2f} "
-              f"{float(event['event_ms']):9.3f} {float(row['gpu__time_duration.sum']) / 1e6:8.3f}")
+              f"{float(event['event_ms']):9.3f} {number(row['gpu__time_duration.sum']) / 1e6:8.3f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Would a schedule that is not lock-step bring the L2-aware DRAM model's point
+near Nsight Compute on the miss rows? Not part of the tool: the evidence
+behind docs/model.md's "Schedules tried" (issue 23).
+
+The model's point walks every resident CTA one K/V tile a step, in lock-step.
+This script replays the same launch (dispatch order, resident CTAs, tiles from
+roofline/model/kernel_catalog.hpp) event by event through a byte-capacity LRU
+of one L2 partition, with a CTA's step taking
+    1 on a hit, `miss` on a miss      (CTAs that hit catch up: convoys),
+    times 1 + noise x U(-1/2, 1/2)    (steps of unequal length: drift).
+miss 1, noise 0 is the model's own schedule; K/V reads only (Q and O are a
+percent of these rows' bytes). Every tile is simulated (the tool merges tile
+pairs above 2^25 CTA-steps, docs/model.md "Limits").
+
+usage: l2_schedule_what_if.py [--shapes fa1_wmma_c128,...] [--grid 1:0,1:0.1,...]
+"""
+import argparse
+import heapq
+import random
+from collections import OrderedDict
+
+PARTITION = 30 * 2**20  # the H200's 60 MiB L2, one copy a partition (docs/model.md)
+
+
+def fa1_causal(heads, n, br, bc, d, per_sm):
+    """FA1 kernels: Q block blockIdx.x fastest, natural order; Q block i reads
+    K/V tiles 0..i (br = bc here)."""
+    assert br == bc
+    blocks = n // br
+    return [(h, i + 1) for h in range(heads) for i in range(blocks)], 132 * per_sm, bc * d * 2 * 2
+
+
+def fa2_full(heads, n, br, bc, d, per_sm):
+    """fa2_mma: the grid (heads, batch, Q blocks) puts head + H x batch
+    fastest; every CTA reads all of its head's K/V (full mask)."""
+    blocks = n // br
+    return [(k % heads, n // bc) for k in range(heads * blocks)], 132 * per_sm, bc * d * 2 * 2
+
+
+# name: (launch, ncu's DRAM bytes of the row (read + write), report)
+SHAPES = {
+    # misses-causal-long.json: H 4, N 131072, d 128, causal
+    "fa1_wmma_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 4), 64.31e9),
+    "fa1_scalar_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 2), 44.08e9),
+    # misses-batch4.json: B 4, H 8 (32 heads), N 32768, d 128, full
+    "fa2_mma_b4": (lambda: fa2_full(32, 32768, 256, 64, 128, 1), 36.21e9),
+    # misses-d32.json: H 8, N 65536, d 32, full
+    "fa2_mma_d32": (lambda: fa2_full(8, 65536, 128, 128, 32, 2), 2.08e9),
+}
+
+
+def simulate(ctas, concurrency, tile_bytes, miss, noise, seed=1):
+    rng = random.Random(seed)
+    capacity = PARTITION // tile_bytes
+    lru = OrderedDict()
+    events = []
+    started = 0
+    missed = 0
+
+    def start(at):
+        nonlocal started
+        head, tiles = ctas[started]
+        started += 1
+        heapq.heappush(events, (at, started, head, 0, tiles))
+
+    for _ in range(min(concurrency, len(ctas))):
+        start(0.0)
+    while events:
+        at, order, head, tile, tiles = heapq.heappop(events)
+        key = (head, tile)
+        if key in lru:
+            lru.move_to_end(key)
+            step = 1.0
+        else:
+            missed += 1
+            lru[key] = True
+            if len(lru) > capacity:
+                lru.popitem(last=False)
+            step = miss
+        if noise:
+            step *= 1 + noise * (rng.random() - 0.5)
+        if tile + 1 < tiles:
+            heapq.heappush(events, (at + step, order, head, tile + 1, tiles))
+        elif started < len(ctas):
+            start(at + step)
+    return missed * tile_bytes
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--grid", default="1:0,1:0.1,1:0.5,1.05:0,1.05:0.5,1.2:0")
+    args = parser.parse_args()
+    grid = [tuple(float(x) for x in cell.split(":")) for cell in args.grid.split(",")]
+    for name in args.shapes.split(","):
+        launch, measured = SHAPES[name]
+        ctas, concurrency, tile_bytes = launch()
+        cells = []
+        for miss, noise in grid:
+            cells.append(f"{miss}:{noise} {simulate(ctas, concurrency, tile_bytes, miss, noise) / 1e9:7.2f}")
+        print(f"{name:16} ncu {measured / 1e9:6.2f} GB | K/V GB by miss:noise  " + "  ".join(cells),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
