@@ -7,7 +7,8 @@
 # GPU cases (CI runs the others), and those of tests/gpu's tools named after
 # the build folder (each binary carries the kernels' device code, ~10 MB).
 # usage: tests/gpu/pack_build.sh [build-dir [tool ...]]   (default build-h200;
-#        tools: fa2_variants fa2bwd_variants single_launch ncu_nvtx_probe decode_dev fa3_rows)
+#        tools: fa2_variants fa2bwd_variants single_launch ncu_nvtx_probe decode_dev fa3_rows
+#        l2_loop_probe launch_floor)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-h200}
