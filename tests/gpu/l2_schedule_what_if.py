@@ -25,10 +25,10 @@ PARTITION = 30 * 2**20  # the H200's 60 MiB L2, one copy a partition (docs/model
 
 def fa1_causal(heads, n, br, bc, d, per_sm):
     """FA1 kernels: Q block blockIdx.x fastest, natural order; Q block i reads
-    K/V tiles 0..i (br = bc here)."""
-    assert br == bc
+    the K/V tiles of keys below (i + 1) br."""
     blocks = n // br
-    return [(h, i + 1) for h in range(heads) for i in range(blocks)], 132 * per_sm, bc * d * 2 * 2
+    ctas = [(h, -(-(i + 1) * br // bc)) for h in range(heads) for i in range(blocks)]
+    return ctas, 132 * per_sm, bc * d * 2 * 2
 
 
 def fa2_full(heads, n, br, bc, d, per_sm):
@@ -50,13 +50,21 @@ SHAPES = {
 }
 
 
-def simulate(ctas, concurrency, tile_bytes, miss, noise, seed=1):
+def simulate(ctas, concurrency, tile_bytes, miss=1.0, noise=0.0, seed=1, cache_bytes=PARTITION,
+             reread_cost=None):
+    """Returns (bytes LRU misses, bytes charged). A first read is charged its
+    bytes; a re-read that LRU misses is charged its bytes, or its bytes times
+    reread_cost(reuse distance in bytes) when given: the cache's bytes plus
+    those inserted since the line's eviction."""
     rng = random.Random(seed)
-    capacity = PARTITION // tile_bytes
+    capacity = cache_bytes // tile_bytes
     lru = OrderedDict()
+    evicted_at = {}
+    inserted = 0
     events = []
     started = 0
     missed = 0
+    charged = 0.0
 
     def start(at):
         nonlocal started
@@ -74,9 +82,17 @@ def simulate(ctas, concurrency, tile_bytes, miss, noise, seed=1):
             step = 1.0
         else:
             missed += 1
+            if reread_cost is not None and key in evicted_at:
+                distance = capacity + inserted - evicted_at.pop(key)
+                charged += reread_cost(distance * tile_bytes)
+            else:
+                charged += 1.0
             lru[key] = True
+            inserted += 1
             if len(lru) > capacity:
-                lru.popitem(last=False)
+                old, _ = lru.popitem(last=False)
+                if reread_cost is not None:
+                    evicted_at[old] = inserted
             step = miss
         if noise:
             step *= 1 + noise * (rng.random() - 0.5)
@@ -84,7 +100,7 @@ def simulate(ctas, concurrency, tile_bytes, miss, noise, seed=1):
             heapq.heappush(events, (at + step, order, head, tile + 1, tiles))
         elif started < len(ctas):
             start(at + step)
-    return missed * tile_bytes
+    return missed * tile_bytes, charged * tile_bytes
 
 
 def main():
@@ -98,7 +114,8 @@ def main():
         ctas, concurrency, tile_bytes = launch()
         cells = []
         for miss, noise in grid:
-            cells.append(f"{miss}:{noise} {simulate(ctas, concurrency, tile_bytes, miss, noise) / 1e9:7.2f}")
+            missed, _ = simulate(ctas, concurrency, tile_bytes, miss, noise)
+            cells.append(f"{miss}:{noise} {missed / 1e9:7.2f}")
         print(f"{name:16} ncu {measured / 1e9:6.2f} GB | K/V GB by miss:noise  " + "  ".join(cells),
               flush=True)
 
