@@ -1132,20 +1132,28 @@ step_peers_backward() {
 
 # How much of a cyclically re-read working set the L2 keeps, by its size
 # (tests/gpu/l2_loop_probe.cu): event times, then DRAM bytes per launch under
-# Nsight Compute with the caches flushed, at 4 and 2 CTAs an SM. Under a
-# minute. The CSVs go to results/<gpu>/l2-loop/ (docs/model.md, "The interval").
+# Nsight Compute with the caches flushed, at 4 and 2 CTAs an SM, first with
+# CTAs that only read, then (fewer sizes) with 64 and 512 dependent FMAs a
+# thread after each 4 KiB chunk. About two minutes. The CSVs go to
+# results/<gpu>/l2-loop/ (docs/model.md, "What the L2 keeps of a loop").
 step_l2_loop() {
-  local gpu dir
+  local gpu dir per_sm work suffix sizes
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
   dir=results/${gpu:-other}/l2-loop
   mkdir -p "$dir"
-  for per_sm in 4 2; do
-    "$build/tests/gpu/l2_loop_probe" "$per_sm" >"$dir/events-$per_sm.csv" 2>&1 || status=1
-    ncu --csv --page raw --print-units base --clock-control none --cache-control all \
-      --nvtx --nvtx-include cfr_profile/ --metrics "$l2data_metrics,gpu__time_duration.sum" \
-      "$build/tests/gpu/l2_loop_probe" "$per_sm" >"$dir/ncu-$per_sm.csv" 2>"$out/l2-loop-$per_sm.log" ||
-      status=1
-    echo "l2_loop $per_sm a SM: $(grep -c cyclic_read "$dir/ncu-$per_sm.csv") profiled launches"
+  for work in 0 64 512; do
+    sizes=8,12,16,20,22,24,26,28,29,30,31,32,34,36,40,44,48,52,56,60,64,72,80
+    suffix=
+    if ((work > 0)); then sizes=16,24,28,32,36,40,48,64,80 suffix=-w$work; fi
+    for per_sm in 4 2; do
+      "$build/tests/gpu/l2_loop_probe" "$per_sm" "$sizes" "$work" >"$dir/events-$per_sm$suffix.csv" 2>&1 ||
+        status=1
+      ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+        --nvtx --nvtx-include cfr_profile/ --metrics "$l2data_metrics,gpu__time_duration.sum" \
+        "$build/tests/gpu/l2_loop_probe" "$per_sm" "$sizes" "$work" >"$dir/ncu-$per_sm$suffix.csv" \
+        2>"$out/l2-loop-$per_sm$suffix.log" || status=1
+      echo "l2_loop $per_sm a SM, work $work: $(grep -c cyclic_read "$dir/ncu-$per_sm$suffix.csv") profiled launches"
+    done
   done
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
   ncu --version >>"$dir/environment.txt"

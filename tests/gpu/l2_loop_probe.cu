@@ -11,7 +11,7 @@
 // Compute (DRAM bytes per launch, flushed caches) and once plainly (event
 // time); docs/model.md ("The interval") reads its output.
 //
-// usage: l2_loop_probe [ctas_per_sm] [MiB,MiB,...]
+// usage: l2_loop_probe [ctas_per_sm] [MiB,MiB,...] [work]
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -33,17 +33,25 @@
 constexpr int threads = 256;
 constexpr size_t chunk_bytes = threads * sizeof(uint4);  // 4 KiB
 
-__global__ void cyclic_read(const uint4* buffer, size_t chunks, int stagger, unsigned* sink) {
+// `work` dependent FMAs a thread after each chunk, and the next chunk's
+// address waits for them: a CTA that computes on a tile before it loads the
+// next, as the FA1 kernels do, instead of one that only reads.
+__global__ void cyclic_read(const uint4* buffer, size_t chunks, int stagger, int work,
+                            unsigned* sink) {
   const size_t first = stagger ? size_t(blockIdx.x) * chunks / gridDim.x : 0;
   unsigned acc = 0;
+  float f = 1.0f;
   size_t chunk = first;
   for (size_t read = 0; read < chunks; ++read) {
     // .cg: through the L2 only, as the kernels' cp.async.cg tile loads.
     const uint4 v = __ldcg(buffer + chunk * threads + threadIdx.x);
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    f += float(acc & 1u);
+    for (int i = 0; i < work; ++i) f = fmaf(f, 0.999999f, 1e-7f);
     if (++chunk == chunks) chunk = 0;
+    if (f == 12345.678f) chunk = 0;  // never true; the address depends on f
   }
-  if (acc == 0x9e3779b9u) *sink = acc;
+  if (acc == 0x9e3779b9u || f == 0.0f) *sink = acc;
 }
 
 __global__ void flush_read(const uint4* buffer, size_t n, unsigned* sink) {
@@ -69,6 +77,7 @@ int main(int argc, char** argv) {
       at = comma == std::string::npos ? list.size() : comma + 1;
     }
   }
+  const int work = argc > 3 ? std::atoi(argv[3]) : 0;
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
@@ -92,7 +101,7 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&stop));
   std::printf("# %s, %d SMs, L2 %d bytes, %d CTAs of %d threads (%d a SM resident)\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize, ctas, threads, per_sm);
-  std::printf("launch,order,MiB,chunks,ctas,requested_bytes,event_ms\n");
+  std::printf("launch,order,MiB,chunks,ctas,requested_bytes,event_ms,work\n");
   int launch = 0;
   for (int stagger : {1, 0}) {
     for (double m : mib) {
@@ -102,15 +111,15 @@ int main(int argc, char** argv) {
       nvtxRangePushA("cfr_profile");
       nvtxRangePushA(stagger ? "stagger" : "step");
       CK(cudaEventRecord(start));
-      cyclic_read<<<ctas, threads>>>(buffer, chunks, stagger, sink);
+      cyclic_read<<<ctas, threads>>>(buffer, chunks, stagger, work, sink);
       CK(cudaEventRecord(stop));
       nvtxRangePop();
       nvtxRangePop();
       CK(cudaEventSynchronize(stop));
       float ms = 0;
       CK(cudaEventElapsedTime(&ms, start, stop));
-      std::printf("%d,%s,%.0f,%zu,%d,%.0f,%.4f\n", launch++, stagger ? "stagger" : "step", m,
-                  chunks, ctas, double(chunks) * chunk_bytes * ctas, ms);
+      std::printf("%d,%s,%.0f,%zu,%d,%.0f,%.4f,%d\n", launch++, stagger ? "stagger" : "step", m,
+                  chunks, ctas, double(chunks) * chunk_bytes * ctas, ms, work);
     }
   }
   CK(cudaGetLastError());

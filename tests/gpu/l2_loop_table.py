@@ -7,7 +7,7 @@ in the launch against the compulsory W and against every CTA's reads (C x W).
   that missed. A strict LRU of capacity K gives 0 while W <= K and 1 above it
   in the stagger order.
 
-usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4]
+usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4] [--work 0]
 """
 import argparse
 import csv
@@ -37,9 +37,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("directory")
     parser.add_argument("--per-sm", default="4")
+    parser.add_argument("--work", default="0", help="FMAs a thread after each chunk")
     args = parser.parse_args()
-    events = rows_of(os.path.join(args.directory, f"events-{args.per_sm}.csv"))
-    counted = ncu_rows(os.path.join(args.directory, f"ncu-{args.per_sm}.csv"))
+    suffix = f"-w{args.work}" if args.work != "0" else ""
+    events = rows_of(os.path.join(args.directory, f"events-{args.per_sm}{suffix}.csv"))
+    counted = ncu_rows(os.path.join(args.directory, f"ncu-{args.per_sm}{suffix}.csv"))
     if len(events) != len(counted):
         raise SystemExit(f"{len(events)} launches timed but {len(counted)} profiled")
     print(f"{'order':8} {'W MiB':>6} {'CTAs':>5} {'DRAM read GB':>12} {'x W':>7} "
