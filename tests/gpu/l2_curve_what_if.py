@@ -20,24 +20,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l2_loop_table  # noqa: E402
-from l2_schedule_what_if import fa1_causal, simulate  # noqa: E402
+from l2_schedule_what_if import fa1_causal, measured_dram, simulate  # noqa: E402
 
 PARTITION = 25 * 2**20  # the H100's 50 MiB L2, one copy a partition
 
 
 def probe_curve(directory, per_sm):
     """(W / partition, share of the re-reads that missed) of the stagger order."""
-    events = l2_loop_table.rows_of(os.path.join(directory, f"events-{per_sm}.csv"))
-    counted = l2_loop_table.ncu_rows(os.path.join(directory, f"ncu-{per_sm}.csv"))
-    points = []
-    for event, row in zip(events, counted):
-        if event["order"] != "stagger":
-            continue
-        size = float(event["MiB"]) * 2**20
-        requested = float(event["requested_bytes"])
-        read = l2_loop_table.number(row["dram__bytes_read.sum"])
-        points.append((size / PARTITION, max(0.0, (read - size) / (requested - size))))
-    return points
+    return [(launch["size"] / PARTITION, max(0.0, launch["share"]))
+            for launch in l2_loop_table.launches(directory, per_sm)
+            if launch["event"]["order"] == "stagger"]
 
 
 def share_at(points, x):
@@ -51,13 +43,24 @@ def share_at(points, x):
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
-# name: (launch, ncu's DRAM bytes of the H100 row, GB)
+MISSES = "results/h100/misses-f7f0f47"
+# name: (launch, ncu's DRAM bytes of the H100 row)
 SHAPES = {
-    "fa1_wmma_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 4), 94.11),
-    "fa1_scalar_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 2), 63.18),
-    "fa1_wmma_262k_d64": (lambda: fa1_causal(2, 262144, 64, 32, 64, 3), 39.94),
-    "fa1_scalar_c64": (lambda: fa1_causal(4, 131072, 64, 64, 64, 2), 1.39),
-    "fa1_wmma_c64": (lambda: fa1_causal(4, 131072, 64, 32, 64, 3), 0.70),
+    "fa1_wmma_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 4),
+                      lambda: measured_dram(f"{MISSES}/misses-causal-long.json", "fa1_wmma", 4,
+                                            131072, 128, True)),
+    "fa1_scalar_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 2),
+                        lambda: measured_dram(f"{MISSES}/misses-causal-long.json", "fa1_scalar",
+                                              4, 131072, 128, True)),
+    "fa1_wmma_262k_d64": (lambda: fa1_causal(2, 262144, 64, 32, 64, 3),
+                          lambda: measured_dram(f"{MISSES}/misses-causal-262k.json", "fa1_wmma",
+                                                2, 262144, 64, True)),
+    "fa1_scalar_c64": (lambda: fa1_causal(4, 131072, 64, 64, 64, 2),
+                       lambda: measured_dram(f"{MISSES}/misses-causal-long.json", "fa1_scalar",
+                                             4, 131072, 64, True)),
+    "fa1_wmma_c64": (lambda: fa1_causal(4, 131072, 64, 32, 64, 3),
+                     lambda: measured_dram(f"{MISSES}/misses-causal-long.json", "fa1_wmma", 4,
+                                           131072, 64, True)),
 }
 
 
@@ -76,7 +79,7 @@ def main():
             lru, charged = simulate(ctas, concurrency, tile_bytes, cache_bytes=PARTITION,
                                     reread_cost=lambda d, p=points: share_at(p, d / PARTITION))
             cells.append(f"curve of {per_sm}/SM {charged / 1e9:7.2f}")
-        print(f"{name:18} ncu {measured:6.2f} GB | K/V GB: LRU {lru / 1e9:7.2f}  " + "  ".join(cells),
+        print(f"{name:18} ncu {measured() / 1e9:6.2f} GB | K/V GB: LRU {lru / 1e9:7.2f}  " + "  ".join(cells),
               flush=True)
 
 

@@ -18,17 +18,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
-#define CK(x)                                             \
-  do {                                                    \
-    cudaError_t e = (x);                                  \
-    if (e) {                                              \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                       \
-    }                                                     \
-  } while (0)
+#include "kernels/measure/cuda_error.hpp"
+#include "kernels/measure/l2_flush.hpp"
+
+using cfr::measure::CudaEvent;
+using cfr::measure::DeviceBuffer;
 
 constexpr int threads = 256;
 constexpr size_t chunk_bytes = threads * sizeof(uint4);  // 4 KiB
@@ -54,17 +52,7 @@ __global__ void cyclic_read(const uint4* buffer, size_t chunks, int stagger, int
   if (acc == 0x9e3779b9u || f == 0.0f) *sink = acc;
 }
 
-__global__ void flush_read(const uint4* buffer, size_t n, unsigned* sink) {
-  unsigned acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = __ldcg(buffer + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const int ctas_per_sm = argc > 1 ? std::atoi(argv[1]) : 4;
   std::vector<double> mib = {8,  12, 16, 20, 22, 24, 26, 28, 29, 30, 31, 32,
                              34, 36, 40, 44, 48, 52, 56, 60, 64, 72, 80};
@@ -79,26 +67,20 @@ int main(int argc, char** argv) {
   }
   const int work = argc > 3 ? std::atoi(argv[3]) : 0;
   cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
+  CFR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cyclic_read, threads, 0));
+  CFR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cyclic_read, threads, 0));
   const int ctas = prop.multiProcessorCount * std::min(ctas_per_sm, per_sm);
   double largest = 0;
   for (double m : mib) largest = std::max(largest, m);
   const size_t max_bytes = size_t(largest * 1048576.0) + chunk_bytes;
-  uint4* buffer;
-  unsigned* sink;
-  CK(cudaMalloc(&buffer, max_bytes));
-  CK(cudaMemset(buffer, 1, max_bytes));
-  CK(cudaMalloc(&sink, sizeof(unsigned)));
-  // A read of twice the L2 empties it of the buffer before each timed launch.
-  const size_t flush_bytes = size_t(prop.l2CacheSize) * 2;
-  uint4* flush;
-  CK(cudaMalloc(&flush, flush_bytes));
-  CK(cudaMemset(flush, 0, flush_bytes));
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
+  const DeviceBuffer buffer(max_bytes);
+  const DeviceBuffer sink(sizeof(unsigned));
+  CFR_CUDA_CHECK(cudaMemset(buffer.data(), 1, max_bytes));
+  // The cold timer's flush: a read of twice the L2 before each timed launch.
+  cfr::measure::L2Flusher flusher(0, cfr::measure::L2FlushMode::read);
+  const CudaEvent start;
+  const CudaEvent stop;
   std::printf("# %s, %d SMs, L2 %d bytes, %d CTAs of %d threads (%d a SM resident)\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize, ctas, threads, per_sm);
   std::printf("launch,order,MiB,chunks,ctas,requested_bytes,event_ms,work\n");
@@ -106,22 +88,31 @@ int main(int argc, char** argv) {
   for (int stagger : {1, 0}) {
     for (double m : mib) {
       const size_t chunks = std::max<size_t>(1, size_t(m * 1048576.0) / chunk_bytes);
-      flush_read<<<prop.multiProcessorCount * 4, threads>>>(flush, flush_bytes / sizeof(uint4),
-                                                            sink);
+      CFR_CUDA_CHECK(flusher.flush(nullptr));
       nvtxRangePushA("cfr_profile");
       nvtxRangePushA(stagger ? "stagger" : "step");
-      CK(cudaEventRecord(start));
-      cyclic_read<<<ctas, threads>>>(buffer, chunks, stagger, work, sink);
-      CK(cudaEventRecord(stop));
+      CFR_CUDA_CHECK(cudaEventRecord(start));
+      cyclic_read<<<ctas, threads>>>(buffer.as<uint4>(), chunks, stagger, work,
+                                     sink.as<unsigned>());
+      CFR_CUDA_CHECK(cudaEventRecord(stop));
       nvtxRangePop();
       nvtxRangePop();
-      CK(cudaEventSynchronize(stop));
+      CFR_CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0;
-      CK(cudaEventElapsedTime(&ms, start, stop));
+      CFR_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
       std::printf("%d,%s,%.0f,%zu,%d,%.0f,%.4f,%d\n", launch++, stagger ? "stagger" : "step", m,
                   chunks, ctas, double(chunks) * chunk_bytes * ctas, ms, work);
     }
   }
-  CK(cudaGetLastError());
+  CFR_CUDA_CHECK(cudaGetLastError());
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "l2_loop_probe: %s\n", error.what());
+    return 1;
+  }
 }

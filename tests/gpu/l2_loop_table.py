@@ -33,28 +33,39 @@ def ncu_rows(path):
     return [row for row in table[1:] if "cyclic_read" in row.get("Kernel Name", "")]
 
 
+def launches(directory, per_sm, work="0"):
+    """Each launch of a run: its event line, its ncu row, W (the bytes a CTA
+    reads), the DRAM bytes read and the re-read share (NaN with one CTA)."""
+    suffix = f"-w{work}" if str(work) != "0" else ""
+    events = rows_of(os.path.join(directory, f"events-{per_sm}{suffix}.csv"))
+    counted = ncu_rows(os.path.join(directory, f"ncu-{per_sm}{suffix}.csv"))
+    if len(events) != len(counted):
+        raise SystemExit(f"{len(events)} launches timed but {len(counted)} profiled")
+    result = []
+    for event, row in zip(events, counted):
+        requested = float(event["requested_bytes"])
+        ctas = int(event["ctas"])
+        size = requested / ctas
+        read = number(row["dram__bytes_read.sum"])
+        share = (read - size) / (requested - size) if ctas > 1 else float("nan")
+        result.append({"event": event, "row": row, "size": size, "ctas": ctas, "read": read,
+                       "share": share})
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("directory")
     parser.add_argument("--per-sm", default="4")
     parser.add_argument("--work", default="0", help="FMAs a thread after each chunk")
     args = parser.parse_args()
-    suffix = f"-w{args.work}" if args.work != "0" else ""
-    events = rows_of(os.path.join(args.directory, f"events-{args.per_sm}{suffix}.csv"))
-    counted = ncu_rows(os.path.join(args.directory, f"ncu-{args.per_sm}{suffix}.csv"))
-    if len(events) != len(counted):
-        raise SystemExit(f"{len(events)} launches timed but {len(counted)} profiled")
     print(f"{'order':8} {'W MiB':>6} {'CTAs':>5} {'DRAM read GB':>12} {'x W':>7} "
           f"{'re-read share':>13} {'fabric/read':>11} {'event ms':>9} {'ncu ms':>8}")
-    for event, row in zip(events, counted):
-        requested = float(event["requested_bytes"])
-        ctas = int(event["ctas"])
-        compulsory = requested / ctas
-        read = number(row["dram__bytes_read.sum"])
+    for launch in launches(args.directory, args.per_sm, args.work):
+        event, row, read = launch["event"], launch["row"], launch["read"]
         fabric = number(row.get("lts__t_sectors_srcunit_ltcfabric.sum", "nan")) * 32
-        share = (read - compulsory) / (requested - compulsory) if ctas > 1 else float("nan")
-        print(f"{event['order']:8} {float(event['MiB']):6.0f} {ctas:5d} {read / 1e9:12.3f} "
-              f"{read / compulsory:7.2f} {share:13.4f} {fabric / read:11.2f} "
+        print(f"{event['order']:8} {float(event['MiB']):6.0f} {launch['ctas']:5d} {read / 1e9:12.3f} "
+              f"{read / launch['size']:7.2f} {launch['share']:13.4f} {fabric / read:11.2f} "
               f"{float(event['event_ms']):9.3f} {number(row['gpu__time_duration.sum']) / 1e6:8.3f}")
 
 

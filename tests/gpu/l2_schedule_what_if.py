@@ -17,8 +17,13 @@ usage: l2_schedule_what_if.py [--shapes fa1_wmma_c128,...] [--grid 1:0,1:0.1,...
 """
 import argparse
 import heapq
+import os
 import random
+import sys
 from collections import OrderedDict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from l2_capacity_what_if import load  # noqa: E402
 
 PARTITION = 30 * 2**20  # the H200's 60 MiB L2, one copy a partition (docs/model.md)
 
@@ -38,15 +43,30 @@ def fa2_full(heads, n, br, bc, d, per_sm):
     return [(k % heads, n // bc) for k in range(heads * blocks)], 132 * per_sm, bc * d * 2 * 2
 
 
-# name: (launch, ncu's DRAM bytes of the row (read + write), report)
+def measured_dram(report, kernel, heads, seq_len, head_dim, causal, batch=1):
+    """ncu's DRAM bytes (read + write) of the report's row of that shape."""
+    for row in load(report)["results"]:
+        if (row["kernel"], row["batch"], row["heads"], row["seq_len"], row["head_dim"],
+                row["causal"]) == (kernel, batch, heads, seq_len, head_dim, causal):
+            return row["profile"]["levels"]["dram"]["bytes"]
+    raise SystemExit(f"{report} has no {kernel} row of that shape")
+
+
+PROFILE = "results/h200/profile"
+# name: (launch, ncu's DRAM bytes of the row)
 SHAPES = {
-    # misses-causal-long.json: H 4, N 131072, d 128, causal
-    "fa1_wmma_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 4), 64.31e9),
-    "fa1_scalar_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 2), 44.08e9),
-    # misses-batch4.json: B 4, H 8 (32 heads), N 32768, d 128, full
-    "fa2_mma_b4": (lambda: fa2_full(32, 32768, 256, 64, 128, 1), 36.21e9),
-    # misses-d32.json: H 8, N 65536, d 32, full
-    "fa2_mma_d32": (lambda: fa2_full(8, 65536, 128, 128, 32, 2), 2.08e9),
+    "fa1_wmma_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 4),
+                      lambda: measured_dram(f"{PROFILE}/misses-causal-long.json", "fa1_wmma", 4,
+                                            131072, 128, True)),
+    "fa1_scalar_c128": (lambda: fa1_causal(4, 131072, 32, 32, 128, 2),
+                        lambda: measured_dram(f"{PROFILE}/misses-causal-long.json", "fa1_scalar",
+                                              4, 131072, 128, True)),
+    "fa2_mma_b4": (lambda: fa2_full(32, 32768, 256, 64, 128, 1),
+                   lambda: measured_dram(f"{PROFILE}/misses-batch4.json", "fa2_mma", 8, 32768,
+                                         128, False, batch=4)),
+    "fa2_mma_d32": (lambda: fa2_full(8, 65536, 128, 128, 32, 2),
+                    lambda: measured_dram(f"{PROFILE}/misses-d32.json", "fa2_mma", 8, 65536, 32,
+                                          False)),
 }
 
 
@@ -116,7 +136,7 @@ def main():
         for miss, noise in grid:
             missed, _ = simulate(ctas, concurrency, tile_bytes, miss, noise)
             cells.append(f"{miss}:{noise} {missed / 1e9:7.2f}")
-        print(f"{name:16} ncu {measured / 1e9:6.2f} GB | K/V GB by miss:noise  " + "  ".join(cells),
+        print(f"{name:16} ncu {measured() / 1e9:6.2f} GB | K/V GB by miss:noise  " + "  ".join(cells),
               flush=True)
 
 
