@@ -279,13 +279,17 @@ int run_measured_sweep(const SweepOptions& options, const MeasureOptions& measur
   settings.timing.throttle_threshold = measure.throttle_threshold_percent / 100;
   settings.energy = measure.energy;
 
+  std::vector<const GpuSpec*> device_rows;
+  for (const DeviceRecord& device : report.devices) {
+    device_rows.push_back(table.match_device(device.name, device.cc));
+  }
   std::vector<std::vector<std::size_t>> work(devices.size());
   std::size_t measurable = 0;
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (const SweepPoint& point : plan.points) {
       ResultRow row = model_row(*point.kernel, point.problem, report.ceiling, plan.convention,
                                 parse_compute_capability(report.devices[d].cc),
-                                l2_model_inputs(report.devices[d]));
+                                l2_model_inputs(report.devices[d], device_rows[d]));
       row.device = devices[d];
       if (row.status == RowStatus::ok) {
         work[d].push_back(report.results.size());

@@ -131,6 +131,9 @@ GpuSpec parse_row(const json& row, std::size_t index, std::string_view origin) {
                                               max_sm_count, gpu.sm_count.value));
   }
   gpu.l2_bytes = reader.required_figure("l2_bytes");
+  if (row.contains("l2_loop_kept_bytes")) {
+    gpu.l2_loop_kept_bytes = reader.figure(row, "l2_loop_kept_bytes", "l2_loop_kept_bytes", false);
+  }
   gpu.shared_memory_per_sm_bytes = reader.required_figure("shared_memory_per_sm_bytes");
   gpu.memory_bandwidth_GBps = reader.required_figure("memory_bandwidth_GBps");
   const json& peaks = reader.object(row, "peak_TFLOPs", "peak_TFLOPs");
@@ -234,17 +237,22 @@ nlohmann::json to_json(const GpuSpec& gpu) {
                      {"shared_memory_per_sm_bytes", gpu.shared_memory_per_sm_bytes.source},
                      {"bandwidth_GBps", gpu.memory_bandwidth_GBps.source},
                      {"peak_TFLOPs", peak_sources}};
-  return json{{"id", gpu.id},
-              {"name", gpu.name},
-              {"compute_capability", gpu.compute_capability},
-              {"sm_count", gpu.sm_count.value},
-              {"l2_bytes", gpu.l2_bytes.value},
-              {"shared_memory_per_sm_bytes", gpu.shared_memory_per_sm_bytes.value},
-              {"bandwidth_GBps", gpu.memory_bandwidth_GBps.value},
-              {"bandwidth_source", gpu.memory_bandwidth_GBps.source},
-              {"peak_TFLOPs", peaks},
-              {"ridge_FLOP_per_byte", ridges},
-              {"sources", sources}};
+  json out{{"id", gpu.id},
+           {"name", gpu.name},
+           {"compute_capability", gpu.compute_capability},
+           {"sm_count", gpu.sm_count.value},
+           {"l2_bytes", gpu.l2_bytes.value},
+           {"shared_memory_per_sm_bytes", gpu.shared_memory_per_sm_bytes.value},
+           {"bandwidth_GBps", gpu.memory_bandwidth_GBps.value},
+           {"bandwidth_source", gpu.memory_bandwidth_GBps.source},
+           {"peak_TFLOPs", peaks},
+           {"ridge_FLOP_per_byte", ridges},
+           {"sources", sources}};
+  if (gpu.l2_loop_kept_bytes) {
+    out["l2_loop_kept_bytes"] = gpu.l2_loop_kept_bytes->value;
+    out["sources"]["l2_loop_kept_bytes"] = gpu.l2_loop_kept_bytes->source;
+  }
+  return out;
 }
 
 }  // namespace cfr

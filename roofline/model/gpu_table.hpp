@@ -40,6 +40,10 @@ struct GpuSpec {
   std::string ncu_chip_source;
   SourcedFigure sm_count;
   SourcedFigure l2_bytes;
+  // The largest loop one L2 partition was measured to keep whole: every
+  // resident CTA re-reading the same bytes with no re-read reaching DRAM
+  // (tests/gpu/l2_loop_probe). Optional; the L2 model's high bound reads it.
+  std::optional<SourcedFigure> l2_loop_kept_bytes;
   SourcedFigure shared_memory_per_sm_bytes;
   SourcedFigure memory_bandwidth_GBps;
   // Indexed by ComputeUnit; empty where the GPU has no such unit (V100 bf16).

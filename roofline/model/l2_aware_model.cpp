@@ -50,10 +50,19 @@ std::optional<LaunchGeometry> geometry_of(const GridLaunch& launch, const Kernel
   return geometry;
 }
 
+// The L2 bytes a schedule simulates: the drifted (high) one's partitions hold
+// no more than the loop the hardware was measured to keep whole, since an
+// LRU of that size misses every re-read the hardware's L2 starts to miss
+// (docs/model.md, "The interval"); the others see the whole L2.
+double simulated_l2_bytes(const L2ModelInputs& inputs, Schedule schedule) {
+  if (schedule != Schedule::drifted || inputs.loop_kept_bytes <= 0) return inputs.l2_bytes;
+  return std::min(inputs.l2_bytes, inputs.loop_kept_bytes * inputs.l2_partitions);
+}
+
 // Lock-step also holds one copy of a line in the whole L2 (no partition
 // keeps its own); drifted spreads the resident CTAs' starts.
 L2Config l2_config(const L2ModelInputs& inputs, Schedule schedule, Repeats repeats) {
-  L2Config l2{inputs.l2_bytes, inputs.l2_partitions};
+  L2Config l2{simulated_l2_bytes(inputs, schedule), inputs.l2_partitions};
   l2.skip_repeats = repeats == Repeats::skipped;
   if (schedule == Schedule::point) return l2;
   l2.max_steps = bound_max_steps;
@@ -151,10 +160,10 @@ AttentionProblem simulated_problem(const AttentionProblem& problem) {
 
 // What one estimate is a function of: the traffic model, the config and the
 // launch orders the entry gives this problem, the simulated problem and the
-// GPU's figures. The config's page table size plans a paged cache's splits
-// (fa2_decode's revisions 1 and 2 differ in it alone).
-using SimulationKey =
-    std::tuple<int, int, int, int, int, std::string, AttentionProblem, double, int, int, Schedule>;
+// GPU's figures (the L2 the schedule simulates among them). The config's page table size plans a
+// paged cache's splits (fa2_decode's revisions 1 and 2 differ in it alone).
+using SimulationKey = std::tuple<int, int, int, int, int, std::string, AttentionProblem, double,
+                                 double, int, int, Schedule>;
 
 SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& problem,
                      const L2ModelInputs& inputs, Schedule schedule) {
@@ -176,7 +185,8 @@ SimulationKey key_of(const KernelDescription& kernel, const AttentionProblem& pr
           config.page_table_entries,
           launches,
           simulated_problem(problem),
-          inputs.l2_bytes,
+          inputs.l2_bytes,  // the launcher's head groups read it
+          simulated_l2_bytes(inputs, schedule),
           inputs.l2_partitions,
           inputs.sm_count,
           schedule};
@@ -223,13 +233,15 @@ template <typename Estimate>
 std::optional<DramInterval> interval_of(const L2ModelInputs& inputs, Estimate estimate) {
   const auto point = estimate(Schedule::point);
   if (!point) return std::nullopt;
-  // A launch whose every line fits the L2 the point sees is read once and
-  // evicts nothing under any schedule: only when its writes reach DRAM is
+  // A launch whose every line fits the L2 the high bound sees (the point's,
+  // or the loop kept whole where smaller) is read once and evicts nothing
+  // under any schedule: only when its writes reach DRAM is
   // open. The L2 writes dirty lines back on its own schedule, so the high
   // bound counts every write of the launch (eventual bytes), the low one
   // those the schedule evicts.
   const double eventual = point->eventual_bytes();
-  if (eventual <= L2Config{inputs.l2_bytes, inputs.l2_partitions}.effective_bytes()) {
+  const L2Config high_l2{simulated_l2_bytes(inputs, Schedule::drifted), inputs.l2_partitions};
+  if (eventual <= high_l2.effective_bytes()) {
     return DramInterval{point->bytes(), eventual};
   }
   const auto low = estimate(Schedule::lock_step);

@@ -36,6 +36,12 @@ struct L2ModelInputs {
   ComputeCapability cc{};  // chooses the kernel's config (tile, resident CTAs)
   std::string source;
   int revision = current_l2_model_revision;
+  // The largest loop one L2 partition was measured to keep whole (the GPU
+  // table's l2_loop_kept_bytes: tests/gpu/l2_loop_probe), or 0 where none
+  // was measured. The interval's high bound simulates a partition no larger
+  // (docs/model.md, "The interval"): the point and the low bound do not read it.
+  double loop_kept_bytes = 0;
+  std::string loop_kept_source = {};
 
   friend bool operator==(const L2ModelInputs&, const L2ModelInputs&) = default;
 };
@@ -59,8 +65,10 @@ std::optional<DramEstimate> l2_aware_dram(const KernelDescription& kernel,
 // The DRAM bytes of the schedules that bound the hardware's (docs/model.md,
 // "The interval"): low, CTAs of a head in lock-step (equal causal work
 // dispatched together) with one copy of a line in the whole L2; high, the
-// resident CTAs drifted apart (starts spread over one CTA's steps). The point
-// lies inside: low <= l2_aware_dram <= high.
+// resident CTAs drifted apart (starts spread over one CTA's steps) in a
+// partition of at most the loop the L2 was measured to keep whole
+// (L2ModelInputs::loop_kept_bytes). The point lies inside:
+// low <= l2_aware_dram <= high.
 struct DramInterval {
   double low = 0;
   double high = 0;

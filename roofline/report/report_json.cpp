@@ -398,6 +398,10 @@ ModelFigures read_model(const Node& flops, const Node& traffic) {
     inputs.sm_count = static_cast<int>(l2.integer("sm_count"));
     inputs.cc = l2.named("cc", parse_compute_capability, "compute capability");
     inputs.source = l2.string("source");
+    if (l2.has("loop_kept_bytes")) {
+      inputs.loop_kept_bytes = l2.positive("loop_kept_bytes");
+      inputs.loop_kept_source = l2.string("loop_kept_source");
+    }
     // Reports from before model revisions were written by revision 1.
     inputs.revision = l2.has("revision") ? l2.int32("revision") : first_l2_model_revision;
     if (inputs.revision < first_l2_model_revision || inputs.revision > current_l2_model_revision) {
@@ -560,6 +564,10 @@ json to_json(const ResultRow& row) {
           {"l2_bytes", l2->l2_bytes}, {"l2_partitions", l2->l2_partitions},
           {"sm_count", l2->sm_count}, {"cc", to_string(l2->cc)},
           {"source", l2->source},     {"revision", l2->revision}};
+      if (l2->loop_kept_bytes > 0) {
+        out["traffic"]["l2_model"]["loop_kept_bytes"] = l2->loop_kept_bytes;
+        out["traffic"]["l2_model"]["loop_kept_source"] = l2->loop_kept_source;
+      }
     }
   }
   if (row.device) out["device"] = *row.device;

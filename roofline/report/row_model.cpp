@@ -26,15 +26,30 @@ CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origi
   return ceiling;
 }
 
-L2ModelInputs l2_model_inputs(const DeviceRecord& device) {
+namespace {
+
+void add_loop_kept(L2ModelInputs& inputs, const GpuSpec& gpu) {
+  if (!gpu.l2_loop_kept_bytes) return;
+  inputs.loop_kept_bytes = gpu.l2_loop_kept_bytes->value;
+  inputs.loop_kept_source = fmt::format("GPU table {}: {}", gpu.id, gpu.l2_loop_kept_bytes->source);
+}
+
+}  // namespace
+
+L2ModelInputs l2_model_inputs(const DeviceRecord& device, const GpuSpec* table_row) {
   const ComputeCapability cc = parse_compute_capability(device.cc).value_or(ComputeCapability{});
-  return {device.l2_bytes, l2_partitions_for(cc), device.sm_count, cc,
-          fmt::format("device {}", device.index)};
+  L2ModelInputs inputs{device.l2_bytes, l2_partitions_for(cc), device.sm_count, cc,
+                       fmt::format("device {}", device.index)};
+  if (table_row != nullptr) add_loop_kept(inputs, *table_row);
+  return inputs;
 }
 
 L2ModelInputs l2_model_inputs(const GpuSpec& gpu) {
-  return {gpu.l2_bytes.value, l2_partitions_for(gpu.cc()), static_cast<int>(gpu.sm_count.value),
-          gpu.cc(), fmt::format("GPU table {}", gpu.id)};
+  L2ModelInputs inputs{gpu.l2_bytes.value, l2_partitions_for(gpu.cc()),
+                       static_cast<int>(gpu.sm_count.value), gpu.cc(),
+                       fmt::format("GPU table {}", gpu.id)};
+  add_loop_kept(inputs, gpu);
+  return inputs;
 }
 
 KernelRecord kernel_record(const KernelDescription& kernel, const AttentionProblem& problem,

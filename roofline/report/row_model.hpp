@@ -15,8 +15,10 @@ namespace cfr {
 CeilingRecord datasheet_ceiling(const GpuSpec& gpu, std::string_view table_origin);
 
 // The L2-aware model's GPU figures: the measuring device's (its
-// cudaDevAttrL2CacheSize and SM count) or a GPU table row's (`model`).
-L2ModelInputs l2_model_inputs(const DeviceRecord& device);
+// cudaDevAttrL2CacheSize and SM count) or a GPU table row's (`model`). The
+// loop the L2 keeps whole is measured, not a device attribute: a sweep takes
+// it from the table row its device matches (GpuTable::match_device), if any.
+L2ModelInputs l2_model_inputs(const DeviceRecord& device, const GpuSpec* table_row = nullptr);
 L2ModelInputs l2_model_inputs(const GpuSpec& gpu);
 
 // What a row records about its kernel: enough to recompute the row's model

@@ -59,6 +59,11 @@ TEST_CASE("cli: gpus --json - is machine-readable with ridges and sources") {
   }
   CHECK(gpu_row(doc, "h100")["sources"]["peak_TFLOPs"]["fp16_tensor"].get<std::string>().find(
             "H100") != std::string::npos);
+  // The measured loop the L2 keeps whole, where the table has one, with its source.
+  CHECK(gpu_row(doc, "h100")["l2_loop_kept_bytes"] == 23068672.0);
+  CHECK(gpu_row(doc, "h100")["sources"]["l2_loop_kept_bytes"].get<std::string>().find(
+            "results/h100/l2-loop-") != std::string::npos);
+  CHECK_FALSE(gpu_row(doc, "a100").contains("l2_loop_kept_bytes"));
 }
 
 TEST_CASE("cli: --gpu-table errors name the file, the GPU and the field") {

@@ -134,6 +134,27 @@ TEST_CASE("ncu_chip: Nsight Compute's chip name, with its source; optional, a pl
   CHECK(error_of(bare) == "my.json: gpu 'h200': field 'ncu_chip' must be an object");
 }
 
+TEST_CASE("l2_loop_kept_bytes: measured by the loop probe, with its source; optional") {
+  const GpuTable table = parse_gpu_table(test::shipped_gpu_table(), "t");
+  const auto& h100 = table.find("h100")->l2_loop_kept_bytes;
+  REQUIRE(h100);
+  CHECK(h100->value == 22.0 * 1024 * 1024);
+  CHECK(h100->source.find("results/h100/l2-loop-") != std::string::npos);
+  CHECK_FALSE(table.find("a100")->l2_loop_kept_bytes);  // never measured
+
+  json table_json = test::shipped_gpu_table();
+  json zero = table_json;
+  test::gpu_row(zero, "h100")["l2_loop_kept_bytes"]["value"] = 0;
+  CHECK(error_of(zero) ==
+        "my.json: gpu 'h100': field 'l2_loop_kept_bytes.value' must be a positive number");
+  json no_source = table_json;
+  test::gpu_row(no_source, "h100")["l2_loop_kept_bytes"].erase("source");
+  CHECK(error_of(no_source) == "my.json: gpu 'h100': field 'l2_loop_kept_bytes.source' is missing");
+  json unknown = table_json;
+  test::gpu_row(unknown, "h100")["l2_loop_kept_bytes"]["value"] = nullptr;
+  CHECK(error_of(unknown) == "my.json: gpu 'h100': field 'l2_loop_kept_bytes.value' is null");
+}
+
 TEST_CASE("a GPU added to the file is one entry: found, matched, listed and given its ridges") {
   // docs/model.md, "Adding a GPU": nothing but the entry (shipped_gpus.hpp).
   const GpuTable table = parse_gpu_table(test::table_with_made_up_gpu(), "plus-one.json");

@@ -70,3 +70,39 @@ TEST_CASE("no interval where the model does not apply") {
   paged.page_size = 16;
   CHECK_FALSE(l2_aware_interval(*find_kernel("fa2_mma"), paged, h200));
 }
+
+TEST_CASE("the loop the L2 keeps whole bounds the high schedule's partition, and nothing else") {
+  // fa1_wmma causal at H 4, N 131072, d 64: each head's K/V (32 MiB) just
+  // past the 30 MiB partition, where the H200 read more than an LRU of the
+  // whole partition does (docs/model.md, "The misses").
+  const KernelDescription& kernel = *find_kernel("fa1_wmma");
+  const AttentionProblem problem{1, 4, 131072, 64, true, DType::fp16};
+  const L2ModelInputs whole = profiled_h200();
+  L2ModelInputs kept = whole;
+  kept.loop_kept_bytes = 24.0 * 1024 * 1024;
+  kept.loop_kept_source = "test";
+  const auto point = l2_aware_dram(kernel, problem, whole);
+  const auto point_kept = l2_aware_dram(kernel, problem, kept);
+  const auto interval = l2_aware_interval(kernel, problem, whole);
+  const auto interval_kept = l2_aware_interval(kernel, problem, kept);
+  REQUIRE((point && point_kept && interval && interval_kept));
+  CHECK(point_kept->bytes() == point->bytes());
+  CHECK(point_kept->eventual_bytes() == point->eventual_bytes());
+  CHECK(interval_kept->low == interval->low);
+  CHECK(interval_kept->high > 1.5 * interval->high);
+  // Equal to the full simulation (the memo keys the high bound by the L2 it sees).
+  CHECK(l2_aware_interval_simulated(kernel, problem, kept) == interval_kept);
+
+  // A loop kept larger than the partition changes nothing.
+  L2ModelInputs larger = whole;
+  larger.loop_kept_bytes = 2 * whole.l2_bytes;
+  CHECK(l2_aware_interval(kernel, problem, larger) == interval);
+
+  // A launch that fits the kept loop still has the fitting launch's interval.
+  const AttentionProblem small{1, 8, 4096, 64, false, DType::fp16};
+  const auto fits = l2_aware_interval(*find_kernel("fa2_mma"), small, kept);
+  const auto fits_point = l2_aware_dram(*find_kernel("fa2_mma"), small, kept);
+  REQUIRE((fits && fits_point));
+  CHECK(fits->low == fits_point->bytes());
+  CHECK(fits->high == fits_point->eventual_bytes());
+}

@@ -329,3 +329,26 @@ TEST_CASE("traffic.l2_model.revision round-trips, reads 1 where absent, and refu
                                          "revision (1 to {})",
                                          current_l2_model_revision + 1, current_l2_model_revision));
 }
+
+// traffic.l2_model.loop_kept_bytes: the GPU table's measured loop, which the
+// interval's high bound reads; absent where the table has none.
+TEST_CASE("traffic.l2_model.loop_kept_bytes round-trips with its source, absent where none") {
+  Report report = sample_report();
+  L2ModelInputs l2{62914560, 2, 132, {9, 0}, "device 0"};
+  report.results[0] = model_row(fa1_wmma_kernel, seed_shape(true), report.ceiling,
+                                FlopConvention::half, ComputeCapability{9, 0}, l2);
+  CHECK_FALSE(to_json(report)["results"][0]["traffic"]["l2_model"].contains("loop_kept_bytes"));
+  l2.loop_kept_bytes = 23068672;
+  l2.loop_kept_source = "GPU table h100: results/h100/l2-loop-08875c8/";
+  report.results[0] = model_row(fa1_wmma_kernel, seed_shape(true), report.ceiling,
+                                FlopConvention::half, ComputeCapability{9, 0}, l2);
+  const json written = to_json(report);
+  CHECK(written["results"][0]["traffic"]["l2_model"]["loop_kept_bytes"] == 23068672.0);
+  CHECK(report_from_json(written).results[0].model->l2_inputs == l2);
+  json no_source = written;
+  no_source["results"][0]["traffic"]["l2_model"].erase("loop_kept_source");
+  CHECK(error_of(no_source) == "results[0].traffic.l2_model.loop_kept_source: missing");
+  json zero = written;
+  zero["results"][0]["traffic"]["l2_model"]["loop_kept_bytes"] = 0;
+  CHECK(error_of(zero) == "results[0].traffic.l2_model.loop_kept_bytes: must be positive, found 0");
+}

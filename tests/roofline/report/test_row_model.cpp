@@ -8,6 +8,7 @@
 #include "roofline/report/row_model.hpp"
 #include "tests/roofline/a100_ceiling.hpp"
 #include "tests/roofline/seed_shape.hpp"
+#include "tests/shipped_gpus.hpp"
 
 using namespace cfr;
 
@@ -353,4 +354,28 @@ TEST_CASE("a row records the kernel revision it ran where the catalog lists earl
   // A kernel with one revision writes none.
   CHECK_FALSE(row_of(fa2_mma_kernel).kernel_revision);
   CHECK(catalog_revision("fa2_mma", std::nullopt) == find_kernel("fa2_mma"));
+}
+
+TEST_CASE(
+    "a sweep's L2 inputs: the device's L2, the loop kept whole from the table row it matches") {
+  const GpuTable table = parse_gpu_table(test::shipped_gpu_table(), "t");
+  DeviceRecord h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.cc = "9.0";
+  h100.sm_count = 132;
+  h100.l2_bytes = 52428800;
+  const L2ModelInputs matched = l2_model_inputs(h100, table.match_device(h100.name, h100.cc));
+  CHECK(matched.l2_bytes == h100.l2_bytes);
+  CHECK(matched.source == "device 0");
+  CHECK(matched.loop_kept_bytes == table.find("h100")->l2_loop_kept_bytes->value);
+  CHECK(matched.loop_kept_source.rfind("GPU table h100: results/h100/l2-loop-", 0) == 0);
+
+  DeviceRecord unknown = h100;
+  unknown.name = "NVIDIA Made-Up 9000";
+  const L2ModelInputs alone =
+      l2_model_inputs(unknown, table.match_device(unknown.name, unknown.cc));
+  CHECK(alone.loop_kept_bytes == 0);
+  CHECK(alone.loop_kept_source.empty());
+  CHECK(l2_model_inputs(*table.find("h100")).loop_kept_bytes == matched.loop_kept_bytes);
+  CHECK(l2_model_inputs(*table.find("a100")).loop_kept_bytes == 0);
 }
