@@ -24,6 +24,7 @@
 #include "roofline/report/report_json.hpp"
 #include "roofline/report/row_model.hpp"
 #include "tests/roofline/ncu_fixtures.hpp"
+#include "tests/shipped_gpus.hpp"
 
 using namespace cfr;
 
@@ -48,6 +49,25 @@ struct Loaded {
   std::vector<Compared> rows;
 };
 
+// What a sweep on the row's device would use now: the row's L2 inputs, and
+// the GPU table's measured loop kept whole (l2_loop_kept_bytes) of the table
+// row the device matches, where the report records none (it was written
+// before the figure was measured).
+L2ModelInputs inputs_now(const Report& report, const ResultRow& row) {
+  static const GpuTable table = parse_gpu_table(test::shipped_gpu_table(), "configs/gpus.json");
+  L2ModelInputs inputs = *row.model->l2_inputs;
+  if (inputs.loop_kept_bytes > 0 || !row.device) return inputs;
+  for (const DeviceRecord& device : report.devices) {
+    if (device.index != *row.device) continue;
+    const GpuSpec* matched = table.match_device(device.name, device.cc);
+    if (matched && matched->l2_loop_kept_bytes) {
+      inputs.loop_kept_bytes = matched->l2_loop_kept_bytes->value;
+      inputs.loop_kept_source = l2_model_inputs(*matched).loop_kept_source;
+    }
+  }
+  return inputs;
+}
+
 const Loaded& loaded() {
   static const Loaded data = [] {
     Loaded out;
@@ -70,8 +90,9 @@ const Loaded& loaded() {
         const auto& measured = row.profile->derived.dram.bytes;
         const KernelRecord record = kernel_record(row);
         if (!measured || *measured <= 0 || record.layout == nullptr) continue;
-        const auto point = l2_aware_dram(*record.layout, row.problem, *row.model->l2_inputs);
-        const auto interval = l2_aware_interval(*record.layout, row.problem, *row.model->l2_inputs);
+        const L2ModelInputs inputs = inputs_now(report, row);
+        const auto point = l2_aware_dram(*record.layout, row.problem, inputs);
+        const auto interval = l2_aware_interval(*record.layout, row.problem, inputs);
         if (!point || !interval) continue;
         out.rows.push_back({std::string(report_name_of(file.filename().string())), &row, *measured,
                             point->bytes(), *interval});
@@ -107,7 +128,9 @@ std::string section() {
       "Compute measured (`sweep --profile`, `--cache-control all`). *ncu* is "
       "`profile.levels.dram.bytes` (read + write); *point*, *low* and *high* are the model and its "
       "interval (docs/model.md, \"The interval\") computed now from the row's kernel, problem "
-      "and `traffic.l2_model`. The `misses-*` reports are the shapes nobody tuned the model to "
+      "and `traffic.l2_model`, with the GPU table's `l2_loop_kept_bytes` of the row's device "
+      "where the row records none (a sweep takes it so now). The `misses-*` reports are the shapes "
+      "nobody tuned the model to "
       "(`tests/gpu/device_run.sh profile_misses`: issue 23's miss classes).\n\n";
   out += summary(untuned, "Shapes nobody tuned to (`misses-*`)");
   out += "\n";
