@@ -7,7 +7,13 @@ in the launch against the compulsory W and against every CTA's reads (C x W).
   that missed. A strict LRU of capacity K gives 0 while W <= K and 1 above it
   in the stagger order.
 
-usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4] [--work 0]
+  --kept prints instead the loop the L2 keeps whole, the GPU table's
+  l2_loop_kept_bytes (docs/model.md §5): over the stagger launches of every
+  run given (--per-sm and --work take lists), the largest W up to which every
+  W measured had a re-read share under KEPT_SHARE, and the smallest W where one
+  did not.
+
+usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4] [--work 0] [--kept]
 """
 import argparse
 import csv
@@ -53,12 +59,39 @@ def launches(directory, per_sm, work="0"):
     return result
 
 
+# Whole: the re-reads added under a ten-thousandth of their bytes to DRAM's
+# reads. The H100's runs added 6-22 KB at W <= 22 MiB (a share of 1-3e-6) and
+# 6.7 MB or more at 24 MiB (1.0e-3), so the line falls in a gap of 300 times.
+KEPT_SHARE = 1e-4
+
+
+def kept_whole(runs):
+    """(largest W kept whole, smallest W not) in bytes over the stagger
+    launches of `runs` (lists of launches); None where every W was kept."""
+    stagger = [launch for run in runs for launch in run
+               if launch["event"]["order"] == "stagger" and launch["ctas"] > 1]
+    missed = [launch["size"] for launch in stagger if not launch["share"] < KEPT_SHARE]
+    first_missed = min(missed) if missed else None
+    kept = [launch["size"] for launch in stagger
+            if first_missed is None or launch["size"] < first_missed]
+    return (max(kept) if kept else None), first_missed
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("directory")
     parser.add_argument("--per-sm", default="4")
     parser.add_argument("--work", default="0", help="FMAs a thread after each chunk")
+    parser.add_argument("--kept", action="store_true", help="print the loop kept whole")
     args = parser.parse_args()
+    if args.kept:
+        runs = [launches(args.directory, per_sm, work)
+                for per_sm in args.per_sm.split(",") for work in args.work.split(",")]
+        kept, missed = kept_whole(runs)
+        print(f"runs: CTAs an SM {args.per_sm}, work {args.work}; re-read share under {KEPT_SHARE:g}")
+        print(f"kept whole up to W = {kept:.0f} B ({kept / 2**20:g} MiB)" if kept else "kept: none")
+        print(f"first W missed: {missed:.0f} B ({missed / 2**20:g} MiB)" if missed else "none missed")
+        return
     print(f"{'order':8} {'W MiB':>6} {'CTAs':>5} {'DRAM read GB':>12} {'x W':>7} "
           f"{'re-read share':>13} {'fabric/read':>11} {'event ms':>9} {'ncu ms':>8}")
     for launch in launches(args.directory, args.per_sm, args.work):

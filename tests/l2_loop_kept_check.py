@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Every l2_loop_kept_bytes of configs/gpus.json is what its committed probe
+runs give: the source names a results/<gpu>/l2-loop-<commit>/ directory, and
+tests/gpu/l2_loop_table.py's kept_whole over every run there (each CTAs-an-SM
+count and work load) equals the figure. Run by .ci/test; exit 1 on a mismatch.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "tests", "gpu"))
+import l2_loop_table  # noqa: E402
+
+
+def runs_in(directory):
+    """(CTAs an SM, work) of each events CSV in the directory."""
+    for path in sorted(glob.glob(os.path.join(directory, "events-*.csv"))):
+        match = re.fullmatch(r"events-(\d+)(?:-w(\d+))?\.csv", os.path.basename(path))
+        if match:
+            yield match.group(1), match.group(2) or "0"
+
+
+def main():
+    with open(os.path.join(root, "configs", "gpus.json")) as f:
+        table = json.load(f)
+    failures = 0
+    checked = 0
+    for gpu in table["gpus"]:
+        figure = gpu.get("l2_loop_kept_bytes")
+        if figure is None:
+            continue
+        found = re.search(r"results/[\w.-]+/l2-loop-[0-9a-f]+/", figure["source"])
+        if not found:
+            print(f"{gpu['id']}: l2_loop_kept_bytes' source names no results/<gpu>/l2-loop-<commit>/")
+            failures += 1
+            continue
+        directory = os.path.join(root, found.group(0))
+        runs = [l2_loop_table.launches(directory, per_sm, work) for per_sm, work in runs_in(directory)]
+        kept, missed = l2_loop_table.kept_whole(runs) if runs else (None, None)
+        checked += 1
+        if kept != figure["value"]:
+            print(f"{gpu['id']}: l2_loop_kept_bytes {figure['value']:g}, but {len(runs)} runs in "
+                  f"{found.group(0)} keep {kept} B whole (first missed: {missed})")
+            failures += 1
+        else:
+            print(f"{gpu['id']}: {kept:.0f} B kept whole over {len(runs)} runs of {found.group(0)}")
+    print(f"{checked} GPU figures checked, {failures} wrong")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
