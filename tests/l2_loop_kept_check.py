@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every l2_loop_kept_bytes of configs/gpus.json is what its committed probe
-runs give: the source names a results/<gpu>/l2-loop-<commit>/ directory, and
-tests/gpu/l2_loop_table.py's kept_whole over every run there (each CTAs-an-SM
-count and work load) equals the figure. Run by .ci/test; exit 1 on a mismatch.
+runs give: the source names results/<gpu>/l2-loop-<commit>/ directories, and
+tests/gpu/l2_loop_table.py's kept_whole over every run in them (each
+CTAs-an-SM count and work load) equals the figure. Run by .ci/test; exit 1 on a mismatch.
 """
 import glob
 import json
@@ -32,21 +32,22 @@ def main():
         figure = gpu.get("l2_loop_kept_bytes")
         if figure is None:
             continue
-        found = re.search(r"results/[\w.-]+/l2-loop-[0-9a-f]+/", figure["source"])
-        if not found:
+        named = sorted(set(re.findall(r"results/[\w.-]+/l2-loop-[0-9a-f]+/", figure["source"])))
+        if not named:
             print(f"{gpu['id']}: l2_loop_kept_bytes' source names no results/<gpu>/l2-loop-<commit>/")
             failures += 1
             continue
-        directory = os.path.join(root, found.group(0))
-        runs = [l2_loop_table.launches(directory, per_sm, work) for per_sm, work in runs_in(directory)]
+        runs = [l2_loop_table.launches(os.path.join(root, directory), per_sm, work)
+                for directory in named for per_sm, work in runs_in(os.path.join(root, directory))]
         kept, missed = l2_loop_table.kept_whole(runs) if runs else (None, None)
         checked += 1
+        where = ", ".join(named)
         if kept != figure["value"]:
             print(f"{gpu['id']}: l2_loop_kept_bytes {figure['value']:g}, but {len(runs)} runs in "
-                  f"{found.group(0)} keep {kept} B whole (first missed: {missed})")
+                  f"{where} keep {kept} B whole (first missed: {missed})")
             failures += 1
         else:
-            print(f"{gpu['id']}: {kept:.0f} B kept whole over {len(runs)} runs of {found.group(0)}")
+            print(f"{gpu['id']}: {kept:.0f} B kept whole over {len(runs)} runs of {where}")
     print(f"{checked} GPU figures checked, {failures} wrong")
     return 1 if failures else 0
 

@@ -46,7 +46,9 @@ def scaled_table(table, gpu, factor, directory):
     return path
 
 
-def model_bytes(tool, table, gpu, row, directory):
+def model_traffic(tool, table, gpu, row, directory):
+    """The `traffic` object `model` gives the profiled row's kernel and shape
+    with the GPU table `table`, or None where the model has no row for it."""
     out = os.path.join(directory, "row.json")
     args = [tool, "model", "--gpu", gpu, "--gpu-table", table, "--kernels", row["kernel"],
             "--batch", str(row["batch"]), "--heads", str(row["heads"]),
@@ -66,7 +68,12 @@ def model_bytes(tool, table, gpu, row, directory):
     subprocess.run(args, check=True, capture_output=True)
     rows = [r for r in load(out)["results"]
             if r["kernel"] == row["kernel"] and r["direction"] == row["direction"]]
-    return rows[0]["traffic"]["by_model"].get("l2_aware") if rows else None
+    return rows[0]["traffic"] if rows else None
+
+
+def model_bytes(tool, table, gpu, row, directory):
+    traffic = model_traffic(tool, table, gpu, row, directory)
+    return traffic["by_model"].get("l2_aware") if traffic else None
 
 
 def main():
