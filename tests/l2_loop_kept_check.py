@@ -37,6 +37,12 @@ def main():
             print(f"{gpu['id']}: l2_loop_kept_bytes' source names no results/<gpu>/l2-loop-<commit>/")
             failures += 1
             continue
+        empty = [d for d in named if not list(runs_in(os.path.join(root, d)))]
+        if empty:
+            print(f"{gpu['id']}: l2_loop_kept_bytes' source names {', '.join(empty)}, "
+                  "which holds no probe runs (events-<k>[-w<work>].csv)")
+            failures += 1
+            continue
         runs = [l2_loop_table.launches(os.path.join(root, directory), per_sm, work)
                 for directory in named for per_sm, work in runs_in(os.path.join(root, directory))]
         kept, missed = l2_loop_table.kept_whole(runs) if runs else (None, None)

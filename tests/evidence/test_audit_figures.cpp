@@ -14,6 +14,7 @@
 
 #include "roofline/core/statistics.hpp"
 #include "roofline/evidence/audit.hpp"
+#include "roofline/model/kernel_catalog.hpp"
 #include "roofline/model/own_byte_count.hpp"
 #include "roofline/report/figures.hpp"
 #include "roofline/report/report_json.hpp"
@@ -283,5 +284,29 @@ TEST_CASE("the L2-aware model's GPU figures must be the row's device's") {
   const AuditResult result = audit_report(report);
   CHECK(std::any_of(result.findings.begin(), result.findings.end(), [](const Finding& f) {
     return f.kind == FindingKind::mismatch && f.message.starts_with("traffic.l2_model:");
+  }));
+}
+
+TEST_CASE("a row's loop kept whole is audited through the interval it bounds") {
+  // fa1_wmma causal at H 4, N 131072, d 64 on the H200 model: a head's K/V
+  // (32 MiB) just past the 30 MiB partition, where a 24 MiB loop raises the
+  // high bound (tests/roofline/model/test_l2_interval.cpp).
+  Report report = model_report();
+  report.results.resize(1);
+  L2ModelInputs kept{62914560, 2, 132, {9, 0}, "GPU table h200"};
+  kept.loop_kept_bytes = 24.0 * 1024 * 1024;
+  kept.loop_kept_source = "GPU table h200: a test's figure";
+  report.results[0] =
+      model_row(*find_kernel("fa1_wmma"), {1, 4, 131072, 64, true, DType::fp16}, report.ceiling,
+                FlopConvention::exact, ComputeCapability{9, 0}, kept);
+  json document = to_json(report);
+  CHECK(document["results"][0]["traffic"]["l2_model"]["loop_kept_bytes"] == 25165824.0);
+  CHECK(audit_report(report_from_json(document)).consistent());
+
+  // The figure edited alone: the recorded high bound no longer follows from it.
+  document["results"][0]["traffic"]["l2_model"]["loop_kept_bytes"] = 31457280.0;
+  const AuditResult edited = audit_report(report_from_json(document));
+  CHECK(std::any_of(edited.findings.begin(), edited.findings.end(), [](const Finding& f) {
+    return f.kind == FindingKind::mismatch && f.message.starts_with("traffic.l2_interval.high:");
   }));
 }

@@ -1144,7 +1144,7 @@ step_l2_loop() {
   for work in 0 64 512; do
     sizes=8,12,16,20,22,24,26,28,29,30,31,32,34,36,40,44,48,52,56,60,64,72,80
     suffix=
-    if ((work > 0)); then sizes=16,24,28,32,36,40,48,64,80 suffix=-w$work; fi
+    if ((work > 0)); then sizes=16,20,22,24,28,32,40,48,64,80 suffix=-w$work; fi
     for per_sm in 4 2; do
       "$build/tests/gpu/l2_loop_probe" "$per_sm" "$sizes" "$work" >"$dir/events-$per_sm$suffix.csv" 2>&1 ||
         status=1

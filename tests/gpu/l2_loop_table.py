@@ -11,7 +11,8 @@ in the launch against the compulsory W and against every CTA's reads (C x W).
   l2_loop_kept_bytes (docs/model.md §5): over the stagger launches of every
   run given (--per-sm and --work take lists), the largest W up to which every
   W measured had a re-read share under KEPT_SHARE, and the smallest W where one
-  did not.
+  did not. A run that did not measure a size neither supports nor refutes it
+  (the work runs measure fewer sizes).
 
 usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4] [--work 0] [--kept]
 """
@@ -60,8 +61,9 @@ def launches(directory, per_sm, work="0"):
 
 
 # Whole: the re-reads added under a ten-thousandth of their bytes to DRAM's
-# reads. The H100's runs added 6-22 KB at W <= 22 MiB (a share of 1-3e-6) and
-# 6.7 MB or more at 24 MiB (1.0e-3), so the line falls in a gap of 300 times.
+# reads. The H100's six runs (results/h100/l2-loop-08875c8, -582a44f) added at
+# most 28.7 KB at W <= 22 MiB (a share of 4.7e-6 at most) and 6.6 MB or more at
+# 24 MiB (5.5e-4 at least), so the line falls in a gap of over 100 times.
 KEPT_SHARE = 1e-4
 
 

@@ -106,3 +106,21 @@ TEST_CASE("the loop the L2 keeps whole bounds the high schedule's partition, and
   CHECK(fits->low == fits_point->bytes());
   CHECK(fits->high == fits_point->eventual_bytes());
 }
+
+TEST_CASE("a launch between the loop kept whole and the partition is simulated, point inside") {
+  // fa2_mma at H 13, N 4096, d 64: Q, K, V, O and LSE are 26.2 MiB, past a
+  // 24 MiB loop kept whole but within the 30 MiB partition the point sees.
+  const KernelDescription& kernel = *find_kernel("fa2_mma");
+  const AttentionProblem problem{1, 13, 4096, 64, false, DType::fp16};
+  L2ModelInputs kept = profiled_h200();
+  kept.loop_kept_bytes = 24.0 * 1024 * 1024;
+  kept.loop_kept_source = "test";
+  const auto point = l2_aware_dram(kernel, problem, kept);
+  const auto interval = l2_aware_interval(kernel, problem, kept);
+  REQUIRE((point && interval));
+  CHECK(point->eventual_bytes() > kept.loop_kept_bytes);
+  CHECK(point->eventual_bytes() <= kept.l2_bytes / kept.l2_partitions);
+  CHECK(interval->low <= point->bytes());
+  CHECK(interval->high >= point->eventual_bytes());
+  CHECK(l2_aware_interval_simulated(kernel, problem, kept) == interval);
+}
