@@ -59,11 +59,10 @@ L2ModelInputs inputs_now(const Report& report, const ResultRow& row) {
   if (inputs.loop_kept_bytes > 0 || !row.device) return inputs;
   for (const DeviceRecord& device : report.devices) {
     if (device.index != *row.device) continue;
-    const GpuSpec* matched = table.match_device(device.name, device.cc);
-    if (matched && matched->l2_loop_kept_bytes) {
-      inputs.loop_kept_bytes = matched->l2_loop_kept_bytes->value;
-      inputs.loop_kept_source = l2_model_inputs(*matched).loop_kept_source;
-    }
+    // The sweep's own inputs for that device; only their loop figure is taken.
+    const L2ModelInputs sweep = l2_model_inputs(device, table.match_device(device.name, device.cc));
+    inputs.loop_kept_bytes = sweep.loop_kept_bytes;
+    inputs.loop_kept_source = sweep.loop_kept_source;
   }
   return inputs;
 }

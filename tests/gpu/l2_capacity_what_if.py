@@ -35,15 +35,32 @@ def load(path):
         return json.load(f)
 
 
-def scaled_table(table, gpu, factor, directory):
+def edited_table(table, gpu, edit, path):
+    """A copy of the GPU table with `edit` applied to the row of `gpu`,
+    written to `path` (for `model --gpu-table`)."""
     edited = json.loads(json.dumps(table))
     for entry in edited["gpus"]:
         if entry["id"] == gpu:
-            entry["l2_bytes"]["value"] = int(entry["l2_bytes"]["value"] * factor)
-    path = os.path.join(directory, f"gpus-{factor}.json")
+            edit(entry)
     with open(path, "w") as f:
         json.dump(edited, f)
     return path
+
+
+def scaled_table(table, gpu, factor, directory):
+    def scale(entry):
+        entry["l2_bytes"]["value"] = int(entry["l2_bytes"]["value"] * factor)
+    return edited_table(table, gpu, scale, os.path.join(directory, f"gpus-{factor}.json"))
+
+
+def profiled_rows(pattern):
+    """(report path, row, ncu's DRAM bytes read + written) of every profiled
+    ok row of the reports matching `pattern`."""
+    for path in sorted(glob.glob(pattern)):
+        for row in load(path)["results"]:
+            levels = row.get("profile", {}).get("levels")
+            if row.get("status") == "ok" and levels:
+                yield path, row, levels["dram"]["bytes"]
 
 
 def model_traffic(tool, table, gpu, row, directory):
@@ -89,27 +106,22 @@ def main():
     total = 0
     with tempfile.TemporaryDirectory() as directory:
         tables = {f: scaled_table(table, args.gpu, f, directory) for f in set(factors + [1.0, 2.0])}
-        for path in sorted(glob.glob(args.reports)):
-            for row in load(path)["results"]:
-                levels = row.get("profile", {}).get("levels")
-                if row.get("status") != "ok" or not levels:
-                    continue
-                measured = levels["dram"]["bytes"]
-                points = {f: model_bytes(args.tool, tables[f], args.gpu, row, directory)
-                          for f in tables}
-                if any(v is None for v in points.values()):
-                    continue
-                rules = {"model": points[1.0], "one copy": points[2.0],
-                         "mean": sum(points[f] for f in factors) / len(factors)}
-                total += 1
-                inside = {k: abs(v / measured - 1) <= 0.25 for k, v in rules.items()}
-                for k, ok in inside.items():
-                    within[k] += ok
-                if not all(inside.values()):
-                    print(f"{os.path.basename(path):26} {row['kernel']:10} {row['dtype']} "
-                          f"B{row['batch']} H{row['heads']} N{row['seq_len']} d{row['head_dim']} "
-                          f"{'causal' if row['causal'] else 'full':6} ncu {measured / 1e9:8.3f} GB  "
-                          + "  ".join(f"{k} {v / 1e9:8.3f}" for k, v in rules.items()))
+        for path, row, measured in profiled_rows(args.reports):
+            points = {f: model_bytes(args.tool, tables[f], args.gpu, row, directory)
+                      for f in tables}
+            if any(v is None for v in points.values()):
+                continue
+            rules = {"model": points[1.0], "one copy": points[2.0],
+                     "mean": sum(points[f] for f in factors) / len(factors)}
+            total += 1
+            inside = {k: abs(v / measured - 1) <= 0.25 for k, v in rules.items()}
+            for k, ok in inside.items():
+                within[k] += ok
+            if not all(inside.values()):
+                print(f"{os.path.basename(path):26} {row['kernel']:10} {row['dtype']} "
+                      f"B{row['batch']} H{row['heads']} N{row['seq_len']} d{row['head_dim']} "
+                      f"{'causal' if row['causal'] else 'full':6} ncu {measured / 1e9:8.3f} GB  "
+                      + "  ".join(f"{k} {v / 1e9:8.3f}" for k, v in rules.items()))
     print(f"rows: {total}; point within ±25 % of ncu: "
           + ", ".join(f"{k} {n}" for k, n in within.items()))
 

@@ -15,28 +15,21 @@ usage: l2_loop_kept_what_if.py [--tool build/app/cuflash-roofline]
                                [--kept 0,22,26,28] [--gpu h200]
 """
 import argparse
-import glob
-import json
 import os
 import tempfile
 
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from l2_capacity_what_if import load, model_traffic  # noqa: E402
+from l2_capacity_what_if import edited_table, load, model_traffic, profiled_rows  # noqa: E402
 
 
 def table_with_kept(table, gpu, mebibytes, directory):
-    edited = json.loads(json.dumps(table))
-    for entry in edited["gpus"]:
-        if entry["id"] == gpu:
-            entry.pop("l2_loop_kept_bytes", None)
-            if mebibytes > 0:
-                entry["l2_loop_kept_bytes"] = {"value": mebibytes * 2**20, "source": "what-if"}
-    path = os.path.join(directory, f"gpus-kept-{mebibytes}.json")
-    with open(path, "w") as f:
-        json.dump(edited, f)
-    return path
+    def set_kept(entry):
+        entry.pop("l2_loop_kept_bytes", None)
+        if mebibytes > 0:
+            entry["l2_loop_kept_bytes"] = {"value": mebibytes * 2**20, "source": "what-if"}
+    return edited_table(table, gpu, set_kept, os.path.join(directory, f"gpus-kept-{mebibytes}.json"))
 
 
 def main():
@@ -47,12 +40,8 @@ def main():
     parser.add_argument("--gpu", default="h200")
     args = parser.parse_args()
     table = load("configs/gpus.json")
-    rows = []
-    for path in sorted(glob.glob(args.reports)):
-        for row in load(path)["results"]:
-            levels = row.get("profile", {}).get("levels")
-            if row.get("status") == "ok" and levels:
-                rows.append((os.path.basename(path), row, levels["dram"]["bytes"]))
+    rows = [(os.path.basename(path), row, measured)
+            for path, row, measured in profiled_rows(args.reports)]
     with tempfile.TemporaryDirectory() as directory:
         for mebibytes in [float(k) for k in args.kept.split(",")]:
             edited = table_with_kept(table, args.gpu, mebibytes, directory)
