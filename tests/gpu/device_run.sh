@@ -1161,6 +1161,11 @@ step_l2_loop() {
 }
 
 for step in "$@"; do
+  if ! declare -F "step_$step" >/dev/null; then
+    echo "device_run.sh: no step '$step' (the steps are listed at the top of this file)" >&2
+    status=1
+    continue
+  fi
   "step_$step"
 done
 exit $status
