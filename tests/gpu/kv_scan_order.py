@@ -15,8 +15,8 @@ lines, Q read and O written once a tile. Policies:
   alternate  direction flipped every `sms` tiles of a head, so a wave starts
              on the blocks the wave before it read last.
   hinted     alternate, with every K/V load an L2 eviction hint: evict_normal
-             for the capacity's worth of blocks the next wave of the head reads
-             first, evict_first for every other (PTX's `createpolicy` /
+             for `--keep` of the capacity's worth of blocks the next wave of the
+             head reads first, evict_first for every other (PTX's `createpolicy` /
              TMA's `.L2::cache_hint`). The cache evicts its least recently used
              evict_first line before any normal one; a hit takes the hint of
              the load that hit.
@@ -65,8 +65,8 @@ def simulate(args, policy):
                 dram += old_size  # a written line reaches DRAM when evicted
 
     def kept_range(pos):
-        """The K/V blocks the wave after this tile's reads first: the
-        capacity's worth at the end this wave's scan finishes on."""
+        """The K/V blocks the wave after this tile's reads first: `--keep`
+        of the capacity's worth, at the end this wave's scan finishes on."""
         wave = pos // args.sms
         if policy != "hinted" or wave + 1 >= len(waves):
             return range(0)

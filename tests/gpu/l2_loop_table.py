@@ -63,7 +63,7 @@ def launches(directory, per_sm, work="0"):
 # Whole: the re-reads added under a ten-thousandth of their bytes to DRAM's
 # reads. The H100's ten runs (results/h100/l2-loop-08875c8, -582a44f, -47b0653)
 # added at most 69.6 KB at W <= 22 MiB (a share of 6.3e-6 at most) and 6.6 MB or
-# more at 24 MiB (5.5e-4 at least), so the line falls in a gap of over 90 times.
+# more at 24 MiB (5.5e-4 at least), so the line falls in a gap of over 85 times.
 KEPT_SHARE = 1e-4
 
 
