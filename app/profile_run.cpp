@@ -91,13 +91,6 @@ std::vector<std::size_t> profiled_rows(const Report& report) {
   return rows;
 }
 
-const DeviceRecord* device_of(const Report& report, const ResultRow& row) {
-  for (const DeviceRecord& device : report.devices) {
-    if (row.device && device.index == *row.device) return &device;
-  }
-  return nullptr;
-}
-
 std::optional<ComputeCapability> device_cc(const Report& report, const ResultRow& row) {
   const DeviceRecord* device = device_of(report, row);
   if (device == nullptr) return std::nullopt;

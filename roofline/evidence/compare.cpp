@@ -260,10 +260,8 @@ std::string describe(const RowKey& key) {
 
 std::string device_model(const Report& report, const ResultRow& row) {
   if (row.device) {
-    for (const DeviceRecord& device : report.devices) {
-      if (device.index == *row.device) return device.name;
-    }
-    return fmt::format("device {} (unrecorded)", *row.device);
+    const DeviceRecord* device = device_of(report, row);
+    return device ? device->name : fmt::format("device {} (unrecorded)", *row.device);
   }
   return report.ceiling.gpu_name.empty() ? report.ceiling.gpu : report.ceiling.gpu_name;
 }

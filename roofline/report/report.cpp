@@ -83,4 +83,12 @@ std::string row_location(std::size_t index, const RowIdentity& row) {
   return fmt::format("results[{}] ({})", index, row_label(row));
 }
 
+const DeviceRecord* device_of(const Report& report, const ResultRow& row) {
+  if (!row.device) return nullptr;
+  for (const DeviceRecord& device : report.devices) {
+    if (device.index == *row.device) return &device;
+  }
+  return nullptr;
+}
+
 }  // namespace cfr

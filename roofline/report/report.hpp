@@ -291,4 +291,8 @@ struct Report {
   std::vector<ResultRow> results;
 };
 
+// The device record a row ran on; null for a model row or an index the
+// report does not record.
+const DeviceRecord* device_of(const Report& report, const ResultRow& row);
+
 }  // namespace cfr

@@ -56,14 +56,13 @@ struct Loaded {
 L2ModelInputs inputs_now(const Report& report, const ResultRow& row) {
   static const GpuTable table = parse_gpu_table(test::shipped_gpu_table(), "configs/gpus.json");
   L2ModelInputs inputs = *row.model->l2_inputs;
-  if (inputs.loop_kept_bytes > 0 || !row.device) return inputs;
-  for (const DeviceRecord& device : report.devices) {
-    if (device.index != *row.device) continue;
-    // The sweep's own inputs for that device; only their loop figure is taken.
-    const L2ModelInputs sweep = l2_model_inputs(device, table.match_device(device.name, device.cc));
-    inputs.loop_kept_bytes = sweep.loop_kept_bytes;
-    inputs.loop_kept_source = sweep.loop_kept_source;
-  }
+  const DeviceRecord* device = device_of(report, row);
+  if (inputs.loop_kept_bytes > 0 || device == nullptr) return inputs;
+  // The sweep's own inputs for that device; only their loop figure is taken.
+  const L2ModelInputs sweep =
+      l2_model_inputs(*device, table.match_device(device->name, device->cc));
+  inputs.loop_kept_bytes = sweep.loop_kept_bytes;
+  inputs.loop_kept_source = sweep.loop_kept_source;
   return inputs;
 }
 
