@@ -4,7 +4,6 @@ runs give: the source names results/<gpu>/l2-loop-<commit>/ directories, and
 tests/gpu/l2_loop_table.py's kept_whole over every run in them (each
 CTAs-an-SM count and work load) equals the figure. Run by .ci/test; exit 1 on a mismatch.
 """
-import glob
 import json
 import os
 import re
@@ -13,14 +12,7 @@ import sys
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tests", "gpu"))
 import l2_loop_table  # noqa: E402
-
-
-def runs_in(directory):
-    """(CTAs an SM, work) of each events CSV in the directory."""
-    for path in sorted(glob.glob(os.path.join(directory, "events-*.csv"))):
-        match = re.fullmatch(r"events-(\d+)(?:-w(\d+))?\.csv", os.path.basename(path))
-        if match:
-            yield match.group(1), match.group(2) or "0"
+from l2_loop_table import runs_in  # noqa: E402
 
 
 def main():
@@ -45,7 +37,7 @@ def main():
             continue
         runs = [l2_loop_table.launches(os.path.join(root, directory), per_sm, work)
                 for directory in named for per_sm, work in runs_in(os.path.join(root, directory))]
-        kept, missed = l2_loop_table.kept_whole(runs) if runs else (None, None)
+        kept, missed = l2_loop_table.kept_whole(runs)
         checked += 1
         where = ", ".join(named)
         if kept != figure["value"]:

@@ -64,16 +64,17 @@ def simulate(args, policy):
             if old[0] == "o":
                 dram += old_size  # a written line reaches DRAM when evicted
 
-    def kept_range(pos):
-        """The K/V blocks the wave after this tile's reads first: `--keep`
-        of the capacity's worth, at the end this wave's scan finishes on."""
-        wave = pos // args.sms
-        if policy != "hinted" or wave + 1 >= len(waves):
+    def kept_range(wave):
+        """The K/V blocks the wave after this one reads first: `--keep` of
+        the capacity's worth, at the end this wave's scan finishes on."""
+        if wave + 1 >= len(waves):
             return range(0)
         reach = max(kv_blocks(q, args.n, args.br, args.bc, True) for q in waves[wave + 1])
         if wave % 2 == 0:  # this wave ascends, the next descends from its reach
             return range(max(0, reach - cap_blocks), reach)
         return range(0, min(reach, cap_blocks))
+
+    kept_by_wave = [kept_range(wave) for wave in range(len(waves))] if policy == "hinted" else None
 
     events, next_tile = [], 0
 
@@ -86,7 +87,7 @@ def simulate(args, policy):
         blocks = list(range(kv_blocks(q, args.n, args.br, args.bc, True)))
         flip = (policy == "reverse") or (policy in ("alternate", "hinted") and (pos // args.sms) % 2 == 1)
         touch(("q", head, q), q_bytes, evict_first=policy == "hinted")
-        kept = kept_range(pos) if policy == "hinted" else None
+        kept = kept_by_wave[pos // args.sms] if kept_by_wave else None
         heapq.heappush(events, (time, slot, head, q, blocks[::-1] if flip else blocks, 0, kept))
 
     for slot in range(args.sms):

@@ -18,7 +18,9 @@ usage: l2_loop_table.py results/h200/l2-loop [--per-sm 4] [--work 0] [--kept]
 """
 import argparse
 import csv
+import glob
 import os
+import re
 
 
 def number(text):
@@ -58,6 +60,14 @@ def launches(directory, per_sm, work="0"):
         result.append({"event": event, "row": row, "size": size, "ctas": ctas, "read": read,
                        "share": share})
     return result
+
+
+def runs_in(directory):
+    """(CTAs an SM, work) of each events CSV in the directory."""
+    for path in sorted(glob.glob(os.path.join(directory, "events-*.csv"))):
+        match = re.fullmatch(r"events-(\d+)(?:-w(\d+))?\.csv", os.path.basename(path))
+        if match:
+            yield match.group(1), match.group(2) or "0"
 
 
 # Whole: the re-reads added under a ten-thousandth of their bytes to DRAM's

@@ -14,10 +14,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import l2_loop_table  # noqa: E402
+from l2_loop_table import runs_in  # noqa: E402
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(root, "tests"))
-from l2_loop_kept_check import runs_in  # noqa: E402
 
 
 def describe(directories):
