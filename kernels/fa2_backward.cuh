@@ -95,11 +95,29 @@ struct RowLayout {
 //   mask_per_entry: the version measured before the mask went under one
 //     branch (a branch per entry of P^T, beside its exponential), kept to
 //     time the two in one session.
+//   dq_before_dk (fa2_bwd_2d only): dQ = dS K and its atomics between dV and
+//     dK, as FlashAttention-2 orders them, so the atomics drain while dK's
+//     MMAs issue instead of in front of the next block's barrier.
+//   fragment_dq (fa2_bwd_2d only, sm_90): a whole Q block's dQ accumulator
+//     is kept in the order of the warps' MMA fragments, not row-major, so
+//     that one four-wide atomic of a warp adds 512 contiguous bytes (a
+//     row-major pair of a warp touches 8 rows, 8 lines); the convert pass
+//     reads it back in that order. FlashAttention-2 keeps its dQ accumulator
+//     so (Nsight Compute: no lg_throttle on its atomics, 7 % of ours' stalls
+//     at d 128). The last Q block of a ragged length stays row-major.
+//   late_stat: the next block's LSE or D is loaded without a branch (from a
+//     clamped row) and scaled and range-checked only where finish() stores
+//     it, so no warp waits for the load at its issue (Nsight Compute: the
+//     multiply beside the load held warps 0-3 a DRAM latency every block,
+//     and the others then at the next barrier).
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
   int d_step_unroll = 0;
   bool mask_per_entry = false;
+  bool dq_before_dk = false;
+  bool fragment_dq = false;
+  bool late_stat = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>
@@ -198,6 +216,22 @@ __global__ void __launch_bounds__(Cfg::threads)
 
 // ---- (c) dQ in the output dtype ---------------------------------------------
 
+// `rows` row-major rows of the accumulator from `accum` into `out`, times
+// `scale`, by the whole block.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void convert_row_major(const float* __restrict__ accum,
+                                                  T* __restrict__ out, int rows, float scale) {
+  const auto* src = reinterpret_cast<const float4*>(accum);
+  for (int chunk = static_cast<int>(threadIdx.x); chunk < rows * Cfg::chunks_per_row;
+       chunk += Cfg::threads) {
+    const float4 low = src[2 * chunk];
+    const float4 high = src[2 * chunk + 1];
+    const float values[8] = {low.x * scale,  low.y * scale,  low.z * scale,  low.w * scale,
+                             high.x * scale, high.y * scale, high.z * scale, high.w * scale};
+    store_converted<T, 8>(out + static_cast<std::int64_t>(chunk) * 8, values);
+  }
+}
+
 template <typename T, typename Cfg>
 __global__ void __launch_bounds__(Cfg::threads)
     fa2_backward_convert_dq(const float* __restrict__ dq_accum, T* __restrict__ d_q, int q_len,
@@ -206,15 +240,7 @@ __global__ void __launch_bounds__(Cfg::threads)
   const int q0 = at.block * Cfg::br;
   const int rows = min(Cfg::br, q_len - q0);
   const std::int64_t first = (at.head * q_len + q0) * Cfg::head_dim;  // element index
-  const auto* src = reinterpret_cast<const float4*>(dq_accum + first);
-  for (int chunk = static_cast<int>(threadIdx.x); chunk < rows * Cfg::chunks_per_row;
-       chunk += Cfg::threads) {
-    const float4 low = src[2 * chunk];
-    const float4 high = src[2 * chunk + 1];
-    const float values[8] = {low.x * scale,  low.y * scale,  low.z * scale,  low.w * scale,
-                             high.x * scale, high.y * scale, high.z * scale, high.w * scale};
-    store_converted<T, 8>(d_q + first + static_cast<std::int64_t>(chunk) * 8, values);
-  }
+  convert_row_major<T, Cfg>(dq_accum + first, d_q + first, rows, scale);
 }
 
 // ---- (b) dK, dV and the dQ atomics -----------------------------------------
@@ -230,6 +256,23 @@ __device__ __forceinline__ float stat_of(const float* __restrict__ lse,
   const int row = q0 + t % Cfg::br;
   if (row >= q_len) return 0.f;
   return t < Cfg::br ? __ldg(lse + row) * log2_e : __ldg(d_rows + row);
+}
+
+// BwdTuning::late_stat's load: this thread's LSE (threads [0, br)) or D
+// ([br, 2 br)) of a block's row, clamped into [0, q_len), unscaled; other
+// threads load a row too and drop it. stat_in_stage turns it into stat_of's.
+template <typename Cfg>
+__device__ __forceinline__ float raw_stat_of(const float* __restrict__ lse,
+                                             const float* __restrict__ d_rows, int q0, int q_len) {
+  const int t = static_cast<int>(threadIdx.x);
+  const int row = min(q0 + t % Cfg::br, q_len - 1);
+  return __ldg((t < Cfg::br ? lse : d_rows) + row);
+}
+template <typename Cfg>
+__device__ __forceinline__ float stat_in_stage(float raw, int q0, int q_len) {
+  const int t = static_cast<int>(threadIdx.x);
+  const float scaled = t < Cfg::br ? raw * log2_e : raw;
+  return q0 + t % Cfg::br < q_len ? scaled : 0.f;
 }
 
 template <int tiles>
@@ -483,6 +526,16 @@ struct QBlockStream {
     return stat_of<Cfg>(lse + row0_of(step), d_rows + row0_of(step), block_of(step) * Cfg::br,
                         q_len);
   }
+  // What begin() loads of the next step: stat(step), or its raw load
+  // (BwdTuning::late_stat), which finish() completes.
+  __device__ float next_stat_load(int step) const {
+    if constexpr (Cfg::tuning.late_stat) {
+      return raw_stat_of<Cfg>(lse + row0_of(step), d_rows + row0_of(step), block_of(step) * Cfg::br,
+                              q_len);
+    } else {
+      return stat(step);
+    }
+  }
   // The first step's tiles (committed with whatever was issued before) and stats.
   __device__ void start(int step) const {
     load(0, step);
@@ -499,7 +552,7 @@ struct QBlockStream {
     float next_stat = 0.f;
     if (step + 1 < last()) {
       load(stage ^ 1, step + 1);
-      next_stat = stat(step + 1);
+      next_stat = next_stat_load(step + 1);
     }
     commit_async_copies();
     return next_stat;
@@ -508,6 +561,9 @@ struct QBlockStream {
   // previous step, before this step's first barrier.
   __device__ void finish(int step, int stage, float next_stat) const {
     if (step + 1 < last() && threadIdx.x < 2 * Cfg::br) {
+      if constexpr (Cfg::tuning.late_stat) {
+        next_stat = stat_in_stage<Cfg>(next_stat, block_of(step + 1) * Cfg::br, q_len);
+      }
       stats[(stage ^ 1) * 2 * Cfg::br + threadIdx.x] = next_stat;
     }
   }
@@ -739,9 +795,10 @@ dim3 main_grid(const AttentionShape& shape) {
 // The three launches of one config with `main_kernel`: fa2_backward_main or
 // a variant with its parameters (kernels/fa2_backward_2d.cuh). The main
 // launch's grid has the K/V heads; each CTA streams its group's query heads.
-template <typename T, typename Cfg, typename MainKernel>
-cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShape& shape,
-                                     const BackwardBuffers& io, const LaunchContext& context) {
+template <typename T, typename Cfg, typename MainKernel, typename ConvertKernel>
+cudaError_t launch_fa2_backward_with(MainKernel main_kernel, ConvertKernel convert_kernel,
+                                     const AttentionShape& shape, const BackwardBuffers& io,
+                                     const LaunchContext& context) {
   if (context.workspace == nullptr || context.workspace_bytes < workspace_bytes(shape)) {
     return cudaErrorInvalidValue;
   }
@@ -762,9 +819,16 @@ cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShap
       io.lse, d_rows, dq_accum, static_cast<T*>(io.d_k), static_cast<T*>(io.d_v), n, shape.keys(),
       shape.heads / shape.key_heads(), shape.causal, softmax_scale_of(shape),
       softmax_scale_log2_of(shape)));
-  return launch_tiled(fa2_backward_convert_dq<T, Cfg>, Cfg::convert_order, shape, tile,
-                      Cfg::threads, 0, context.stream, dq_accum, static_cast<T*>(io.d_q), n,
+  return launch_tiled(convert_kernel, Cfg::convert_order, shape, tile, Cfg::threads, 0,
+                      context.stream, dq_accum, static_cast<T*>(io.d_q), n,
                       softmax_scale_of(shape));
+}
+
+template <typename T, typename Cfg, typename MainKernel>
+cudaError_t launch_fa2_backward_with(MainKernel main_kernel, const AttentionShape& shape,
+                                     const BackwardBuffers& io, const LaunchContext& context) {
+  return launch_fa2_backward_with<T, Cfg>(main_kernel, fa2_backward_convert_dq<T, Cfg>, shape, io,
+                                          context);
 }
 
 // Square self-attention launches the main kernel's square instantiation, GQA

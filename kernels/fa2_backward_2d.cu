@@ -29,10 +29,17 @@ constexpr int warps_along(int rows) {
 // (docs/perf-notes.md, "fa2_bwd_2d measured"); unrolled by 2 at d = 128 on
 // sm_86's Br 32 tile, which no device of ours has timed (fully unrolled it
 // spills 40 bytes, by 2 8 bytes on sm_80).
+// From revision 3, dQ and its atomics come before dK, and on sm_90 a whole Q
+// block's dQ accumulator is in the warps' fragment order, one four-wide
+// atomic a fragment (BwdTuning; docs/perf-notes.md, "fa2_bwd_2d revision
+// 3": 0.90-0.92 of revision 2's time without a mask on an H100).
 constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
   return {.vector_atomics = true,
           .split_accumulate = false,
-          .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0};
+          .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0,
+          .mask_per_entry = false,
+          .dq_before_dk = true,
+          .fragment_dq = true};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
@@ -44,13 +51,15 @@ using Bwd2dConfigOf =
                          warps_along(config.tile.br), tuning_for(head_dim, config.tile.br)>;
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
-// 2d_d64_br64 and 2d_d128_br64.
-static_assert(std::is_same_v<
-              Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
-              fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 0}>>);
-static_assert(std::is_same_v<
-              Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
-              fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fa2_bwd::BwdTuning{true, false, 0}>>);
+// 2d_d64_br64_frag_dq_first and 2d_d128_br64_frag_dq_first.
+static_assert(
+    std::is_same_v<Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
+                   fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
+                                        fa2_bwd::BwdTuning{true, false, 0, false, true, true}>>);
+static_assert(
+    std::is_same_v<Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
+                   fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,
+                                        fa2_bwd::BwdTuning{true, false, 0, false, true, true}>>);
 
 cudaError_t launch_fa2_backward_2d(const AttentionShape& shape, const BackwardBuffers& io,
                                    const LaunchContext& context) {

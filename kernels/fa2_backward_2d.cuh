@@ -195,6 +195,74 @@ __device__ __forceinline__ void store_block_rows(T* __restrict__ head,
   }
 }
 
+// BwdTuning::fragment_dq: where value e of a warp's dQ fragment (mt, nt)
+// lies in a whole Q block's accumulator, in floats from the block's first:
+// each warp's fragments one after another, a fragment's 32 lanes' four
+// values contiguous, so a warp adds one fragment with one 512-byte atomic.
+template <typename Cfg>
+__host__ __device__ constexpr int fragment_dq_offset(int warp, int lane, int mt, int nt) {
+  constexpr int per_warp = 32 * Cfg::QTiling::m_tiles * Cfg::QTiling::n_tiles * 4;
+  return warp * per_warp + (mt * Cfg::QTiling::n_tiles + nt) * 128 + lane * 4;
+}
+
+// Whether this architecture keeps a fragment-ordered accumulator where the
+// tuning asks: sm_90's four-wide atomic is what makes it pay; below it (one
+// scalar atomic a value, each a warp's 32 values 16 bytes apart) the
+// row-major pairs touch fewer sectors, so those builds keep them. The main
+// and convert kernels of one architecture agree, being compiled for it.
+__device__ constexpr bool fragment_dq_layout(bool asked) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return asked;
+#else
+  return asked && false;
+#endif
+}
+
+__device__ __forceinline__ void add_four(float* out, const float (&values)[4]) {
+#if __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float4*>(out),
+            make_float4(values[0], values[1], values[2], values[3]));
+#else
+  for (int e = 0; e < 4; ++e) atomicAdd(out + e, values[e]);
+#endif
+}
+
+// The convert pass of a fragment-ordered accumulator: a whole block's float4
+// j holds fragment (mt, nt) of lane l of warp w, rows r and r + 8 of columns
+// c and c + 1; a ragged last block is row-major (fa2_backward_convert_dq's).
+template <typename T, typename Cfg>
+__global__ void __launch_bounds__(Cfg::threads)
+    fa2_backward_convert_dq_fragments(const float* __restrict__ dq_accum, T* __restrict__ d_q,
+                                      int q_len, float scale) {
+  using QTiling = typename Cfg::QTiling;
+  const GridPosition at = grid_position<Cfg::convert_order, GridAxis::q_blocks>();
+  const int q0 = at.block * Cfg::br;
+  const int rows = min(Cfg::br, q_len - q0);
+  const std::int64_t first = (at.head * q_len + q0) * Cfg::head_dim;  // element index
+  if (rows < Cfg::br || !fragment_dq_layout(Cfg::tuning.fragment_dq)) {
+    convert_row_major<T, Cfg>(dq_accum + first, d_q + first, rows, scale);
+    return;
+  }
+  constexpr int fragments = QTiling::m_tiles * QTiling::n_tiles;
+  const auto* src = reinterpret_cast<const float4*>(dq_accum + first);
+  for (int j = static_cast<int>(threadIdx.x); j < Cfg::br * Cfg::head_dim / 4; j += Cfg::threads) {
+    const int warp = j / (32 * fragments);
+    const int lane = j % 32;
+    const int fragment = (j / 32) % fragments;
+    const int mt = fragment / QTiling::n_tiles;
+    const int nt = fragment % QTiling::n_tiles;
+    const int row = QTiling::row0(warp) + 16 * mt + lane / 4;
+    const int column = QTiling::col0(warp) + 8 * nt + 2 * (lane % 4);
+    const float4 v = src[j];
+    const float top[2] = {v.x * scale, v.y * scale};
+    const float bottom[2] = {v.z * scale, v.w * scale};
+    store_converted<T, 2>(d_q + first + static_cast<std::int64_t>(row) * Cfg::head_dim + column,
+                          top);
+    store_converted<T, 2>(d_q + first + static_cast<std::int64_t>(row + 8) * Cfg::head_dim + column,
+                          bottom);
+  }
+}
+
 // Square self-attention only (launch_fa2_backward_2d_config refuses GQA):
 // heads_per_kv_head, fa2_backward_main's parameter for it, is 1.
 template <typename T, typename Cfg>
@@ -318,11 +386,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     }
     __syncthreads();  // every warp's P and dS
 
-    // dV += P^T dO, dK += dS^T Q over the block's query rows.
+    // dV += P^T dO, dK += dS^T Q over the block's query rows; dQ between
+    // them where the tuning asks (BwdTuning::dq_before_dk).
     transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                      Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
-    transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                     Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+    if constexpr (!Cfg::tuning.dq_before_dk) {
+      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                       Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+    }
 
     // dQ += dS K for this warp's rows and columns.
     float dq[Cfg::QTiling::m_tiles][Cfg::QTiling::n_tiles][4];
@@ -345,19 +416,34 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
     }
+    if (fragment_dq_layout(Cfg::tuning.fragment_dq) && q0 + Cfg::br <= q_len) {
+      float* block = dq_head + static_cast<std::int64_t>(q0) * Cfg::head_dim;
 #pragma unroll
-    for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = q0 + q_row0 + 16 * mt + group + 8 * h;
-        if (row >= q_len) continue;
-        float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + q_dim0 + 2 * quad;
+      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
-          add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[mt][nt][2 * h],
-                                               dq[mt][nt][2 * h + 1]);
+          add_four(block + fragment_dq_offset<Cfg>(warp, lane, mt, nt), dq[mt][nt]);
         }
       }
+    } else {
+#pragma unroll
+      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = q0 + q_row0 + 16 * mt + group + 8 * h;
+          if (row >= q_len) continue;
+          float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + q_dim0 + 2 * quad;
+#pragma unroll
+          for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
+            add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[mt][nt][2 * h],
+                                                 dq[mt][nt][2 * h + 1]);
+          }
+        }
+      }
+    }
+    if constexpr (Cfg::tuning.dq_before_dk) {
+      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                       Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
     }
 
     stream.finish(q_block, stage, next_stat);
@@ -371,7 +457,13 @@ template <typename T, typename Cfg>
 cudaError_t launch_fa2_backward_2d_config(const AttentionShape& shape, const BackwardBuffers& io,
                                           const LaunchContext& context) {
   if (shape.key_heads() != shape.heads) return cudaErrorInvalidValue;
-  return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>, shape, io, context);
+  if constexpr (Cfg::tuning.fragment_dq) {
+    return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>,
+                                            fa2_backward_convert_dq_fragments<T, Cfg>, shape, io,
+                                            context);
+  } else {
+    return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>, shape, io, context);
+  }
 }
 
 }  // namespace cfr::kernels::fa2_bwd

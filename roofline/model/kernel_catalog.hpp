@@ -522,10 +522,24 @@ inline constexpr KernelDescription fa2_backward_2d_kernel_base{
 };
 inline constexpr KernelDescription fa2_backward_2d_v1_kernel =
     with_v1_backward_launches(fa2_backward_2d_kernel_base);
-inline constexpr std::array<const KernelDescription*, 1> fa2_backward_2d_earlier{
-    &fa2_backward_2d_v1_kernel};
-inline constexpr KernelDescription fa2_backward_2d_kernel =
-    with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
+// Revision 3: the same launches, tiles and traffic; dQ = dS K and its
+// atomics before dK += dS^T Q, and on sm_90 the dQ accumulator of a whole Q
+// block in the order of the warps' MMA fragments, so that one four-wide
+// atomic of a warp adds 512 contiguous bytes (FlashAttention-2 keeps its
+// accumulator so); the convert pass reads it back in that order.
+inline constexpr KernelDescription fa2_backward_2d_v2_kernel =
+    with_earlier_revisions(fa2_backward_2d_kernel_base, {});
+inline constexpr std::array<const KernelDescription*, 2> fa2_backward_2d_earlier{
+    &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel};
+inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
+  KernelDescription kernel =
+      with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
+  kernel.summary =
+      "FA2 backward, FlashAttention-2's 2-D warp tiling: P and dS through shared memory, dQ by "
+      "fp32 atomics in fragment order";
+  kernel.revision = 3;
+  return kernel;
+}();
 
 // FlashAttention-3's backward products on sm_90a's wgmma (kernels/
 // fa3_backward.cuh) in fa2_bwd's three launches: the same pre-pass, convert

@@ -8,7 +8,8 @@
 # flush_modes, ceilings_energy, limiter, scaled_checks, cold_timer, timing_check, replay_modes,
 # profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
-# fa3_gap, decode_offsets, served_paged, l2_loop.
+# fa3_gap, decode_offsets, served_paged, l2_loop, bwd_source,
+# fa2bwd_vs_flash.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -1158,6 +1159,73 @@ step_l2_loop() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
   ncu --version >>"$dir/environment.txt"
   head -n 3 "$dir/events-4.csv"
+}
+
+# fa2_bwd's variants (CFR_FA2BWD_FILTER, default 2d_d) checked and timed, then
+# torch's flash backward by the peer script on the variants' timed axes (B 1,
+# H 8, N 4K-16K, fp16, both masks), in one call, so a variant's time reads
+# against flash's of the same session. Into results/<gpu>/fa2bwd-variants/.
+step_fa2bwd_vs_flash() {
+  local gpu dir
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
+  dir=results/${gpu:-other}/fa2bwd-variants
+  mkdir -p "$dir"
+  "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-2d_d}" >"$dir/variants.txt" 2>&1 || status=1
+  grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 30
+  peer_script --backward --backends flash --batch 1 --heads 8 --seq-lens 4096,8192,16384 \
+    --head-dims 64,128 --both --dtype fp16 --max-seconds 0.3 --json "$dir/flash-backward.json" \
+    >"$dir/flash-backward.log" 2>&1
+  [[ $? -le 1 ]] || status=1
+  tail -n 16 "$dir/flash-backward.log"
+}
+
+# Where fa2_bwd_2d's warps wait, instruction by instruction, beside torch's
+# flash (FA2) backward: one launch of each main kernel (B 1, H 8, N 8192,
+# fp16, no mask, d 64 and 128) under Nsight Compute with the source counters,
+# the warp states and the instruction mix; each report's details and its
+# per-SASS-instruction table (warp stall samples by reason) as CSV into
+# results/<gpu>/bwd-source/ (the .ncu-rep files stay in $out: the repository
+# and its carried build must stay under the device tool's transfer limit). Issue 19:
+# fa2_bwd_2d takes 1.10-1.20x flash's time without a mask. About 2 minutes.
+step_bwd_source() {
+  local gpu dir d
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
+  dir=results/${gpu:-other}/bwd-source
+  mkdir -p "$dir"
+  local sections=(--section WarpStateStats --section SourceCounters --section InstructionStats
+                  --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats
+                  --section Occupancy --section LaunchStats)
+  for d in 64 128; do
+    ncu "${sections[@]}" --import-source yes --cache-control all --clock-control none \
+      -k regex:fa2_backward_main_2d --launch-count 1 -f -o "$out/ours-d$d" \
+      "$tool" sweep --gpu auto --kernels fa2_bwd_2d --backward --batch 1 --heads 8 --seq-lens 8192 \
+      --head-dims "$d" --dtype fp16 --warmup 0 --min-samples 1 --max-seconds 0.01 --hot \
+      >"$dir/ours-d$d.log" 2>&1 || status=1
+    cat >"$out/flash_bwd_d$d.py" <<PY
+import torch, torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+q, k, v, do = [torch.randn(1, 8, 8192, $d, device="cuda", dtype=torch.half) for _ in range(4)]
+for t in (q, k, v): t.requires_grad_()
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    o = F.scaled_dot_product_attention(q, k, v)
+    o.backward(do)
+torch.cuda.synchronize()
+print(torch.__version__, torch.cuda.get_device_name(0))
+PY
+    ncu "${sections[@]}" --import-source yes --cache-control all --clock-control none \
+      -k regex:dq_dk_dv --launch-count 1 -f -o "$out/flash-d$d" python3 "$out/flash_bwd_d$d.py" \
+      >"$dir/flash-d$d.log" 2>&1 || status=1
+    for who in ours flash; do
+      [[ -f $out/$who-d$d.ncu-rep ]] || continue
+      ncu --import "$out/$who-d$d.ncu-rep" --page details --csv >"$dir/$who-d$d-details.csv" 2>&1
+      ncu --import "$out/$who-d$d.ncu-rep" --page source --csv --print-source sass \
+        >"$dir/$who-d$d-sass.csv" 2>&1
+      gzip -9nf "$dir/$who-d$d-sass.csv"
+      echo "bwd_source $who d $d: $(grep -c . "$dir/$who-d$d-details.csv") detail lines"
+    done
+  done
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
+  ncu --version >>"$dir/environment.txt"
 }
 
 for step in "$@"; do

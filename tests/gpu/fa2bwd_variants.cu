@@ -86,6 +86,12 @@ constexpr BwdTuning vec_u1{true, false, 1};
 constexpr BwdTuning mask_per_entry{false, false, 0, true};  // before the mask's one branch
 constexpr BwdTuning vec_mask_per_entry{true, false, 0, true};
 constexpr BwdTuning vec_u2_mask_per_entry{true, false, 2, true};
+constexpr BwdTuning vec_dq_first{true, false, 0, false, true};      // dQ and its atomics before dK
+constexpr BwdTuning fragments{true, false, 0, false, false, true};  // fragment-ordered dQ
+constexpr BwdTuning fragments_dq_first{true, false, 0, false, true, true};
+constexpr BwdTuning late_stat{true, false, 0, false, false, false, true};
+constexpr BwdTuning all_three{true, false, 0,   false,
+                              true, true,  true};  // dQ first, fragments, late stat
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -129,6 +135,27 @@ std::vector<Variant> variants() {
       make_2d<bf16, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec>>("2d_bf16_d64_br128"),
       make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_u2>>("2d_bf16_d128_br64_u2"),
       make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec>>("2d_bf16_d64_br64"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, vec_dq_first>>("2d_d64_br64_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, vec_dq_first>>("2d_d64_br128_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 2, 4, 4, vec_dq_first>>(
+          "2d_d64_br128_s2_dq_first"),  // FlashAttention-2's d 64 tiling: S 2 x 4 warps
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, vec_dq_first>>("2d_d128_br64_dq_first"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fragments>>("2d_d128_br64_frag"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fragments_dq_first>>(
+          "2d_d128_br64_frag_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, fragments_dq_first>>(
+          "2d_d64_br64_frag_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, fragments_dq_first>>(
+          "2d_d64_br128_frag_dq_first"),
+      make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fragments_dq_first>>(
+          "2d_bf16_d128_br64_frag_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, late_stat>>("2d_d64_br64_late_stat"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, late_stat>>("2d_d128_br64_late_stat"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, all_three>>("2d_d64_br64_all3"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, all_three>>("2d_d128_br64_all3"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, all_three>>("2d_d64_br128_all3"),
+      make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, all_three>>("2d_bf16_d128_br64_all3"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, all_three>>("2d_bf16_d64_br64_all3"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }
