@@ -25,6 +25,15 @@ __device__ __forceinline__ void copy_16_bytes_async_shared(std::uint32_t dst, co
                : "memory");
 }
 
+// Copies 4 bytes through L1 (cp.async.ca: 4 and 8 bytes have no .cg form),
+// or writes 4 zero bytes when `valid` is false, as above.
+__device__ __forceinline__ void copy_4_bytes_async_shared(std::uint32_t dst, const void* src,
+                                                          bool valid) {
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+
 __device__ __forceinline__ void commit_async_copies() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }

@@ -110,6 +110,10 @@ struct RowLayout {
 //     it, so no warp waits for the load at its issue (Nsight Compute: the
 //     multiply beside the load held warps 0-3 a DRAM latency every block,
 //     and the others then at the next barrier).
+//   async_stats (fa2_bwd_2d only): a block's LSE and D reach its stage by
+//     cp.async with its Q and dO tiles, unscaled (the LSE is scaled by log2 e
+//     where it is read), so no thread holds a load in a register across
+//     the block (the stall late_stat was after).
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -118,6 +122,7 @@ struct BwdTuning {
   bool dq_before_dk = false;
   bool fragment_dq = false;
   bool late_stat = false;
+  bool async_stats = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>
@@ -521,6 +526,19 @@ struct QBlockStream {
                                     q_len);
     fa2::load_tile<T, Cfg, Cfg::br>(do_tile(stage), d_o + q_offset_of(step),
                                     block_of(step) * Cfg::br, q_len);
+    if constexpr (Cfg::tuning.async_stats) load_stats(stage, step);
+  }
+  // BwdTuning::async_stats: thread t < 2 br copies the step's LSE (t < br) or
+  // D of row t % br into the stage, unscaled; rows past q_len get 0.
+  __device__ void load_stats(int stage, int step) const {
+    const int t = static_cast<int>(threadIdx.x);
+    if (t >= 2 * Cfg::br) return;
+    const int row = block_of(step) * Cfg::br + t % Cfg::br;
+    const bool valid = row < q_len;
+    const float* src = (t < Cfg::br ? lse : d_rows) + row0_of(step) + (valid ? row : 0);
+    const auto dst =
+        static_cast<std::uint32_t>(__cvta_generic_to_shared(stats + stage * 2 * Cfg::br + t));
+    copy_4_bytes_async_shared(dst, src, valid);
   }
   __device__ float stat(int step) const {
     return stat_of<Cfg>(lse + row0_of(step), d_rows + row0_of(step), block_of(step) * Cfg::br,
@@ -540,7 +558,9 @@ struct QBlockStream {
   __device__ void start(int step) const {
     load(0, step);
     commit_async_copies();
-    if (threadIdx.x < 2 * Cfg::br) stats[threadIdx.x] = stat(step);
+    if constexpr (!Cfg::tuning.async_stats) {
+      if (threadIdx.x < 2 * Cfg::br) stats[threadIdx.x] = stat(step);
+    }
   }
   // At the top of step `step` in `stage`: its tiles and stats are there for
   // every thread, and the other stage (and whatever the previous step left in
@@ -552,7 +572,7 @@ struct QBlockStream {
     float next_stat = 0.f;
     if (step + 1 < last()) {
       load(stage ^ 1, step + 1);
-      next_stat = next_stat_load(step + 1);
+      if constexpr (!Cfg::tuning.async_stats) next_stat = next_stat_load(step + 1);
     }
     commit_async_copies();
     return next_stat;
@@ -560,6 +580,7 @@ struct QBlockStream {
   // The next step's stats into the other stage: its last reader was the
   // previous step, before this step's first barrier.
   __device__ void finish(int step, int stage, float next_stat) const {
+    if constexpr (Cfg::tuning.async_stats) return;  // the copies wrote the stage
     if (step + 1 < last() && threadIdx.x < 2 * Cfg::br) {
       if constexpr (Cfg::tuning.late_stat) {
         next_stat = stat_in_stage<Cfg>(next_stat, block_of(step + 1) * Cfg::br, q_len);
@@ -586,6 +607,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
                       const float* __restrict__ d_rows, float* __restrict__ dq_accum,
                       T* __restrict__ d_k, T* __restrict__ d_v, int q_len, int kv_len,
                       int heads_per_kv_head, bool causal, float scale, float scale_log2) {
+  static_assert(!Cfg::tuning.async_stats, "fa2_backward_main reads its stats scaled");
   using DsLayout = typename Cfg::DsLayout;
   extern __shared__ __align__(1024) unsigned char smem[];
   const auto smem_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));

@@ -335,8 +335,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
                           (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
 #pragma unroll
       for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
-        const float row_lse[2] = {lse_log2[s_row0 + 16 * mt + group],
-                                  lse_log2[s_row0 + 16 * mt + group + 8]};
+        // The copies of BwdTuning::async_stats leave the LSE unscaled.
+        constexpr float lse_scale = Cfg::tuning.async_stats ? log2_e : 1.f;
+        const float row_lse[2] = {lse_log2[s_row0 + 16 * mt + group] * lse_scale,
+                                  lse_log2[s_row0 + 16 * mt + group + 8] * lse_scale};
 #pragma unroll
         for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
 #pragma unroll

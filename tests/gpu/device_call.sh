@@ -41,7 +41,16 @@ mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-{ echo "$gpu_name"; "$CFR_BUILD_DIR/app/cuflash-roofline" --version; } | tee "$OUT/gpu.txt"
+# An archive may hold only the tools its steps run (the device tool's transfer
+# limit counts the repository too): then there is no version to print.
+{
+  echo "$gpu_name"
+  if [[ -x $CFR_BUILD_DIR/app/cuflash-roofline ]]; then
+    "$CFR_BUILD_DIR/app/cuflash-roofline" --version
+  else
+    echo "(no app/cuflash-roofline in $archive)"
+  fi
+} | tee "$OUT/gpu.txt"
 case $gpu_name in
   *GH200*) gpu=other ;;  # Grace Hopper: another memory system than the H200's
   *H200*) gpu=h200 ;;

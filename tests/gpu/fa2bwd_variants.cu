@@ -90,8 +90,10 @@ constexpr BwdTuning vec_dq_first{true, false, 0, false, true};      // dQ and it
 constexpr BwdTuning fragments{true, false, 0, false, false, true};  // fragment-ordered dQ
 constexpr BwdTuning fragments_dq_first{true, false, 0, false, true, true};
 constexpr BwdTuning late_stat{true, false, 0, false, false, false, true};
-constexpr BwdTuning all_three{true, false, 0,   false,
-                              true, true,  true};  // dQ first, fragments, late stat
+// dQ first, fragments, late stat:
+constexpr BwdTuning all_three{true, false, 0, false, true, true, true};
+// Revision 3's knobs with the stats by cp.async:
+constexpr BwdTuning rev3_async_stats{true, false, 0, false, true, true, false, true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -156,6 +158,15 @@ std::vector<Variant> variants() {
       make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, all_three>>("2d_d64_br128_all3"),
       make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, all_three>>("2d_bf16_d128_br64_all3"),
       make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, all_three>>("2d_bf16_d64_br64_all3"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, fragments_dq_first>>("2d_d64_rev3"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, fragments_dq_first>>("2d_d128_rev3"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, rev3_async_stats>>("2d_d64_rev3_async"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, rev3_async_stats>>(
+          "2d_d128_rev3_async"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, rev3_async_stats>>(
+          "2d_d64_br128_rev3_async"),
+      make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, rev3_async_stats>>(
+          "2d_bf16_d128_rev3_async"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }
