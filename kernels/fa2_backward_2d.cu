@@ -32,7 +32,7 @@ constexpr int warps_along(int rows) {
 // From revision 3, dQ and its atomics come before dK, and on sm_90 a whole Q
 // block's dQ accumulator is in the warps' fragment order, one four-wide
 // atomic a fragment (BwdTuning; docs/perf-notes.md, "fa2_bwd_2d revision
-// 3": 0.90-0.92 of revision 2's time without a mask on an H100).
+// 3": 0.88-0.92 of revision 2's time without a mask on an H100).
 constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
   return {.vector_atomics = true,
           .split_accumulate = false,
