@@ -1131,6 +1131,19 @@ step_peers_backward() {
     --seq-lens 4096,8192,16384 --head-dims 64,128 --both --dtype fp16,bf16 --max-seconds 0.5
 }
 
+# results/<gpu>/NAME for the GPU of this machine: h100, h200, else other.
+gpu_results_dir() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
+  echo "results/${gpu:-other}/$1"
+}
+
+# The GPU, its driver and clocks, and Nsight Compute's version into DIR/environment.txt.
+write_environment() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$1/environment.txt"
+  ncu --version >>"$1/environment.txt"
+}
+
 # How much of a cyclically re-read working set the L2 keeps, by its size
 # (tests/gpu/l2_loop_probe.cu): event times, then DRAM bytes per launch under
 # Nsight Compute with the caches flushed, at 4 and 2 CTAs an SM, first with
@@ -1138,9 +1151,8 @@ step_peers_backward() {
 # thread after each 4 KiB chunk. About two minutes. The CSVs go to
 # results/<gpu>/l2-loop/ (docs/model.md, "What the L2 keeps of a loop").
 step_l2_loop() {
-  local gpu dir per_sm work suffix sizes
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
-  dir=results/${gpu:-other}/l2-loop
+  local dir per_sm work suffix sizes
+  dir=$(gpu_results_dir l2-loop)
   mkdir -p "$dir"
   for work in 0 64 512; do
     sizes=8,12,16,20,22,24,26,28,29,30,31,32,34,36,40,44,48,52,56,60,64,72,80
@@ -1156,8 +1168,7 @@ step_l2_loop() {
       echo "l2_loop $per_sm a SM, work $work: $(grep -c cyclic_read "$dir/ncu-$per_sm$suffix.csv") profiled launches"
     done
   done
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
-  ncu --version >>"$dir/environment.txt"
+  write_environment "$dir"
   head -n 3 "$dir/events-4.csv"
 }
 
@@ -1166,9 +1177,8 @@ step_l2_loop() {
 # H 8, N 4K-16K, fp16, both masks), in one call, so a variant's time reads
 # against flash's of the same session. Into results/<gpu>/fa2bwd-variants/.
 step_fa2bwd_vs_flash() {
-  local gpu dir
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
-  dir=results/${gpu:-other}/fa2bwd-variants
+  local dir
+  dir=$(gpu_results_dir fa2bwd-variants)
   mkdir -p "$dir"
   "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-2d_d}" >"$dir/variants.txt" 2>&1 || status=1
   grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 30
@@ -1188,9 +1198,8 @@ step_fa2bwd_vs_flash() {
 # and its carried build must stay under the device tool's transfer limit). Issue 19:
 # fa2_bwd_2d takes 1.10-1.20x flash's time without a mask. About 2 minutes.
 step_bwd_source() {
-  local gpu dir d
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z')
-  dir=results/${gpu:-other}/bwd-source
+  local dir d
+  dir=$(gpu_results_dir bwd-source)
   mkdir -p "$dir"
   local sections=(--section WarpStateStats --section SourceCounters --section InstructionStats
                   --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats
@@ -1224,8 +1233,7 @@ PY
       echo "bwd_source $who d $d: $(grep -c . "$dir/$who-d$d-details.csv") detail lines"
     done
   done
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$dir/environment.txt"
-  ncu --version >>"$dir/environment.txt"
+  write_environment "$dir"
 }
 
 for step in "$@"; do

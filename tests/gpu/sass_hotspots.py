@@ -8,7 +8,10 @@ modifiers, or with them under --modifiers): executed instructions and the warp
 stall samples, all and by reason. Prints the opcodes with the most samples,
 each column's share of its total, so two kernels' tables read side by side.
 
-usage: sass_hotspots.py FILE [FILE ...] [--top N] [--modifiers] [--columns]
+usage: sass_hotspots.py FILE [FILE ...] [--top N] [--modifiers] [--columns] [--reasons]
+
+--reasons prints instead each stall reason's samples over the whole kernel
+(the totals docs/perf-notes.md compares between kernels).
 """
 import argparse
 import csv
@@ -54,6 +57,8 @@ def main():
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--modifiers", action="store_true", help="group by opcode with modifiers")
     parser.add_argument("--columns", action="store_true", help="list the numeric columns and stop")
+    parser.add_argument("--reasons", action="store_true",
+                        help="each stall reason's samples over the kernel instead of by opcode")
     args = parser.parse_args()
     for path in args.files:
         rows = read_rows(path)
@@ -78,13 +83,21 @@ def main():
         stall_columns = [c for c in numeric if "stall" in c.lower() or "Sampling" in c]
         print(f"== {path}: {len(rows)} instructions; {samples}: {totals[samples]:.0f}"
               + (f"; {executed}: {totals[executed]:.0f}" if executed else ""))
+        if args.reasons:
+            for column in stall_columns:
+                if column.startswith("stall_") and "Not Issued" not in column and totals[column]:
+                    print(f"  {column:<24} {totals[column]:9.0f}  "
+                          f"{100 * totals[column] / max(totals[samples], 1):5.1f} %")
+            continue
         ranked = sorted(sums.items(), key=lambda item: -item[1][samples])[: args.top]
         for op, bucket in ranked:
             parts = [f"{op:<14}", f"samples {100 * bucket[samples] / max(totals[samples], 1):5.1f} %"]
             if executed:
                 parts.append(f"executed {100 * bucket[executed] / max(totals[executed], 1):5.1f} %")
+            # Each reason also has a "(Not Issued)" column, a subset of it.
             top_reasons = sorted(((bucket[c], c) for c in stall_columns if c != samples
-                                  and "Not-issued" not in c), reverse=True)[:3]
+                                  and "Not-issued" not in c and "Not Issued" not in c),
+                                 reverse=True)[:3]
             parts.append(", ".join(f"{c.split('(')[0].strip()[-40:]} {v:.0f}"
                                    for v, c in top_reasons if v > 0))
             print("  ".join(parts))
