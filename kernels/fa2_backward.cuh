@@ -114,6 +114,11 @@ struct RowLayout {
 //     cp.async with its Q and dO tiles, unscaled (the LSE is scaled by log2 e
 //     where it is read), so no thread holds a load in a register across
 //     the block (the stall late_stat was after).
+//   barrier_clock (fa2_bwd_2d only; measuring, never registered): each warp
+//     counts the SM cycles it spends in each part of a Q block and waiting
+//     at each barrier, into warp_clocks_out (fa2_backward_2d.cuh), so the
+//     variant tool can say which warps wait and for what (Nsight Compute's
+//     stall samples are not split by warp).
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -123,6 +128,7 @@ struct BwdTuning {
   bool fragment_dq = false;
   bool late_stat = false;
   bool async_stats = false;
+  bool barrier_clock = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>
@@ -569,6 +575,11 @@ struct QBlockStream {
   __device__ float begin(int step, int stage) const {
     wait_async_copies<0>();
     __syncthreads();
+    return issue_next(step, stage);
+  }
+  // begin()'s work past its barrier (BwdTuning::barrier_clock times the two
+  // apart).
+  __device__ float issue_next(int step, int stage) const {
     float next_stat = 0.f;
     if (step + 1 < last()) {
       load(stage ^ 1, step + 1);

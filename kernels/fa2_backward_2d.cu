@@ -61,6 +61,11 @@ static_assert(
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,
                                         fa2_bwd::BwdTuning{true, false, 0, false, true, true}>>);
 
+static_assert(fa2_bwd::dq_fragment_order_round_trips<
+              Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>>());
+static_assert(fa2_bwd::dq_fragment_order_round_trips<
+              Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>>());
+
 cudaError_t launch_fa2_backward_2d(const AttentionShape& shape, const BackwardBuffers& io,
                                    const LaunchContext& context) {
   return launch_fa2_backward_2d_for_arch(current_device().cc, shape, io, context);

@@ -195,14 +195,38 @@ __device__ __forceinline__ void store_block_rows(T* __restrict__ head,
   }
 }
 
-// BwdTuning::fragment_dq: where value e of a warp's dQ fragment (mt, nt)
-// lies in a whole Q block's accumulator, in floats from the block's first:
-// each warp's fragments one after another, a fragment's 32 lanes' four
-// values contiguous, so a warp adds one fragment with one 512-byte atomic.
+// BwdTuning::fragment_dq: a whole Q block's accumulator holds each warp's
+// fragments one after another, a fragment's 32 lanes' four values
+// contiguous, so a warp adds one fragment with one 512-byte atomic. A
+// fragment value's place, and back (the convert pass reads float4 j).
+struct DqFragment {
+  int warp, lane, mt, nt;
+};
 template <typename Cfg>
-__host__ __device__ constexpr int fragment_dq_offset(int warp, int lane, int mt, int nt) {
-  constexpr int per_warp = 32 * Cfg::QTiling::m_tiles * Cfg::QTiling::n_tiles * 4;
-  return warp * per_warp + (mt * Cfg::QTiling::n_tiles + nt) * 128 + lane * 4;
+inline constexpr int dq_fragments_per_warp = Cfg::QTiling::m_tiles* Cfg::QTiling::n_tiles;
+
+// In floats from the block's first.
+template <typename Cfg>
+__host__ __device__ constexpr int fragment_dq_offset(DqFragment f) {
+  return ((f.warp * dq_fragments_per_warp<Cfg> + f.mt * Cfg::QTiling::n_tiles + f.nt) * 32 +
+          f.lane) *
+         4;
+}
+template <typename Cfg>
+__host__ __device__ constexpr DqFragment dq_fragment_at(int float4_index) {
+  const int fragment = float4_index / 32;
+  return {fragment / dq_fragments_per_warp<Cfg>, float4_index % 32,
+          fragment % dq_fragments_per_warp<Cfg> / Cfg::QTiling::n_tiles,
+          fragment % Cfg::QTiling::n_tiles};
+}
+// Whether the two are inverse over a whole block (static_asserted where a
+// config is registered).
+template <typename Cfg>
+constexpr bool dq_fragment_order_round_trips() {
+  for (int j = 0; j < Cfg::br * Cfg::head_dim / 4; ++j) {
+    if (fragment_dq_offset<Cfg>(dq_fragment_at<Cfg>(j)) != 4 * j) return false;
+  }
+  return Cfg::warps * dq_fragments_per_warp<Cfg> * 32 * 4 == Cfg::br * Cfg::head_dim;
 }
 
 // Whether this architecture keeps a fragment-ordered accumulator where the
@@ -210,13 +234,15 @@ __host__ __device__ constexpr int fragment_dq_offset(int warp, int lane, int mt,
 // scalar atomic a value, each a warp's 32 values 16 bytes apart) the
 // row-major pairs touch fewer sectors, so those builds keep them. The main
 // and convert kernels of one architecture agree, being compiled for it.
-__device__ constexpr bool fragment_dq_layout(bool asked) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ constexpr bool fragment_dq_layout(bool asked) {
   return asked;
-#else
-  return asked && false;
-#endif
 }
+#else
+__device__ constexpr bool fragment_dq_layout(bool /*asked*/) {
+  return false;
+}
+#endif
 
 __device__ __forceinline__ void add_four(float* out, const float (&values)[4]) {
 #if __CUDA_ARCH__ >= 900
@@ -243,16 +269,11 @@ __global__ void __launch_bounds__(Cfg::threads)
     convert_row_major<T, Cfg>(dq_accum + first, d_q + first, rows, scale);
     return;
   }
-  constexpr int fragments = QTiling::m_tiles * QTiling::n_tiles;
   const auto* src = reinterpret_cast<const float4*>(dq_accum + first);
   for (int j = static_cast<int>(threadIdx.x); j < Cfg::br * Cfg::head_dim / 4; j += Cfg::threads) {
-    const int warp = j / (32 * fragments);
-    const int lane = j % 32;
-    const int fragment = (j / 32) % fragments;
-    const int mt = fragment / QTiling::n_tiles;
-    const int nt = fragment % QTiling::n_tiles;
-    const int row = QTiling::row0(warp) + 16 * mt + lane / 4;
-    const int column = QTiling::col0(warp) + 8 * nt + 2 * (lane % 4);
+    const DqFragment f = dq_fragment_at<Cfg>(j);
+    const int row = QTiling::row0(f.warp) + 16 * f.mt + f.lane / 4;
+    const int column = QTiling::col0(f.warp) + 8 * f.nt + 2 * (f.lane % 4);
     const float4 v = src[j];
     const float top[2] = {v.x * scale, v.y * scale};
     const float bottom[2] = {v.z * scale, v.w * scale};
@@ -262,6 +283,49 @@ __global__ void __launch_bounds__(Cfg::threads)
                           bottom);
   }
 }
+
+// BwdTuning::barrier_clock's record of one warp of a main-launch CTA: SM
+// cycles (clock()) summed over its Q blocks, each part from the clock read
+// that ends the part before it. A read comes when the warp issues it, not
+// when the work before it completes, so an MMA's latency is counted where
+// its result is first needed.
+struct WarpClocks {
+  unsigned prologue;    // the first wait for K, V and the first Q, dO tiles
+  unsigned copy_wait;   // in cp.async's wait at the loop's top, later blocks
+  unsigned top_wait;    // at the loop's top barrier
+  unsigned scores;      // the next tiles issued; S, P, dP, dS and their stores
+  unsigned ds_wait;     // at the barrier after the dS stores
+  unsigned dv;          // dV += P^T dO
+  unsigned dq_mma;      // dQ = dS K
+  unsigned dq_atomics;  // its atomics
+  unsigned dk;          // dK += dS^T Q and the next block's stats
+  unsigned blocks;
+};
+// [CTA (x fastest, then y, z)][warp]; the variant tool sets it.
+static __device__ WarpClocks* warp_clocks_out = nullptr;
+
+template <bool on>
+struct WarpClock {
+  WarpClocks sums{};
+  unsigned last = 0;
+  __device__ void start() {
+    if constexpr (on) last = clock();
+  }
+  __device__ void lap(unsigned WarpClocks::*part) {
+    if constexpr (on) {
+      const unsigned now = clock();
+      sums.*part += now - last;
+      last = now;
+    }
+  }
+  __device__ void write(int warp, int warps) const {
+    if constexpr (on) {
+      if (threadIdx.x % 32 != 0 || warp_clocks_out == nullptr) return;
+      const unsigned cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+      warp_clocks_out[cta * warps + warp] = sums;
+    }
+  }
+};
 
 // Square self-attention only (launch_fa2_backward_2d_config refuses GQA):
 // heads_per_kv_head, fa2_backward_main's parameter for it, is 1.
@@ -314,9 +378,20 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const std::uint32_t pt_lane = x4_lane_part<PLayout, false>(0, lane);  // P^T, dS^T: .trans
   const std::uint32_t ds_lane = x4_lane_part<PLayout, true>(0, lane);   // dS as A of dQ
 
+  WarpClock<Cfg::tuning.barrier_clock> clock;
+  clock.start();
   for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
     const int stage = (q_block - work.first_q_block) % Cfg::stages;
-    const float next_stat = stream.begin(q_block, stage);  // this block's tiles; P and dS free
+    float next_stat;  // this block's tiles are in; P and dS are free
+    if constexpr (Cfg::tuning.barrier_clock) {
+      wait_async_copies<0>();
+      clock.lap(q_block == work.first_q_block ? &WarpClocks::prologue : &WarpClocks::copy_wait);
+      __syncthreads();
+      clock.lap(&WarpClocks::top_wait);
+      next_stat = stream.issue_next(q_block, stage);
+    } else {
+      next_stat = stream.begin(q_block, stage);
+    }
 
     const int q0 = q_block * Cfg::br;
     const std::uint32_t q_tile = stream.q_tile(stage);
@@ -386,15 +461,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
       store_accumulators<T, PLayout>(ds_tile, dp, s_row0, s_key0);
     }
+    clock.lap(&WarpClocks::scores);
     __syncthreads();  // every warp's P and dS
+    clock.lap(&WarpClocks::ds_wait);
 
     // dV += P^T dO, dK += dS^T Q over the block's query rows; dQ between
     // them where the tuning asks (BwdTuning::dq_before_dk).
     transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                      Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
+    clock.lap(&WarpClocks::dv);
     if constexpr (!Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+      clock.lap(&WarpClocks::dk);
     }
 
     // dQ += dS K for this warp's rows and columns.
@@ -418,13 +497,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
     }
+    clock.lap(&WarpClocks::dq_mma);
     if (fragment_dq_layout(Cfg::tuning.fragment_dq) && q0 + Cfg::br <= q_len) {
       float* block = dq_head + static_cast<std::int64_t>(q0) * Cfg::head_dim;
 #pragma unroll
       for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
-          add_four(block + fragment_dq_offset<Cfg>(warp, lane, mt, nt), dq[mt][nt]);
+          add_four(block + fragment_dq_offset<Cfg>({warp, lane, mt, nt}), dq[mt][nt]);
         }
       }
     } else {
@@ -443,13 +523,17 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
     }
+    clock.lap(&WarpClocks::dq_atomics);
     if constexpr (Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
     }
 
     stream.finish(q_block, stage, next_stat);
+    clock.lap(&WarpClocks::dk);
+    ++clock.sums.blocks;
   }
+  clock.write(warp, Cfg::warps);
 
   store_block_rows<T, Cfg>(d_k + work.kv_offset, dk, c0 + kv_key0, kv_dim0, kv_len, scale);
   store_block_rows<T, Cfg>(d_v + work.kv_offset, dv, c0 + kv_key0, kv_dim0, kv_len, 1.f);
@@ -459,13 +543,10 @@ template <typename T, typename Cfg>
 cudaError_t launch_fa2_backward_2d_config(const AttentionShape& shape, const BackwardBuffers& io,
                                           const LaunchContext& context) {
   if (shape.key_heads() != shape.heads) return cudaErrorInvalidValue;
-  if constexpr (Cfg::tuning.fragment_dq) {
-    return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>,
-                                            fa2_backward_convert_dq_fragments<T, Cfg>, shape, io,
-                                            context);
-  } else {
-    return launch_fa2_backward_with<T, Cfg>(fa2_backward_main_2d<T, Cfg>, shape, io, context);
-  }
+  // The fragments' convert reads a row-major accumulator where the config
+  // or the architecture keeps one.
+  return launch_fa2_backward_with<T, Cfg>(
+      fa2_backward_main_2d<T, Cfg>, fa2_backward_convert_dq_fragments<T, Cfg>, shape, io, context);
 }
 
 }  // namespace cfr::kernels::fa2_bwd

@@ -9,7 +9,7 @@
 # profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
 # fa3_gap, decode_offsets, served_paged, l2_loop, bwd_source,
-# fa2bwd_vs_flash.
+# fa2bwd_vs_flash, fa2bwd_clocks.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -1187,6 +1187,29 @@ step_fa2bwd_vs_flash() {
     >"$dir/flash-backward.log" 2>&1
   [[ $? -le 1 ]] || status=1
   tail -n 16 "$dir/flash-backward.log"
+}
+
+# Where each of fa2_bwd_2d's warps spends a Q block: the *_clock variants
+# (BwdTuning::barrier_clock, revision 3 with clock reads around each part and
+# barrier) at B 1, H 8, N 8192, fp16, both masks, cycles per block by warp
+# and part; then the revision 3 variants and their clocked twins checked and
+# timed in turn, which says what the clock reads cost. Into
+# results/<gpu>/fa2bwd-clocks/. About a minute and a half.
+step_fa2bwd_clocks() {
+  local dir name causal
+  dir=$(gpu_results_dir fa2bwd-clocks)
+  mkdir -p "$dir"
+  : >"$dir/clocks.txt"
+  for name in 2d_d64_rev3_clock 2d_d128_rev3_clock 2d_d64_br128_rev3_clock; do
+    for causal in 0 1; do
+      "$build/tests/gpu/fa2bwd_variants" --clocks "$name" 8 8192 "$causal" >>"$dir/clocks.txt" 2>&1 ||
+        status=1
+    done
+  done
+  cat "$dir/clocks.txt"
+  "$build/tests/gpu/fa2bwd_variants" _rev3 >"$dir/variants.txt" 2>&1 || status=1
+  grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 12
+  write_environment "$dir"
 }
 
 # Where fa2_bwd_2d's warps wait, instruction by instruction, beside torch's

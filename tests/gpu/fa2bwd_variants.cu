@@ -9,6 +9,8 @@
 //
 // usage: fa2bwd_variants [filter]   (the variants whose name contains filter)
 //        fa2bwd_variants --once NAME HEADS SEQ_LEN CAUSAL   (one call, for ncu)
+//        fa2bwd_variants --clocks NAME HEADS SEQ_LEN CAUSAL  (a *_clock variant's
+//            cycles by warp and part of a Q block: BwdTuning::barrier_clock)
 
 #include <algorithm>
 #include <cmath>
@@ -94,6 +96,8 @@ constexpr BwdTuning late_stat{true, false, 0, false, false, false, true};
 constexpr BwdTuning all_three{true, false, 0, false, true, true, true};
 // Revision 3's knobs with the stats by cp.async:
 constexpr BwdTuning rev3_async_stats{true, false, 0, false, true, true, false, true};
+// Revision 3 with each warp's clock read around each part and barrier:
+constexpr BwdTuning rev3_clock{true, false, 0, false, true, true, false, false, true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -167,6 +171,9 @@ std::vector<Variant> variants() {
           "2d_d64_br128_rev3_async"),
       make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, rev3_async_stats>>(
           "2d_bf16_d128_rev3_async"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, rev3_clock>>("2d_d64_rev3_clock"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, rev3_clock>>("2d_d128_rev3_clock"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, rev3_clock>>("2d_d64_br128_rev3_clock"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }
@@ -309,7 +316,77 @@ bool check_and_time(const Variant& variant, cudaStream_t stream, measure::L2Flus
   return true;
 }
 
+// A *_clock variant's second launch (the first warms it), its warps'
+// WarpClocks summed over the CTAs: cycles per Q block by warp and part, and
+// the spread of the CTAs' loop cycles.
+int print_clocks(const Variant& variant, int heads, int seq_len, bool causal) {
+  using fa2_bwd::WarpClocks;
+  measure::CudaStream stream;
+  const AttentionShape s = shape_of(1, heads, seq_len, variant.head_dim, causal, variant.dtype);
+  Tensors t(s, 5, stream.get());
+  const std::size_t ctas =
+      static_cast<std::size_t>(heads) * ((seq_len + variant.bc - 1) / variant.bc);
+  DeviceBuffer records(ctas * variant.warps * sizeof(WarpClocks));
+  WarpClocks* out = records.as<WarpClocks>();
+  CFR_CUDA_CHECK(cudaMemcpyToSymbol(fa2_bwd::warp_clocks_out, &out, sizeof(out)));
+  for (int launch = 0; launch < 2; ++launch) {
+    CFR_CUDA_CHECK(cudaMemsetAsync(out, 0, records.bytes(), stream.get()));
+    CFR_CUDA_CHECK(t.launch(variant, s, stream.get()));
+  }
+  CFR_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  std::vector<WarpClocks> host(ctas * variant.warps);
+  CFR_CUDA_CHECK(cudaMemcpy(host.data(), out, records.bytes(), cudaMemcpyDeviceToHost));
+  WarpClocks* none = nullptr;
+  CFR_CUDA_CHECK(cudaMemcpyToSymbol(fa2_bwd::warp_clocks_out, &none, sizeof(none)));
+
+  using Part = unsigned WarpClocks::*;
+  constexpr Part parts[] = {&WarpClocks::copy_wait,  &WarpClocks::top_wait, &WarpClocks::scores,
+                            &WarpClocks::ds_wait,    &WarpClocks::dv,       &WarpClocks::dq_mma,
+                            &WarpClocks::dq_atomics, &WarpClocks::dk};
+  std::printf("%s B 1 H %d N %d causal %d: cycles per Q block (clock(), summed over %zu CTAs)\n",
+              variant.name.c_str(), heads, seq_len, causal, ctas);
+  std::printf("%4s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "warp", "copy_wait", "top_wait",
+              "scores", "ds_wait", "dv", "dq_mma", "dq_atomic", "dk", "total", "prologue");
+  std::vector<double> cta_cycles(ctas, 0.0);
+  for (int w = 0; w < variant.warps; ++w) {
+    double sums[std::size(parts)] = {};
+    double blocks = 0, prologue = 0;
+    for (std::size_t c = 0; c < ctas; ++c) {
+      const WarpClocks& r = host[c * variant.warps + w];
+      double total = 0;
+      for (std::size_t p = 0; p < std::size(parts); ++p) {
+        sums[p] += r.*parts[p];
+        total += r.*parts[p];
+      }
+      blocks += r.blocks;
+      prologue += r.prologue;
+      if (w == 0) cta_cycles[c] = total + r.prologue;
+    }
+    double total = 0;
+    std::printf("%4d", w);
+    for (double x : sums) {
+      std::printf(" %9.1f", x / blocks);
+      total += x;
+    }
+    std::printf(" %9.1f %9.0f\n", total / blocks, prologue / ctas);
+  }
+  std::sort(cta_cycles.begin(), cta_cycles.end());
+  std::printf("CTA loop cycles (warp 0, prologue included): min %.0f median %.0f max %.0f\n",
+              cta_cycles.front(), cta_cycles[ctas / 2], cta_cycles.back());
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--clocks") {
+    for (const Variant& variant : variants()) {
+      if (variant.name == argv[2]) {
+        return print_clocks(variant, std::atoi(argv[3]), std::atoi(argv[4]),
+                            std::atoi(argv[5]) != 0);
+      }
+    }
+    std::fprintf(stderr, "no variant %s\n", argv[2]);
+    return 2;
+  }
   measure::CudaStream stream;
   measure::L2Flusher flusher(0);
   std::printf("%-26s %5s %6s %3s %7s %10s %8s  samples (ms)\n", "variant", "N", "causal", "d",
