@@ -119,6 +119,13 @@ struct RowLayout {
 //     at each barrier, into warp_clocks_out (fa2_backward_2d.cuh), so the
 //     variant tool can say which warps wait and for what (Nsight Compute's
 //     stall samples are not split by warp).
+//   dp_first (fa2_bwd_2d only): dP = dO V^T's MMAs issued right after S's,
+//     before P's exponentials, so that the exponentials (MUFU) and the
+//     mask can overlap dP's MMAs: P's shared-memory stores and dP's
+//     ldmatrix are both volatile asm, which ptxas keeps in order, so with P
+//     stored first every exponential had to finish before dP's first load
+//     (barrier_clock: the scores take 2000-2200 of a Q block's 4870 cycles
+//     at d 64).
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -129,6 +136,7 @@ struct BwdTuning {
   bool late_stat = false;
   bool async_stats = false;
   bool barrier_clock = false;
+  bool dp_first = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>

@@ -404,6 +404,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       // can be past kv_len or right of a row's diagonal, or a row past q_len.
       float s[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
       rows_times_keys<T, Cfg>(s, q_tile, a_lane, s_row0, k_tile, b_lane, s_key0);
+      float dp[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
+      if constexpr (Cfg::tuning.dp_first) {
+        rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
+      }
       const int first_key = c0 + s_key0;
       const bool masked = q0 + s_row0 + Cfg::STiling::rows > q_len ||
                           first_key + Cfg::STiling::cols > kv_len ||
@@ -447,8 +451,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       store_accumulators<T, PLayout>(p_tile, s, s_row0, s_key0);
 
       // dS = P * (dP - D), dP = dO V^T.
-      float dp[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
-      rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
+      if constexpr (!Cfg::tuning.dp_first) {
+        rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
+      }
 #pragma unroll
       for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
         const float row_d[2] = {d_block[s_row0 + 16 * mt + group],

@@ -1190,24 +1190,26 @@ step_fa2bwd_vs_flash() {
 }
 
 # Where each of fa2_bwd_2d's warps spends a Q block: the *_clock variants
-# (BwdTuning::barrier_clock, revision 3 with clock reads around each part and
-# barrier) at B 1, H 8, N 8192, fp16, both masks, cycles per block by warp
-# and part; then the revision 3 variants and their clocked twins checked and
-# timed in turn, which says what the clock reads cost. Into
+# (BwdTuning::barrier_clock, clock reads around each part and barrier; the
+# list in CFR_CLOCK_VARIANTS, default revision 3's) at B 1, H 8, N 8192,
+# fp16, both masks, cycles per block by warp and part; then the variants
+# CFR_FA2BWD_FILTER chooses (default revision 3's and their clocked twins)
+# checked and timed in turn, which says what the clock reads cost. Into
 # results/<gpu>/fa2bwd-clocks/. About a minute and a half.
 step_fa2bwd_clocks() {
   local dir name causal
   dir=$(gpu_results_dir fa2bwd-clocks)
   mkdir -p "$dir"
   : >"$dir/clocks.txt"
-  for name in 2d_d64_rev3_clock 2d_d128_rev3_clock 2d_d64_br128_rev3_clock; do
+  for name in ${CFR_CLOCK_VARIANTS:-2d_d64_rev3_clock 2d_d128_rev3_clock 2d_d64_br128_rev3_clock}; do
     for causal in 0 1; do
       "$build/tests/gpu/fa2bwd_variants" --clocks "$name" 8 8192 "$causal" >>"$dir/clocks.txt" 2>&1 ||
         status=1
     done
   done
   cat "$dir/clocks.txt"
-  "$build/tests/gpu/fa2bwd_variants" _rev3 >"$dir/variants.txt" 2>&1 || status=1
+  "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-_rev3}" >"$dir/variants.txt" 2>&1 ||
+    status=1
   grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 12
   write_environment "$dir"
 }

@@ -98,6 +98,9 @@ constexpr BwdTuning all_three{true, false, 0, false, true, true, true};
 constexpr BwdTuning rev3_async_stats{true, false, 0, false, true, true, false, true};
 // Revision 3 with each warp's clock read around each part and barrier:
 constexpr BwdTuning rev3_clock{true, false, 0, false, true, true, false, false, true};
+// Revision 3 with dP's MMAs before P's exponentials, and clocked:
+constexpr BwdTuning dp_first{true, false, 0, false, true, true, false, false, false, true};
+constexpr BwdTuning dp_first_clock{true, false, 0, false, true, true, false, false, true, true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -174,6 +177,15 @@ std::vector<Variant> variants() {
       make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, rev3_clock>>("2d_d64_rev3_clock"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, rev3_clock>>("2d_d128_rev3_clock"),
       make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, rev3_clock>>("2d_d64_br128_rev3_clock"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dp_first>>("2d_d64_dp_first"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first>>("2d_d128_dp_first"),
+      make_2d<bf16, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first>>("2d_bf16_d128_dp_first"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dp_first>>("2d_bf16_d64_dp_first"),
+      make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, dp_first>>("2d_d64_br128_dp_first"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dp_first_clock>>(
+          "2d_d64_dp_first_clock"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first_clock>>(
+          "2d_d128_dp_first_clock"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }

@@ -57,9 +57,26 @@ std::vector<std::vector<double>> time_cold_in_turn(const std::vector<Launch>& la
   return out;
 }
 
+// Whether a variant's name is chosen by `filter`: a comma-separated list of
+// parts, each a substring of the names it chooses or, after '=', one whole
+// name (so that one call can time a variant without its suffixed twins).
+inline bool chosen_by(const std::string& name, const std::string& filter) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = std::min(filter.find(',', start), filter.size());
+    const std::string part = filter.substr(start, end - start);
+    if (!part.empty() && part[0] == '=' ? name == part.substr(1)
+                                        : name.find(part) != std::string::npos) {
+      return true;
+    }
+    if (end == filter.size()) return false;
+    start = end + 1;
+  }
+}
+
 // `--once NAME HEADS SEQ_LEN CAUSAL`: once(variant, heads, seq_len, causal),
 // one launch of the named variant for Nsight Compute; otherwise
-// check_and_time(variant) for each variant whose name contains argv[1] (all
+// check_and_time(variant) for each variant chosen by argv[1] (chosen_by; all
 // without it), which returns false when the variant failed its check.
 template <typename Variant, typename Once, typename CheckAndTime>
 int variant_tool_main(int argc, char** argv, const std::vector<Variant>& variants, Once&& once,
@@ -76,7 +93,7 @@ int variant_tool_main(int argc, char** argv, const std::vector<Variant>& variant
   const char* filter = argc > 1 ? argv[1] : "";
   int failures = 0;
   for (const Variant& variant : variants) {
-    if (std::strstr(variant.name.c_str(), filter) == nullptr) continue;
+    if (!chosen_by(variant.name, filter)) continue;
     if (!check_and_time(variant)) ++failures;
   }
   return failures == 0 ? 0 : 1;
