@@ -32,14 +32,19 @@ constexpr int warps_along(int rows) {
 // From revision 3, dQ and its atomics come before dK, and on sm_90 a whole Q
 // block's dQ accumulator is in the warps' fragment order, one four-wide
 // atomic a fragment (BwdTuning; docs/perf-notes.md, "fa2_bwd_2d revision
-// 3": 0.88-0.92 of revision 2's time without a mask on an H100).
+// 3": 0.88-0.92 of revision 2's time without a mask on an H100). From
+// revision 4, dP's MMAs before P's exponentials on the d = 128 Br 64 tile
+// (perf-notes, "revision 4": 4-5 % faster on an H100, and 80 bytes of
+// spill instead of 140); at d = 64 it ran from 2.9 % faster to 1.6 %
+// slower, so that tile keeps revision 3's order.
 constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
   return {.vector_atomics = true,
           .split_accumulate = false,
           .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0,
           .mask_per_entry = false,
           .dq_before_dk = true,
-          .fragment_dq = true};
+          .fragment_dq = true,
+          .dp_first = head_dim == 128 && br == 64};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
@@ -51,7 +56,7 @@ using Bwd2dConfigOf =
                          warps_along(config.tile.br), tuning_for(head_dim, config.tile.br)>;
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
-// 2d_d64_br64_frag_dq_first and 2d_d128_br64_frag_dq_first.
+// 2d_d64_rev3 and 2d_d128_dp_first.
 static_assert(
     std::is_same_v<Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
                    fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
@@ -59,7 +64,8 @@ static_assert(
 static_assert(
     std::is_same_v<Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,
-                                        fa2_bwd::BwdTuning{true, false, 0, false, true, true}>>);
+                                        fa2_bwd::BwdTuning{true, false, 0, false, true, true, false,
+                                                           false, false, true}>>);
 
 static_assert(fa2_bwd::dq_fragment_order_round_trips<
               Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>>());
