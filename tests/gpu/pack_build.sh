@@ -23,10 +23,15 @@ if [[ -z ${CFR_ALLOW_DIRTY:-} && $version == *dirty* ]]; then
     "its reports would not be auditable. Commit and rebuild first (CFR_ALLOW_DIRTY=1 packs anyway)." >&2
   exit 1
 fi
-rm -rf "$dest"
-mkdir -p "$dest"
 wanted=(app/cuflash-roofline tests/kernels/test_kernels)
 for tool in "$@"; do wanted+=("tests/gpu/$tool"); done
+# tests/gpu's tools are not built by default (tests/gpu/meson.build).
+if (($# > 0)); then
+  ninja -C "$build" "${wanted[@]:2}" >/dev/null || { echo "pack_build.sh: cannot build ${*}" >&2; exit 1; }
+fi
+rm -rf "$dest"
+mkdir -p "$dest"
+
 (cd "$build" && for binary in "${wanted[@]}" tests/*/test_*gpu*; do
   if [[ -f $binary ]]; then cp --parents "$binary" "../$dest/"; fi
 done)
