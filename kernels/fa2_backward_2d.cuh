@@ -35,6 +35,7 @@ struct WarpTiling {
   static constexpr int cols = Cols / (Warps / WarpsAlongRows);
   static constexpr int m_tiles = rows / 16;
   static constexpr int n_tiles = cols / 8;
+  static constexpr int tiles = m_tiles * n_tiles;  // accumulator fragments a warp
   static_assert(Warps % WarpsAlongRows == 0);
   static_assert(rows % 16 == 0 && cols % 16 == 0, "blocks of whole x4 loads");
   __device__ static int row0(int warp) { return (warp % WarpsAlongRows) * rows; }
@@ -202,22 +203,16 @@ __device__ __forceinline__ void store_block_rows(T* __restrict__ head,
 struct DqFragment {
   int warp, lane, mt, nt;
 };
-template <typename Cfg>
-inline constexpr int dq_fragments_per_warp = Cfg::QTiling::m_tiles* Cfg::QTiling::n_tiles;
-
 // In floats from the block's first.
 template <typename Cfg>
 __host__ __device__ constexpr int fragment_dq_offset(DqFragment f) {
-  return ((f.warp * dq_fragments_per_warp<Cfg> + f.mt * Cfg::QTiling::n_tiles + f.nt) * 32 +
-          f.lane) *
-         4;
+  return ((f.warp * Cfg::QTiling::tiles + f.mt * Cfg::QTiling::n_tiles + f.nt) * 32 + f.lane) * 4;
 }
 template <typename Cfg>
 __host__ __device__ constexpr DqFragment dq_fragment_at(int float4_index) {
   const int fragment = float4_index / 32;
-  return {fragment / dq_fragments_per_warp<Cfg>, float4_index % 32,
-          fragment % dq_fragments_per_warp<Cfg> / Cfg::QTiling::n_tiles,
-          fragment % Cfg::QTiling::n_tiles};
+  return {fragment / Cfg::QTiling::tiles, float4_index % 32,
+          fragment % Cfg::QTiling::tiles / Cfg::QTiling::n_tiles, fragment % Cfg::QTiling::n_tiles};
 }
 // Whether the two are inverse over a whole block (static_asserted where a
 // config is registered).
@@ -226,7 +221,7 @@ constexpr bool dq_fragment_order_round_trips() {
   for (int j = 0; j < Cfg::br * Cfg::head_dim / 4; ++j) {
     if (fragment_dq_offset<Cfg>(dq_fragment_at<Cfg>(j)) != 4 * j) return false;
   }
-  return Cfg::warps * dq_fragments_per_warp<Cfg> * 32 * 4 == Cfg::br * Cfg::head_dim;
+  return Cfg::warps * Cfg::QTiling::tiles * 32 * 4 == Cfg::br * Cfg::head_dim;
 }
 
 // Whether this architecture keeps a fragment-ordered accumulator where the
@@ -378,16 +373,16 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const std::uint32_t pt_lane = x4_lane_part<PLayout, false>(0, lane);  // P^T, dS^T: .trans
   const std::uint32_t ds_lane = x4_lane_part<PLayout, true>(0, lane);   // dS as A of dQ
 
-  WarpClock<Cfg::tuning.barrier_clock> clock;
-  clock.start();
+  WarpClock<Cfg::tuning.barrier_clock> clocks;
+  clocks.start();
   for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
     const int stage = (q_block - work.first_q_block) % Cfg::stages;
     float next_stat;  // this block's tiles are in; P and dS are free
     if constexpr (Cfg::tuning.barrier_clock) {
       wait_async_copies<0>();
-      clock.lap(q_block == work.first_q_block ? &WarpClocks::prologue : &WarpClocks::copy_wait);
+      clocks.lap(q_block == work.first_q_block ? &WarpClocks::prologue : &WarpClocks::copy_wait);
       __syncthreads();
-      clock.lap(&WarpClocks::top_wait);
+      clocks.lap(&WarpClocks::top_wait);
       next_stat = stream.issue_next(q_block, stage);
     } else {
       next_stat = stream.begin(q_block, stage);
@@ -466,19 +461,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
       store_accumulators<T, PLayout>(ds_tile, dp, s_row0, s_key0);
     }
-    clock.lap(&WarpClocks::scores);
+    clocks.lap(&WarpClocks::scores);
     __syncthreads();  // every warp's P and dS
-    clock.lap(&WarpClocks::ds_wait);
+    clocks.lap(&WarpClocks::ds_wait);
 
     // dV += P^T dO, dK += dS^T Q over the block's query rows; dQ between
     // them where the tuning asks (BwdTuning::dq_before_dk).
     transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                      Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
-    clock.lap(&WarpClocks::dv);
+    clocks.lap(&WarpClocks::dv);
     if constexpr (!Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
-      clock.lap(&WarpClocks::dk);
+      clocks.lap(&WarpClocks::dk);
     }
 
     // dQ += dS K for this warp's rows and columns.
@@ -502,7 +497,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
     }
-    clock.lap(&WarpClocks::dq_mma);
+    clocks.lap(&WarpClocks::dq_mma);
     if (fragment_dq_layout(Cfg::tuning.fragment_dq) && q0 + Cfg::br <= q_len) {
       float* block = dq_head + static_cast<std::int64_t>(q0) * Cfg::head_dim;
 #pragma unroll
@@ -528,17 +523,17 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
     }
-    clock.lap(&WarpClocks::dq_atomics);
+    clocks.lap(&WarpClocks::dq_atomics);
     if constexpr (Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
     }
 
     stream.finish(q_block, stage, next_stat);
-    clock.lap(&WarpClocks::dk);
-    ++clock.sums.blocks;
+    clocks.lap(&WarpClocks::dk);
+    ++clocks.sums.blocks;
   }
-  clock.write(warp, Cfg::warps);
+  clocks.write(warp, Cfg::warps);
 
   store_block_rows<T, Cfg>(d_k + work.kv_offset, dk, c0 + kv_key0, kv_dim0, kv_len, scale);
   store_block_rows<T, Cfg>(d_v + work.kv_offset, dv, c0 + kv_key0, kv_dim0, kv_len, 1.f);
