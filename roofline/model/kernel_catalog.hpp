@@ -522,16 +522,13 @@ inline constexpr KernelDescription fa2_backward_2d_kernel_base{
 };
 inline constexpr KernelDescription fa2_backward_2d_v1_kernel =
     with_v1_backward_launches(fa2_backward_2d_kernel_base);
+inline constexpr KernelDescription fa2_backward_2d_v2_kernel =
+    with_earlier_revisions(fa2_backward_2d_kernel_base, {});
 // Revision 3: the same launches, tiles and traffic; dQ = dS K and its
 // atomics before dK += dS^T Q, and on sm_90 the dQ accumulator of a whole Q
 // block in the order of the warps' MMA fragments, so that one four-wide
 // atomic of a warp adds 512 contiguous bytes (FlashAttention-2 keeps its
 // accumulator so); the convert pass reads it back in that order.
-// Revision 4: the same again; on the d 128 tile dP's MMAs are issued before
-// P's exponentials, so that the two overlap (kernels/fa2_backward.cuh,
-// BwdTuning::dp_first).
-inline constexpr KernelDescription fa2_backward_2d_v2_kernel =
-    with_earlier_revisions(fa2_backward_2d_kernel_base, {});
 inline constexpr char fa2_backward_2d_fragment_summary[] =
     "FA2 backward, FlashAttention-2's 2-D warp tiling: P and dS through shared memory, dQ by "
     "fp32 atomics in fragment order";
@@ -541,6 +538,9 @@ inline constexpr KernelDescription fa2_backward_2d_v3_kernel = [] {
   kernel.revision = 3;
   return kernel;
 }();
+// Revision 4: the same launches, tiles and traffic again; on the d 128 tile
+// dP's MMAs are issued before P's exponentials, so that the two overlap
+// (kernels/fa2_backward.cuh, BwdTuning::dp_first).
 inline constexpr std::array<const KernelDescription*, 3> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {

@@ -340,7 +340,8 @@ int print_clocks(const Variant& variant, int heads, int seq_len, bool causal) {
       static_cast<std::size_t>(heads) * ((seq_len + variant.bc - 1) / variant.bc);
   DeviceBuffer records(ctas * variant.warps * sizeof(WarpClocks));
   WarpClocks* out = records.as<WarpClocks>();
-  CFR_CUDA_CHECK(cudaMemcpyToSymbol(fa2_bwd::warp_clocks_out, &out, sizeof(out)));
+  CFR_CUDA_CHECK(cudaMemcpyToSymbolAsync(fa2_bwd::warp_clocks_out, &out, sizeof(out), 0,
+                                         cudaMemcpyHostToDevice, stream.get()));
   for (int launch = 0; launch < 2; ++launch) {
     CFR_CUDA_CHECK(cudaMemsetAsync(out, 0, records.bytes(), stream.get()));
     CFR_CUDA_CHECK(t.launch(variant, s, stream.get()));
@@ -350,6 +351,11 @@ int print_clocks(const Variant& variant, int heads, int seq_len, bool causal) {
   CFR_CUDA_CHECK(cudaMemcpy(host.data(), out, records.bytes(), cudaMemcpyDeviceToHost));
   WarpClocks* none = nullptr;
   CFR_CUDA_CHECK(cudaMemcpyToSymbol(fa2_bwd::warp_clocks_out, &none, sizeof(none)));
+  if (host.front().blocks == 0) {
+    std::fprintf(stderr, "%s counts no clocks (BwdTuning::barrier_clock is off)\n",
+                 variant.name.c_str());
+    return 2;
+  }
 
   using Part = unsigned WarpClocks::*;
   constexpr Part parts[] = {&WarpClocks::copy_wait,  &WarpClocks::top_wait, &WarpClocks::scores,

@@ -14,20 +14,20 @@ cd "$(dirname "$0")/../.."
 build=${1:-build-h200}
 shift || true
 dest=.device-build/$build
+wanted=(app/cuflash-roofline tests/kernels/test_kernels)
+for tool in "$@"; do wanted+=("tests/gpu/$tool"); done
+# Everything packed is built from the tree as it is now (tests/gpu's tools
+# are not built by default, tests/gpu/meson.build), so the stamp read next
+# is that of every binary packed; ninja's errors go to stderr.
+ninja -C "$build" all "${wanted[@]:2}" >&2 || { echo "pack_build.sh: cannot build $build" >&2; exit 1; }
 # A tool built from a tree with uncommitted changes (`git describe --dirty`,
 # stamped at build time) writes every report `auditable: false`: commit,
 # rebuild, then pack.
 version=$("$build/app/cuflash-roofline" --version 2>/dev/null || echo unknown-dirty)
 if [[ -z ${CFR_ALLOW_DIRTY:-} && $version == *dirty* ]]; then
   echo "pack_build.sh: $build was built from a tree with uncommitted changes ($version);" \
-    "its reports would not be auditable. Commit and rebuild first (CFR_ALLOW_DIRTY=1 packs anyway)." >&2
+    "its reports would not be auditable. Commit first (CFR_ALLOW_DIRTY=1 packs anyway)." >&2
   exit 1
-fi
-wanted=(app/cuflash-roofline tests/kernels/test_kernels)
-for tool in "$@"; do wanted+=("tests/gpu/$tool"); done
-# tests/gpu's tools are not built by default (tests/gpu/meson.build).
-if (($# > 0)); then
-  ninja -C "$build" "${wanted[@]:2}" >/dev/null || { echo "pack_build.sh: cannot build ${*}" >&2; exit 1; }
 fi
 rm -rf "$dest"
 mkdir -p "$dest"

@@ -60,13 +60,15 @@ std::vector<std::vector<double>> time_cold_in_turn(const std::vector<Launch>& la
 // Whether a variant's name is chosen by `filter`: a comma-separated list of
 // parts, each a substring of the names it chooses or, after '=', one whole
 // name (so that one call can time a variant without its suffixed twins).
+// An empty filter chooses every name; an empty part chooses none.
 inline bool chosen_by(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
   std::size_t start = 0;
   while (true) {
     const std::size_t end = std::min(filter.find(',', start), filter.size());
     const std::string part = filter.substr(start, end - start);
-    if (!part.empty() && part[0] == '=' ? name == part.substr(1)
-                                        : name.find(part) != std::string::npos) {
+    const bool exact = !part.empty() && part[0] == '=';
+    if (exact ? name == part.substr(1) : !part.empty() && name.find(part) != std::string::npos) {
       return true;
     }
     if (end == filter.size()) return false;
