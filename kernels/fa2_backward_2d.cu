@@ -55,22 +55,22 @@ using Bwd2dConfigOf =
                          warps_along(config.tile.br), warps_along(config.tile.bc),
                          warps_along(config.tile.br), tuning_for(head_dim, config.tile.br)>;
 
+template <int head_dim>
+using Sm90Config = Bwd2dConfigOf<head_dim, fa2_backward_2d_kernel.config_for(head_dim, {9, 0})>;
+
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
 // 2d_d64_rev3 and 2d_d128_dp_first.
 static_assert(
-    std::is_same_v<Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>,
+    std::is_same_v<Sm90Config<64>,
                    fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
                                         fa2_bwd::BwdTuning{true, false, 0, false, true, true}>>);
 static_assert(
-    std::is_same_v<Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>,
+    std::is_same_v<Sm90Config<128>,
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,
                                         fa2_bwd::BwdTuning{true, false, 0, false, true, true, false,
                                                            false, false, true}>>);
-
-static_assert(fa2_bwd::dq_fragment_order_round_trips<
-              Bwd2dConfigOf<64, fa2_backward_2d_kernel.config_for(64, {9, 0})>>());
-static_assert(fa2_bwd::dq_fragment_order_round_trips<
-              Bwd2dConfigOf<128, fa2_backward_2d_kernel.config_for(128, {9, 0})>>());
+static_assert(fa2_bwd::dq_fragment_order_round_trips<Sm90Config<64>>());
+static_assert(fa2_bwd::dq_fragment_order_round_trips<Sm90Config<128>>());
 
 cudaError_t launch_fa2_backward_2d(const AttentionShape& shape, const BackwardBuffers& io,
                                    const LaunchContext& context) {

@@ -1172,6 +1172,12 @@ step_l2_loop() {
   head -n 3 "$dir/events-4.csv"
 }
 
+# The last N check lines of fa2bwd_variants' output FILE (its timed rows and
+# their samples left out: the files keep them).
+variant_checks() {
+  grep -v '^ ' "$1" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n "$2"
+}
+
 # fa2_bwd's variants (CFR_FA2BWD_FILTER, default 2d_d) checked and timed, then
 # torch's flash backward by the peer script on the variants' timed axes (B 1,
 # H 8, N 4K-16K, fp16, both masks), in one call, so a variant's time reads
@@ -1181,7 +1187,7 @@ step_fa2bwd_vs_flash() {
   dir=$(gpu_results_dir fa2bwd-variants)
   mkdir -p "$dir"
   "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-2d_d}" >"$dir/variants.txt" 2>&1 || status=1
-  grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 30
+  variant_checks "$dir/variants.txt" 30
   peer_script --backward --backends flash --batch 1 --heads 8 --seq-lens 4096,8192,16384 \
     --head-dims 64,128 --both --dtype fp16 --max-seconds 0.3 --json "$dir/flash-backward.json" \
     >"$dir/flash-backward.log" 2>&1
@@ -1210,7 +1216,7 @@ step_fa2bwd_clocks() {
   cat "$dir/clocks.txt"
   "$build/tests/gpu/fa2bwd_variants" "${CFR_FA2BWD_FILTER:-_rev3}" >"$dir/variants.txt" 2>&1 ||
     status=1
-  grep -v '^ ' "$dir/variants.txt" | grep -v "^[a-z0-9_]* *[0-9]* *[01] " | tail -n 12
+  variant_checks "$dir/variants.txt" 12
   write_environment "$dir"
 }
 

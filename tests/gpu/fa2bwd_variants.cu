@@ -396,14 +396,9 @@ int print_clocks(const Variant& variant, int heads, int seq_len, bool causal) {
 
 int main(int argc, char** argv) {
   if (argc == 6 && std::string(argv[1]) == "--clocks") {
-    for (const Variant& variant : variants()) {
-      if (variant.name == argv[2]) {
-        return print_clocks(variant, std::atoi(argv[3]), std::atoi(argv[4]),
-                            std::atoi(argv[5]) != 0);
-      }
-    }
-    std::fprintf(stderr, "no variant %s\n", argv[2]);
-    return 2;
+    return gpu_tools::with_named_variant(variants(), argv[2], [&](const Variant& variant) {
+      return print_clocks(variant, std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]) != 0);
+    });
   }
   measure::CudaStream stream;
   measure::L2Flusher flusher(0);

@@ -31,7 +31,6 @@ if [[ -z ${CFR_ALLOW_DIRTY:-} && $version == *dirty* ]]; then
 fi
 rm -rf "$dest"
 mkdir -p "$dest"
-
 (cd "$build" && for binary in "${wanted[@]}" tests/*/test_*gpu*; do
   if [[ -f $binary ]]; then cp --parents "$binary" "../$dest/"; fi
 done)

@@ -76,6 +76,16 @@ inline bool chosen_by(const std::string& name, const std::string& filter) {
   }
 }
 
+// run(variant) for the variant named `name`; 2 and a message if none is.
+template <typename Variant, typename Run>
+int with_named_variant(const std::vector<Variant>& variants, const char* name, Run&& run) {
+  for (const Variant& variant : variants) {
+    if (variant.name == name) return run(variant);
+  }
+  std::fprintf(stderr, "no variant %s\n", name);
+  return 2;
+}
+
 // `--once NAME HEADS SEQ_LEN CAUSAL`: once(variant, heads, seq_len, causal),
 // one launch of the named variant for Nsight Compute; otherwise
 // check_and_time(variant) for each variant chosen by argv[1] (chosen_by; all
@@ -84,13 +94,9 @@ template <typename Variant, typename Once, typename CheckAndTime>
 int variant_tool_main(int argc, char** argv, const std::vector<Variant>& variants, Once&& once,
                       CheckAndTime&& check_and_time) {
   if (argc == 6 && std::string(argv[1]) == "--once") {
-    for (const Variant& variant : variants) {
-      if (variant.name == argv[2]) {
-        return once(variant, std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]) != 0);
-      }
-    }
-    std::fprintf(stderr, "no variant %s\n", argv[2]);
-    return 2;
+    return with_named_variant(variants, argv[2], [&](const Variant& variant) {
+      return once(variant, std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]) != 0);
+    });
   }
   const char* filter = argc > 1 ? argv[1] : "";
   int failures = 0;
