@@ -126,6 +126,11 @@ struct RowLayout {
 //     stored first every exponential had to finish before dP's first load
 //     (barrier_clock: the scores take 2000-2200 of a Q block's 4870 cycles
 //     at d 64).
+//   resident_k (fa2_bwd_2d only): each warp loads its keys' B fragments of
+//     S = Q K^T once, when K's tile arrives, and keeps them in registers for
+//     every Q block (32 registers at d 64: the CTA's K does not change over
+//     the stream), so S reads only Q from shared memory: 32 of the 400 KB a
+//     d 64 Q block moves through it (docs/perf-notes.md, "revision 4").
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -137,6 +142,7 @@ struct BwdTuning {
   bool async_stats = false;
   bool barrier_clock = false;
   bool dp_first = false;
+  bool resident_k = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>

@@ -91,12 +91,13 @@ struct Bwd2dConfig {
 };
 
 // acc[mt][nt] = A B^T over d for a warp's [16 m_tiles, 8 n_tiles] block of
-// S = Q K^T or dP = dO V^T: A rows (query rows) and B rows (keys) both
-// row-major [rows, d] tiles, B as the "col" operand.
-template <typename T, typename Cfg>
-__device__ __forceinline__ void rows_times_keys(
+// S = Q K^T or dP = dO V^T: A rows (query rows) a row-major [rows, d] tile,
+// B (keys, the "col" operand) from load_b(step, pair, b): keys 16 * pair +
+// 0-7 then 8-15 of k16 step `step`.
+template <typename T, typename Cfg, typename LoadB>
+__device__ __forceinline__ void rows_times_keys_from(
     float (&acc)[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4], std::uint32_t a_tile,
-    std::uint32_t a_lane, int a_row0, std::uint32_t b_tile, std::uint32_t b_lane, int b_row0) {
+    std::uint32_t a_lane, int a_row0, LoadB load_b) {
   fa2::zero_accumulators(acc);
   constexpr int unroll = Cfg::tuning.d_step_unroll > 0 ? Cfg::tuning.d_step_unroll : Cfg::d_steps;
 #pragma unroll unroll
@@ -108,8 +109,8 @@ __device__ __forceinline__ void rows_times_keys(
     }
 #pragma unroll
     for (int pair = 0; pair < Cfg::STiling::n_tiles / 2; ++pair) {
-      std::uint32_t b[4];  // keys 16 * pair + 0-7 then 8-15
-      ldmatrix_x4(b, x4_address<Cfg>(b_tile, b_lane, b_row0 + 16 * pair, step));
+      std::uint32_t b[4];
+      load_b(step, pair, b);
 #pragma unroll
       for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
         mma_16x8x16<T>(acc[mt][2 * pair], a[mt], b[0], b[1]);
@@ -118,6 +119,37 @@ __device__ __forceinline__ void rows_times_keys(
     }
   }
 }
+
+// The same with B a row-major [keys, d] tile in shared memory.
+template <typename T, typename Cfg>
+__device__ __forceinline__ void rows_times_keys(
+    float (&acc)[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4], std::uint32_t a_tile,
+    std::uint32_t a_lane, int a_row0, std::uint32_t b_tile, std::uint32_t b_lane, int b_row0) {
+  rows_times_keys_from<T, Cfg>(
+      acc, a_tile, a_lane, a_row0, [&](int step, int pair, std::uint32_t(&b)[4]) {
+        ldmatrix_x4(b, x4_address<Cfg>(b_tile, b_lane, b_row0 + 16 * pair, step));
+      });
+}
+
+// A warp's B fragments of S = Q K^T, every k16 step of d, held in registers
+// over the Q blocks (BwdTuning::resident_k); an empty array where the tuning
+// does not ask.
+template <typename Cfg>
+struct ResidentKeys {
+  static constexpr int steps = Cfg::tuning.resident_k ? Cfg::d_steps : 0;
+  std::uint32_t b[steps > 0 ? steps : 1][Cfg::STiling::n_tiles / 2][4];
+  __device__ __forceinline__ void load(std::uint32_t k_tile, std::uint32_t b_lane, int key0) {
+#pragma unroll
+    for (int step = 0; step < steps; ++step) {
+#pragma unroll
+      for (int pair = 0; pair < Cfg::STiling::n_tiles / 2; ++pair) {
+        ldmatrix_x4(b[step][pair], x4_address<Cfg>(k_tile, b_lane, key0 + 16 * pair, step));
+      }
+    }
+  }
+  static_assert(!Cfg::tuning.resident_k || Cfg::tuning.d_step_unroll == 0,
+                "registers are indexed by whole unrolled steps");
+};
 
 // acc += X^T Y over `k_steps` k16 steps: X a [k, m] tile in `XLayout` read
 // transposed (P, dS: rows = query rows = k), Y a row-major [k, n] tile read
@@ -373,6 +405,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const std::uint32_t pt_lane = x4_lane_part<PLayout, false>(0, lane);  // P^T, dS^T: .trans
   const std::uint32_t ds_lane = x4_lane_part<PLayout, true>(0, lane);   // dS as A of dQ
 
+  ResidentKeys<Cfg> resident_keys;  // loaded once K's tile is in (the first block)
   WarpClock<Cfg::tuning.barrier_clock> clocks;
   clocks.start();
   for (int q_block = work.first_q_block; q_block < work.q_blocks; ++q_block) {
@@ -398,7 +431,18 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       // P = 2^(S * scale_log2 - LSE_log2), masked where a key of this warp
       // can be past kv_len or right of a row's diagonal, or a row past q_len.
       float s[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
-      rows_times_keys<T, Cfg>(s, q_tile, a_lane, s_row0, k_tile, b_lane, s_key0);
+      if constexpr (Cfg::tuning.resident_k) {
+        if (q_block == work.first_q_block) resident_keys.load(k_tile, b_lane, s_key0);
+        rows_times_keys_from<T, Cfg>(s, q_tile, a_lane, s_row0,
+                                     [&](int step, int pair, std::uint32_t(&b)[4]) {
+#pragma unroll
+                                       for (int e = 0; e < 4; ++e) {
+                                         b[e] = resident_keys.b[step][pair][e];
+                                       }
+                                     });
+      } else {
+        rows_times_keys<T, Cfg>(s, q_tile, a_lane, s_row0, k_tile, b_lane, s_key0);
+      }
       float dp[Cfg::STiling::m_tiles][Cfg::STiling::n_tiles][4];
       if constexpr (Cfg::tuning.dp_first) {
         rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);

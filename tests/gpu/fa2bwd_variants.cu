@@ -101,6 +101,11 @@ constexpr BwdTuning rev3_clock{true, false, 0, false, true, true, false, false, 
 // Revision 3 with dP's MMAs before P's exponentials, and clocked:
 constexpr BwdTuning dp_first{true, false, 0, false, true, true, false, false, false, true};
 constexpr BwdTuning dp_first_clock{true, false, 0, false, true, true, false, false, true, true};
+// Revision 3 with S's K fragments kept in registers over the Q blocks, and
+// the same with dP first:
+constexpr BwdTuning resident_k{true, false, 0, false, true, true, false, false, false, false, true};
+constexpr BwdTuning resident_k_dp_first{true,  false, 0,     false, true, true,
+                                        false, false, false, true,  true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -184,6 +189,10 @@ std::vector<Variant> variants() {
       make_2d<__half, Bwd2dConfig<64, 128, 128, 8, 4, 4, 4, dp_first>>("2d_d64_br128_dp_first"),
       make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dp_first_clock>>(
           "2d_d64_dp_first_clock"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k>>("2d_d64_resident_k"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k>>("2d_bf16_d64_resident_k"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_dp_first>>(
+          "2d_d64_resident_k_dp_first"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first_clock>>(
           "2d_d128_dp_first_clock"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
