@@ -541,13 +541,22 @@ inline constexpr KernelDescription fa2_backward_2d_v3_kernel = [] {
 // Revision 4: the same launches, tiles and traffic again; on the d 128 tile
 // dP's MMAs are issued before P's exponentials, so that the two overlap
 // (kernels/fa2_backward.cuh, BwdTuning::dp_first).
-inline constexpr std::array<const KernelDescription*, 3> fa2_backward_2d_earlier{
-    &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel};
+inline constexpr KernelDescription fa2_backward_2d_v4_kernel = [] {
+  KernelDescription kernel = fa2_backward_2d_v3_kernel;
+  kernel.revision = 4;
+  return kernel;
+}();
+// Revision 5: the same launches, tiles and traffic again; on the d 64 tile
+// each warp keeps its keys' B fragments of S = Q K^T in registers over the
+// Q blocks (BwdTuning::resident_k), so S reads only Q from shared memory.
+inline constexpr std::array<const KernelDescription*, 4> fa2_backward_2d_earlier{
+    &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
+    &fa2_backward_2d_v4_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 4;
+  kernel.revision = 5;
   return kernel;
 }();
 
