@@ -130,7 +130,8 @@ struct RowLayout {
 //     S = Q K^T once, when K's tile arrives, and keeps them in registers for
 //     every Q block (32 registers at d 64: the CTA's K does not change over
 //     the stream), so S reads only Q from shared memory: 32 of the 400 KB a
-//     d 64 Q block moves through it (docs/perf-notes.md, "revision 4").
+//     d 64 Q block moves through it (docs/perf-notes.md, "fa2_bwd_2d
+//     revision 5").
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
