@@ -132,6 +132,13 @@ struct RowLayout {
 //     the stream), so S reads only Q from shared memory: 32 of the 400 KB a
 //     d 64 Q block moves through it (docs/perf-notes.md, "fa2_bwd_2d
 //     revision 5").
+//   split_kv (fa2_bwd_2d only): the first half of the warps accumulate dV
+//     over the whole [Bc, d] block and the second half dK, each product
+//     tiled over half the warps, instead of every warp both over a block of
+//     half the size: twice the MMAs per fragment loaded (d 64: 48 of the 64
+//     KB each product reads from shared memory a Q block), the same
+//     accumulator registers a thread, and one instruction stream, the warp's
+//     half choosing only the operands' addresses.
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -144,6 +151,7 @@ struct BwdTuning {
   bool barrier_clock = false;
   bool dp_first = false;
   bool resident_k = false;
+  bool split_kv = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>

@@ -64,7 +64,10 @@ struct Bwd2dConfig {
   static constexpr int chunks_per_row = head_dim / 8;
 
   using STiling = WarpTiling<br, bc, SWarpsM, warps>;          // S and dP: query rows x keys
-  using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, warps>;  // dK and dV: keys x d
+  // Warps over which each of dK and dV is tiled (BwdTuning::split_kv: half
+  // of them dV, the other half dK).
+  static constexpr int kv_warps = tuning.split_kv ? warps / 2 : warps;
+  using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, kv_warps>;  // dK and dV: keys x d
   using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;    // dQ: query rows x d
 
   static constexpr int d_steps = head_dim / 16;  // k16 steps of S and dP
@@ -386,8 +389,11 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   // Each warp's place in the three products' tilings.
   const int s_row0 = Cfg::STiling::row0(warp);  // within the Q block
   const int s_key0 = Cfg::STiling::col0(warp);  // within the K/V block
-  const int kv_key0 = Cfg::KvTiling::row0(warp);
-  const int kv_dim0 = Cfg::KvTiling::col0(warp);
+  const int kv_key0 = Cfg::KvTiling::row0(warp % Cfg::kv_warps);
+  const int kv_dim0 = Cfg::KvTiling::col0(warp % Cfg::kv_warps);
+  // BwdTuning::split_kv: this warp's one product is dK = dS^T Q (else dV =
+  // P^T dO); warp-uniform, so both halves run one instruction stream.
+  const bool dk_warp = Cfg::tuning.split_kv && warp >= Cfg::kv_warps;
   const int q_row0 = Cfg::QTiling::row0(warp);
   const int q_dim0 = Cfg::QTiling::col0(warp);
 
@@ -395,8 +401,11 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
   stream.start(work.first_q_block);
 
-  float dk[Cfg::KvTiling::m_tiles][Cfg::KvTiling::n_tiles][4];
+  // dV, or with split_kv this warp's product (dV or dK); dK unused there.
+  constexpr int dk_tiles = Cfg::tuning.split_kv ? 1 : Cfg::KvTiling::m_tiles;
+  constexpr int dk_n_tiles = Cfg::tuning.split_kv ? 1 : Cfg::KvTiling::n_tiles;
   float dv[Cfg::KvTiling::m_tiles][Cfg::KvTiling::n_tiles][4];
+  float dk[dk_tiles][dk_n_tiles][4];
   fa2::zero_accumulators(dk);
   fa2::zero_accumulators(dv);
   const std::uint32_t a_lane = x4_lane_part<Cfg, true>(0, lane);        // row-major A
@@ -511,10 +520,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 
     // dV += P^T dO, dK += dS^T Q over the block's query rows; dQ between
     // them where the tuning asks (BwdTuning::dq_before_dk).
-    transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                     Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
-    clocks.lap(&WarpClocks::dv);
-    if constexpr (!Cfg::tuning.dq_before_dk) {
+    if constexpr (Cfg::tuning.split_kv) {
+      if constexpr (!Cfg::tuning.dq_before_dk) {
+        transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                         Cfg::r_steps>(dv, dk_warp ? ds_tile : p_tile, pt_lane, kv_key0,
+                                       dk_warp ? q_tile : do_tile, t_lane, kv_dim0);
+        clocks.lap(&WarpClocks::dv);
+      }
+    } else {
+      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                       Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
+      clocks.lap(&WarpClocks::dv);
+    }
+    if constexpr (!Cfg::tuning.split_kv && !Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
       clocks.lap(&WarpClocks::dk);
@@ -568,7 +586,11 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
     }
     clocks.lap(&WarpClocks::dq_atomics);
-    if constexpr (Cfg::tuning.dq_before_dk) {
+    if constexpr (Cfg::tuning.split_kv && Cfg::tuning.dq_before_dk) {
+      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
+                       Cfg::r_steps>(dv, dk_warp ? ds_tile : p_tile, pt_lane, kv_key0,
+                                     dk_warp ? q_tile : do_tile, t_lane, kv_dim0);
+    } else if constexpr (Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
     }
@@ -579,8 +601,13 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   }
   clocks.write(warp, Cfg::warps);
 
-  store_block_rows<T, Cfg>(d_k + work.kv_offset, dk, c0 + kv_key0, kv_dim0, kv_len, scale);
-  store_block_rows<T, Cfg>(d_v + work.kv_offset, dv, c0 + kv_key0, kv_dim0, kv_len, 1.f);
+  if constexpr (Cfg::tuning.split_kv) {
+    store_block_rows<T, Cfg>((dk_warp ? d_k : d_v) + work.kv_offset, dv, c0 + kv_key0, kv_dim0,
+                             kv_len, dk_warp ? scale : 1.f);
+  } else {
+    store_block_rows<T, Cfg>(d_k + work.kv_offset, dk, c0 + kv_key0, kv_dim0, kv_len, scale);
+    store_block_rows<T, Cfg>(d_v + work.kv_offset, dv, c0 + kv_key0, kv_dim0, kv_len, 1.f);
+  }
 }
 
 template <typename T, typename Cfg>
