@@ -39,16 +39,26 @@ constexpr int warps_along(int rows) {
 // slower, so that tile keeps revision 3's order. From revision 5, the d = 64
 // tile keeps S's K fragments in registers (perf-notes, "revision 5": 0.3-2.2 %
 // less time than revision 3 on all twelve rows of two timings on an H100;
-// 253 registers, no spill, where revision 3 used 241).
+// 253 registers, no spill, where revision 3 used 241). From revision 6, the
+// d = 64 tile has dV on half the warps and dK on the other half, each warp's
+// product before its dQ (BwdTuning::split_kv; perf-notes, "revision 6":
+// 0.971-0.991 of revision 5's time on all 18 fp16 rows of three timings
+// on an H100; 251 registers on sm_90a, 255 on sm_80 and sm_86, no spill).
+// At d = 128 split_kv took 0.3-3.5 % more time, so that tile keeps
+// revision 4's.
+constexpr bool split_kv_tile(int head_dim, int br) {
+  return head_dim == 64 && br == 64;
+}
 constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
   return {.vector_atomics = true,
           .split_accumulate = false,
           .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0,
           .mask_per_entry = false,
-          .dq_before_dk = true,
+          .dq_before_dk = !split_kv_tile(head_dim, br),
           .fragment_dq = true,
           .dp_first = head_dim == 128 && br == 64,
-          .resident_k = head_dim == 64 && br == 64};
+          .resident_k = head_dim == 64 && br == 64,
+          .split_kv = split_kv_tile(head_dim, br)};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
@@ -63,12 +73,12 @@ template <int head_dim>
 using Sm90Config = Bwd2dConfigOf<head_dim, fa2_backward_2d_kernel.config_for(head_dim, {9, 0})>;
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
-// 2d_d64_resident_k and 2d_d128_dp_first.
-static_assert(
-    std::is_same_v<Sm90Config<64>,
-                   fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
-                                        fa2_bwd::BwdTuning{true, false, 0, false, true, true, false,
-                                                           false, false, false, true}>>);
+// 2d_d64_split_kv_dq_last and 2d_d128_dp_first.
+static_assert(std::is_same_v<
+              Sm90Config<64>,
+              fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
+                                   fa2_bwd::BwdTuning{true, false, 0, false, false, true, false,
+                                                      false, false, false, true, true}>>);
 static_assert(
     std::is_same_v<Sm90Config<128>,
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,

@@ -63,12 +63,12 @@ struct Bwd2dConfig {
   static constexpr int row_bytes = head_dim * 2;
   static constexpr int chunks_per_row = head_dim / 8;
 
-  using STiling = WarpTiling<br, bc, SWarpsM, warps>;          // S and dP: query rows x keys
+  using STiling = WarpTiling<br, bc, SWarpsM, warps>;  // S and dP: query rows x keys
   // Warps over which each of dK and dV is tiled (BwdTuning::split_kv: half
   // of them dV, the other half dK).
   static constexpr int kv_warps = tuning.split_kv ? warps / 2 : warps;
   using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, kv_warps>;  // dK and dV: keys x d
-  using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;    // dQ: query rows x d
+  using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;       // dQ: query rows x d
 
   static constexpr int d_steps = head_dim / 16;  // k16 steps of S and dP
   static constexpr int r_steps = br / 16;        // k16 steps of dV and dK (query rows)

@@ -549,14 +549,22 @@ inline constexpr KernelDescription fa2_backward_2d_v4_kernel = [] {
 // Revision 5: the same launches, tiles and traffic again; on the d 64 tile
 // each warp keeps its keys' B fragments of S = Q K^T in registers over the
 // Q blocks (BwdTuning::resident_k), so S reads only Q from shared memory.
-inline constexpr std::array<const KernelDescription*, 4> fa2_backward_2d_earlier{
+inline constexpr KernelDescription fa2_backward_2d_v5_kernel = [] {
+  KernelDescription kernel = fa2_backward_2d_v3_kernel;
+  kernel.revision = 5;
+  return kernel;
+}();
+// Revision 6: the same launches, tiles and traffic again; on the d 64 tile
+// half the warps accumulate dV over the whole K/V block and the other half
+// dK (BwdTuning::split_kv), each product before the warp's dQ.
+inline constexpr std::array<const KernelDescription*, 5> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
-    &fa2_backward_2d_v4_kernel};
+    &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 5;
+  kernel.revision = 6;
   return kernel;
 }();
 

@@ -112,8 +112,8 @@ constexpr BwdTuning resident_k_split_kv{true,  false, 0,     false, true, true,
                                         false, false, false, false, true, true};
 constexpr BwdTuning resident_k_split_kv_dq_last{true,  false, 0,     false, false, true,
                                                 false, false, false, false, true,  true};
-constexpr BwdTuning dp_first_split_kv{true,  false, 0,    false, true, true,
-                                      false, false, false, true, false, true};
+constexpr BwdTuning dp_first_split_kv{true,  false, 0,     false, true,  true,
+                                      false, false, false, true,  false, true};
 
 std::vector<Variant> variants() {
   using bf16 = __nv_bfloat16;
@@ -205,16 +205,14 @@ std::vector<Variant> variants() {
           "2d_d128_dp_first_clock"),
       // split_kv: dK and dV each over 4 warps, 32 keys x d (KvWarpsN 4) or
       // 64 keys x d / 2 (KvWarpsN 2) a warp.
-      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_split_kv>>(
-          "2d_d64_split_kv"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_split_kv>>("2d_d64_split_kv"),
       make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_split_kv>>(
           "2d_bf16_d64_split_kv"),
       make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_split_kv_dq_last>>(
           "2d_d64_split_kv_dq_last"),
       make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 2, 2, resident_k_split_kv>>(
           "2d_d64_split_kv_64keys"),
-      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 2, 2, dp_first_split_kv>>(
-          "2d_d128_split_kv"),
+      make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 2, 2, dp_first_split_kv>>("2d_d128_split_kv"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first_split_kv>>(
           "2d_d128_split_kv_32keys"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
