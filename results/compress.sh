@@ -27,6 +27,15 @@ find results/h100 -name '*.json' -size +64k -print0 | sort -z |
     gzip -9n -f "$report"
     echo "$report.gz"
   done
+# The H200's reports over 256 KiB too, except those of profile/ and decode-dev/,
+# which the Python what-if scripts under tests/gpu/ read as JSON: the tool, the
+# tests and update-readme.sh read FILE.json.gz.
+find results/h200 -name '*.json' -size +256k -not -path '*/profile/*' -not -path '*/decode-dev/*' \
+  -print0 | sort -z |
+  while IFS= read -r -d '' report; do
+    gzip -9n -f "$report"
+    echo "$report.gz"
+  done
 # Nsight Compute's own reports pack 5-13:1 too; `gunzip -k FILE.ncu-rep.gz`
 # gives back the file ncu wrote, which the Nsight Compute UI and `ncu --import` open.
 find results -name '*.ncu-rep' -print0 | sort -z |
