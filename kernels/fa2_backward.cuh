@@ -97,7 +97,8 @@ struct RowLayout {
 //     time the two in one session.
 //   dq_before_dk (fa2_bwd_2d only): dQ = dS K and its atomics between dV and
 //     dK, as FlashAttention-2 orders them, so the atomics drain while dK's
-//     MMAs issue instead of in front of the next block's barrier.
+//     MMAs issue instead of in front of the next block's barrier; with
+//     split_kv, dQ before the warp's one product (dV or dK) instead of after.
 //   fragment_dq (fa2_bwd_2d only, sm_90): a whole Q block's dQ accumulator
 //     is kept in the order of the warps' MMA fragments, not row-major, so
 //     that one four-wide atomic of a warp adds 512 contiguous bytes (a

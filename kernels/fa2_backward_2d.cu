@@ -44,7 +44,7 @@ constexpr int warps_along(int rows) {
 // product before its dQ (BwdTuning::split_kv; perf-notes, "revision 6":
 // 0.971-0.991 of revision 5's time on all 18 fp16 rows of three timings
 // on an H100; 251 registers on sm_90a, 255 on sm_80 and sm_86, no spill).
-// At d = 128 split_kv took 0.3-3.5 % more time, so that tile keeps
+// At d = 128 split_kv took 0.2-3.5 % more time on 23 of 24 rows, so that tile keeps
 // revision 4's.
 constexpr bool split_kv_tile(int head_dim, int br) {
   return head_dim == 64 && br == 64;

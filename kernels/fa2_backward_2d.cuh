@@ -16,7 +16,9 @@
 //     the query rows); P = 2^(S * scale_log2 - LSE_log2), dS = P * (dP - D)
 //     in registers, both stored to shared memory [Br, Bc] in the I/O dtype;
 //   dV += P^T dO and dK += dS^T Q over [Bc, d] (KvTiling: KvWarpsN along the
-//     keys), P^T and dS^T read back with ldmatrix.trans;
+//     keys; with BwdTuning::split_kv each over half the warps, dV on the
+//     first half, dK on the second), P^T and dS^T read back with
+//     ldmatrix.trans;
 //   dQ = dS K over [Br, d] (QTiling: QWarpsM along the rows), added to the fp32
 //     accumulator with atomics as before.
 // Per warp and k16 step the A fragments of two m16 tiles serve every n8 tile
@@ -67,6 +69,7 @@ struct Bwd2dConfig {
   // Warps over which each of dK and dV is tiled (BwdTuning::split_kv: half
   // of them dV, the other half dK).
   static constexpr int kv_warps = tuning.split_kv ? warps / 2 : warps;
+  static_assert(!tuning.split_kv || warps % 2 == 0, "split_kv halves the warps");
   using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, kv_warps>;  // dK and dV: keys x d
   using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;       // dQ: query rows x d
 
@@ -325,10 +328,11 @@ struct WarpClocks {
   unsigned top_wait;    // at the loop's top barrier
   unsigned scores;      // the next tiles issued; S, P, dP, dS and their stores
   unsigned ds_wait;     // at the barrier after the dS stores
-  unsigned dv;          // dV += P^T dO
+  unsigned dv;          // dV += P^T dO (split_kv: the warp's product, dQ last)
   unsigned dq_mma;      // dQ = dS K
   unsigned dq_atomics;  // its atomics
-  unsigned dk;          // dK += dS^T Q and the next block's stats
+  unsigned dk;          // dK += dS^T Q and the next block's stats (split_kv:
+                        // the stats, and the warp's product when dQ is first)
   unsigned blocks;
 };
 // [CTA (x fastest, then y, z)][warp]; the variant tool sets it.

@@ -43,3 +43,13 @@ find results -name '*.ncu-rep' -print0 | sort -z |
     gzip -9n -f "$report"
     echo "$report.gz"
   done
+# A report a device step rewrote plain, under its limit, leaves the older
+# FILE.json.gz of an earlier run beside it, which commands that read a folder
+# would count twice: the plain file is the newer run, so the .gz goes.
+find results -name '*.json.gz' -print0 | sort -z |
+  while IFS= read -r -d '' packed; do
+    if [[ -f ${packed%.gz} ]]; then
+      rm -f "$packed"
+      echo "removed $packed: ${packed%.gz} is newer and under its limit"
+    fi
+  done

@@ -84,7 +84,7 @@ served_section() {
     local theirs=$peers/${pair%%:*}.json ours=$served/${pair#*:}.json
     if present $theirs && present $ours; then pairs+=("$theirs" "$ours"); fi
   done
-  echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (each pair from one device call)"
+  echo "#### Served shapes: ours ÷ the fastest torch SDPA backend of each shape (each pair from one device session)"
   echo
   echo "\`cuflash-roofline compare PEERS OURS ... --by fastest\` over the pairs below (base: torch's"
   echo "fastest backend at the shape, new: ours; ratio = ours ÷ theirs, below 1 is faster; rows only"

@@ -24,7 +24,7 @@ def main():
         figure = gpu.get("l2_loop_kept_bytes")
         if figure is None:
             continue
-        named = sorted(set(re.findall(r"results/[\w.-]+/l2-loop-[0-9a-f]+/", figure["source"])))
+        named = sorted(set(re.findall(r"results/[\w.-]+/l2-loop-[0-9a-f]+(?:-[a-z]+)?/", figure["source"])))
         if not named:
             print(f"{gpu['id']}: l2_loop_kept_bytes' source names no results/<gpu>/l2-loop-<commit>/")
             failures += 1
