@@ -140,6 +140,13 @@ struct RowLayout {
 //     KB each product reads from shared memory a Q block), the same
 //     accumulator registers a thread, and one instruction stream, the warp's
 //     half choosing only the operands' addresses.
+//   dq_on_dv_warps (fa2_bwd_2d only, with split_kv): dV on the second half
+//     of the warps and dK on the first, and dQ = dS K only on the dV half,
+//     [Br, d] over 4 warps of 8 (32 x 32 a warp at d 64 where 8 warps take
+//     32 x 16): by revision 3's clocks warps 4-7 finish S, P, dP and dS
+//     500-700 cycles of a d 64 block before warps 0-3 (which also load the
+//     next block's LSE and D), so they take the work warps 0-3 wait
+//     behind, and dQ reads 64 KB of shared memory a block instead of 96.
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -153,6 +160,7 @@ struct BwdTuning {
   bool dp_first = false;
   bool resident_k = false;
   bool split_kv = false;
+  bool dq_on_dv_warps = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>

@@ -71,7 +71,11 @@ struct Bwd2dConfig {
   static constexpr int kv_warps = tuning.split_kv ? warps / 2 : warps;
   static_assert(!tuning.split_kv || warps % 2 == 0, "split_kv halves the warps");
   using KvTiling = WarpTiling<bc, head_dim, KvWarpsN, kv_warps>;  // dK and dV: keys x d
-  using QTiling = WarpTiling<br, head_dim, QWarpsM, warps>;       // dQ: query rows x d
+  // Warps over which dQ is tiled (BwdTuning::dq_on_dv_warps: the dV half).
+  static constexpr int q_warps = tuning.dq_on_dv_warps ? warps / 2 : warps;
+  static_assert(!tuning.dq_on_dv_warps || tuning.split_kv,
+                "dq_on_dv_warps names split_kv's dV half");
+  using QTiling = WarpTiling<br, head_dim, QWarpsM, q_warps>;  // dQ: query rows x d
 
   static constexpr int d_steps = head_dim / 16;  // k16 steps of S and dP
   static constexpr int r_steps = br / 16;        // k16 steps of dV and dK (query rows)
@@ -259,7 +263,7 @@ constexpr bool dq_fragment_order_round_trips() {
   for (int j = 0; j < Cfg::br * Cfg::head_dim / 4; ++j) {
     if (fragment_dq_offset<Cfg>(dq_fragment_at<Cfg>(j)) != 4 * j) return false;
   }
-  return Cfg::warps * Cfg::QTiling::tiles * 32 * 4 == Cfg::br * Cfg::head_dim;
+  return Cfg::q_warps * Cfg::QTiling::tiles * 32 * 4 == Cfg::br * Cfg::head_dim;
 }
 
 // Whether this architecture keeps a fragment-ordered accumulator where the
@@ -396,10 +400,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
   const int kv_key0 = Cfg::KvTiling::row0(warp % Cfg::kv_warps);
   const int kv_dim0 = Cfg::KvTiling::col0(warp % Cfg::kv_warps);
   // BwdTuning::split_kv: this warp's one product is dK = dS^T Q (else dV =
-  // P^T dO); warp-uniform, so both halves run one instruction stream.
-  const bool dk_warp = Cfg::tuning.split_kv && warp >= Cfg::kv_warps;
-  const int q_row0 = Cfg::QTiling::row0(warp);
-  const int q_dim0 = Cfg::QTiling::col0(warp);
+  // P^T dO); warp-uniform, so both halves run one instruction stream. dK on
+  // the second half, or on the first with dq_on_dv_warps.
+  const bool dk_warp = Cfg::tuning.split_kv &&
+                       (Cfg::tuning.dq_on_dv_warps ? warp < Cfg::kv_warps : warp >= Cfg::kv_warps);
+  // This warp's place among dQ's warps (the dV half's 0-3 with dq_on_dv_warps).
+  const int q_warp = Cfg::tuning.dq_on_dv_warps ? warp - Cfg::kv_warps : warp;
+  const int q_row0 = Cfg::QTiling::row0(q_warp);
+  const int q_dim0 = Cfg::QTiling::col0(q_warp);
 
   fa2::load_tile<T, Cfg, Cfg::bc>(k_tile, k + work.kv_offset, c0, kv_len);
   fa2::load_tile<T, Cfg, Cfg::bc>(v_tile, v + work.kv_offset, c0, kv_len);
@@ -542,54 +550,58 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       clocks.lap(&WarpClocks::dk);
     }
 
-    // dQ += dS K for this warp's rows and columns.
-    float dq[Cfg::QTiling::m_tiles][Cfg::QTiling::n_tiles][4];
-    fa2::zero_accumulators(dq);
+    // dQ += dS K for this warp's rows and columns (BwdTuning::dq_on_dv_warps:
+    // the dV half's only).
+    if (!Cfg::tuning.dq_on_dv_warps || !dk_warp) {
+      float dq[Cfg::QTiling::m_tiles][Cfg::QTiling::n_tiles][4];
+      fa2::zero_accumulators(dq);
 #pragma unroll
-    for (int step = 0; step < Cfg::c_steps; ++step) {
-      std::uint32_t a[Cfg::QTiling::m_tiles][4];
-#pragma unroll
-      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
-        ldmatrix_x4(a[mt], x4_address<PLayout>(ds_tile, ds_lane, q_row0 + 16 * mt, step));
-      }
-#pragma unroll
-      for (int pair = 0; pair < Cfg::QTiling::n_tiles / 2; ++pair) {
-        std::uint32_t b[4];
-        ldmatrix_x4_trans(b, x4_address<Cfg>(k_tile, t_lane, 16 * step, q_dim0 / 16 + pair));
+      for (int step = 0; step < Cfg::c_steps; ++step) {
+        std::uint32_t a[Cfg::QTiling::m_tiles][4];
 #pragma unroll
         for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
-          mma_16x8x16<T>(dq[mt][2 * pair], a[mt], b[0], b[1]);
-          mma_16x8x16<T>(dq[mt][2 * pair + 1], a[mt], b[2], b[3]);
+          ldmatrix_x4(a[mt], x4_address<PLayout>(ds_tile, ds_lane, q_row0 + 16 * mt, step));
         }
-      }
-    }
-    clocks.lap(&WarpClocks::dq_mma);
-    if (fragment_dq_layout(Cfg::tuning.fragment_dq) && q0 + Cfg::br <= q_len) {
-      float* block = dq_head + static_cast<std::int64_t>(q0) * Cfg::head_dim;
 #pragma unroll
-      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+        for (int pair = 0; pair < Cfg::QTiling::n_tiles / 2; ++pair) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, x4_address<Cfg>(k_tile, t_lane, 16 * step, q_dim0 / 16 + pair));
 #pragma unroll
-        for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
-          add_four(block + fragment_dq_offset<Cfg>({warp, lane, mt, nt}), dq[mt][nt]);
-        }
-      }
-    } else {
-#pragma unroll
-      for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = q0 + q_row0 + 16 * mt + group + 8 * h;
-          if (row >= q_len) continue;
-          float* out = dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + q_dim0 + 2 * quad;
-#pragma unroll
-          for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
-            add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[mt][nt][2 * h],
-                                                 dq[mt][nt][2 * h + 1]);
+          for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+            mma_16x8x16<T>(dq[mt][2 * pair], a[mt], b[0], b[1]);
+            mma_16x8x16<T>(dq[mt][2 * pair + 1], a[mt], b[2], b[3]);
           }
         }
       }
+      clocks.lap(&WarpClocks::dq_mma);
+      if (fragment_dq_layout(Cfg::tuning.fragment_dq) && q0 + Cfg::br <= q_len) {
+        float* block = dq_head + static_cast<std::int64_t>(q0) * Cfg::head_dim;
+#pragma unroll
+        for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
+            add_four(block + fragment_dq_offset<Cfg>({q_warp, lane, mt, nt}), dq[mt][nt]);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int mt = 0; mt < Cfg::QTiling::m_tiles; ++mt) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = q0 + q_row0 + 16 * mt + group + 8 * h;
+            if (row >= q_len) continue;
+            float* out =
+                dq_head + static_cast<std::int64_t>(row) * Cfg::head_dim + q_dim0 + 2 * quad;
+#pragma unroll
+            for (int nt = 0; nt < Cfg::QTiling::n_tiles; ++nt) {
+              add_pair<Cfg::tuning.vector_atomics>(out + 8 * nt, dq[mt][nt][2 * h],
+                                                   dq[mt][nt][2 * h + 1]);
+            }
+          }
+        }
+      }
+      clocks.lap(&WarpClocks::dq_atomics);
     }
-    clocks.lap(&WarpClocks::dq_atomics);
     if constexpr (Cfg::tuning.split_kv && Cfg::tuning.dq_before_dk) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
                        Cfg::r_steps>(dv, dk_warp ? ds_tile : p_tile, pt_lane, kv_key0,

@@ -112,6 +112,16 @@ constexpr BwdTuning resident_k_split_kv{true,  false, 0,     false, true, true,
                                         false, false, false, false, true, true};
 constexpr BwdTuning resident_k_split_kv_dq_last{true,  false, 0,     false, false, true,
                                                 false, false, false, false, true,  true};
+// Revision 6 (split_kv, dQ last) clocked; dQ on the dV half (dq_on_dv_warps),
+// dQ last or first, and clocked:
+constexpr BwdTuning rev6_clock{true,  false, 0,    false, false, true,
+                               false, false, true, false, true,  true};
+constexpr BwdTuning dq_on_dv{true,  false, 0,     false, false, true, false,
+                             false, false, false, true,  true,  true};
+constexpr BwdTuning dq_on_dv_dq_first{true,  false, 0,     false, true, true, false,
+                                      false, false, false, true,  true, true};
+constexpr BwdTuning dq_on_dv_clock{true,  false, 0,     false, false, true, false,
+                                   false, true,  false, true,  true,  true};
 constexpr BwdTuning dp_first_split_kv{true,  false, 0,     false, true,  true,
                                       false, false, false, true,  false, true};
 
@@ -215,6 +225,16 @@ std::vector<Variant> variants() {
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 2, 2, dp_first_split_kv>>("2d_d128_split_kv"),
       make_2d<__half, Bwd2dConfig<128, 64, 128, 8, 2, 4, 2, dp_first_split_kv>>(
           "2d_d128_split_kv_32keys"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, resident_k_split_kv_dq_last>>(
+          "2d_bf16_d64_split_kv_dq_last"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, rev6_clock>>("2d_d64_rev6_clock"),
+      // dq_on_dv_warps: dV on warps 4-7, dK on 0-3, dQ [64, 64] on warps 4-7 alone.
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dq_on_dv>>("2d_d64_dq_on_dv"),
+      make_2d<bf16, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dq_on_dv>>("2d_bf16_d64_dq_on_dv"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dq_on_dv_dq_first>>(
+          "2d_d64_dq_on_dv_dq_first"),
+      make_2d<__half, Bwd2dConfig<64, 64, 128, 8, 2, 4, 2, dq_on_dv_clock>>(
+          "2d_d64_dq_on_dv_clock"),
       make<bf16, BwdConfig<128, 64, 128, 8, 1, vec_split>>("bf16_d128_br64_vec_split"),
   };
 }
