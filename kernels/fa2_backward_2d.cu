@@ -46,7 +46,8 @@ constexpr int warps_along(int rows) {
 // on an H100; 251 registers on sm_90a, 255 on sm_80 and sm_86, no spill).
 // At d = 128 split_kv took 0.2-3.5 % more time on 23 of 24 rows, so that tile keeps
 // revision 4's.
-constexpr bool split_kv_tile(int head_dim, int br) {
+// The d = 64 tile of every architecture (Br 64), which revisions 5 and 6 tune.
+constexpr bool d64_tile(int head_dim, int br) {
   return head_dim == 64 && br == 64;
 }
 constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
@@ -54,11 +55,11 @@ constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
           .split_accumulate = false,
           .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0,
           .mask_per_entry = false,
-          .dq_before_dk = !split_kv_tile(head_dim, br),
+          .dq_before_dk = !d64_tile(head_dim, br),
           .fragment_dq = true,
           .dp_first = head_dim == 128 && br == 64,
-          .resident_k = head_dim == 64 && br == 64,
-          .split_kv = split_kv_tile(head_dim, br)};
+          .resident_k = d64_tile(head_dim, br),
+          .split_kv = d64_tile(head_dim, br)};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along

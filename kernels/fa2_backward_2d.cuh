@@ -531,22 +531,22 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
     clocks.lap(&WarpClocks::ds_wait);
 
     // dV += P^T dO, dK += dS^T Q over the block's query rows; dQ between
-    // them where the tuning asks (BwdTuning::dq_before_dk).
-    if constexpr (Cfg::tuning.split_kv) {
-      if constexpr (!Cfg::tuning.dq_before_dk) {
-        transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                         Cfg::r_steps>(dv, dk_warp ? ds_tile : p_tile, pt_lane, kv_key0,
-                                       dk_warp ? q_tile : do_tile, t_lane, kv_dim0);
-        clocks.lap(&WarpClocks::dv);
-      }
-    } else {
+    // them where the tuning asks (BwdTuning::dq_before_dk). With split_kv a
+    // warp has one product, dV or (dk_warp) dK, accumulated into dv; without
+    // it dk_warp is false, so warp_product is dV.
+    const auto accumulate = [&](auto& acc, std::uint32_t x_tile, std::uint32_t y_tile) {
       transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                       Cfg::r_steps>(dv, p_tile, pt_lane, kv_key0, do_tile, t_lane, kv_dim0);
+                       Cfg::r_steps>(acc, x_tile, pt_lane, kv_key0, y_tile, t_lane, kv_dim0);
+    };
+    const auto warp_product = [&] {
+      accumulate(dv, dk_warp ? ds_tile : p_tile, dk_warp ? q_tile : do_tile);
+    };
+    if constexpr (!(Cfg::tuning.split_kv && Cfg::tuning.dq_before_dk)) {
+      warp_product();
       clocks.lap(&WarpClocks::dv);
     }
     if constexpr (!Cfg::tuning.split_kv && !Cfg::tuning.dq_before_dk) {
-      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                       Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+      accumulate(dk, ds_tile, q_tile);
       clocks.lap(&WarpClocks::dk);
     }
 
@@ -603,12 +603,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       clocks.lap(&WarpClocks::dq_atomics);
     }
     if constexpr (Cfg::tuning.split_kv && Cfg::tuning.dq_before_dk) {
-      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                       Cfg::r_steps>(dv, dk_warp ? ds_tile : p_tile, pt_lane, kv_key0,
-                                     dk_warp ? q_tile : do_tile, t_lane, kv_dim0);
+      warp_product();
     } else if constexpr (Cfg::tuning.dq_before_dk) {
-      transposed_times<T, Cfg, PLayout, Cfg, Cfg::KvTiling::m_tiles, Cfg::KvTiling::n_tiles,
-                       Cfg::r_steps>(dk, ds_tile, pt_lane, kv_key0, q_tile, t_lane, kv_dim0);
+      accumulate(dk, ds_tile, q_tile);
     }
 
     stream.finish(q_block, stage, next_stat);
