@@ -9,7 +9,7 @@
 # profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
 # fa3_gap, decode_offsets, served_paged, l2_loop, bwd_source,
-# fa2bwd_vs_flash, fa2bwd_clocks.
+# fa2bwd_vs_flash, fa2bwd_clocks, peers_backward_ragged.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -877,6 +877,17 @@ step_peers_backward_other() {
     --max-seconds 0.5
   timed_sweep fa3bwd-n128k --kernels fa3_bwd --backward --batch 1 --heads 4 --seq-lens 131072 \
     --head-dims 64 --max-seconds 1
+}
+
+# Where fa2_bwd_2d's ragged rows lose (issue 19: SLOWER than flash at N 4100
+# without a mask, FASTER at 6000): N 4096 and just past it, B 2 H 16 bf16 d 64
+# without a mask, beside torch's, into results/<gpu>/backward-ragged/.
+step_peers_backward_ragged() {
+  local dir
+  dir=$(gpu_results_dir backward-ragged)
+  torch_judgement peers_backward_ragged "$dir" sweep-bwd-ragged torch-sdpa-backward-ragged \
+    fa2_bwd_2d fa2_bwd_2d fa2_bwd_2d --backward -- --batch 2 --heads 16 \
+    --seq-lens 4096,4100,4160,4224,4352 --head-dims 64 --dtype bf16 --max-seconds 0.3
 }
 
 # The backward kernels that take GQA against torch's (enable_gqa) on Llama-3
