@@ -441,6 +441,13 @@ constexpr KernelDescription with_v1_backward_launches(KernelDescription kernel) 
   return kernel;
 }
 
+// `kernel` under another revision number: a revision that changed the code
+// but not the launches, tiles or traffic the models read.
+constexpr KernelDescription revision_of(KernelDescription kernel, int revision) {
+  kernel.revision = revision;
+  return kernel;
+}
+
 // `kernel` listing `earlier` as its earlier revisions.
 constexpr KernelDescription with_earlier_revisions(
     KernelDescription kernel, std::span<const KernelDescription* const> earlier) {
@@ -541,19 +548,13 @@ inline constexpr KernelDescription fa2_backward_2d_v3_kernel = [] {
 // Revision 4: the same launches, tiles and traffic again; on the d 128 tile
 // dP's MMAs are issued before P's exponentials, so that the two overlap
 // (kernels/fa2_backward.cuh, BwdTuning::dp_first).
-inline constexpr KernelDescription fa2_backward_2d_v4_kernel = [] {
-  KernelDescription kernel = fa2_backward_2d_v3_kernel;
-  kernel.revision = 4;
-  return kernel;
-}();
+inline constexpr KernelDescription fa2_backward_2d_v4_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 4);
 // Revision 5: the same launches, tiles and traffic again; on the d 64 tile
 // each warp keeps its keys' B fragments of S = Q K^T in registers over the
 // Q blocks (BwdTuning::resident_k), so S reads only Q from shared memory.
-inline constexpr KernelDescription fa2_backward_2d_v5_kernel = [] {
-  KernelDescription kernel = fa2_backward_2d_v3_kernel;
-  kernel.revision = 5;
-  return kernel;
-}();
+inline constexpr KernelDescription fa2_backward_2d_v5_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 5);
 // Revision 6: the same launches, tiles and traffic again; on the d 64 tile
 // half the warps accumulate dV over the whole K/V block and the other half
 // dK (BwdTuning::split_kv), each product before the warp's dQ.
