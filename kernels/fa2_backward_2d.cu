@@ -45,8 +45,13 @@ constexpr int warps_along(int rows) {
 // 0.971-0.991 of revision 5's time on all 18 fp16 rows of three timings
 // on an H100; 251 registers on sm_90a, 255 on sm_80 and sm_86, no spill).
 // At d = 128 split_kv took 0.2-3.5 % more time on 23 of 24 rows, so that tile keeps
-// revision 4's.
-// The d = 64 tile of every architecture (Br 64), which revisions 5 and 6 tune.
+// revision 4's. From revision 7, dQ = dS K of the d = 64 tile is computed by the
+// dV half of the warps alone, before their dV, while the dK half computes dK
+// (BwdTuning::dq_on_dv_warps; perf-notes, "revision 7": 0.953-0.983 of
+// revision 6's time on the six fp16 shapes, N 4K-16K and both masks, in each
+// of three timings on an H100; 249 registers on sm_80, sm_86 and sm_90a, no
+// spill).
+// The d = 64 tile of every architecture (Br 64), which revisions 5-7 tune.
 constexpr bool d64_tile(int head_dim, int br) {
   return head_dim == 64 && br == 64;
 }
@@ -55,11 +60,12 @@ constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
           .split_accumulate = false,
           .d_step_unroll = head_dim == 128 && br < 64 ? 2 : 0,
           .mask_per_entry = false,
-          .dq_before_dk = !d64_tile(head_dim, br),
+          .dq_before_dk = true,
           .fragment_dq = true,
           .dp_first = head_dim == 128 && br == 64,
           .resident_k = d64_tile(head_dim, br),
-          .split_kv = d64_tile(head_dim, br)};
+          .split_kv = d64_tile(head_dim, br),
+          .dq_on_dv_warps = d64_tile(head_dim, br)};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
@@ -74,12 +80,12 @@ template <int head_dim>
 using Sm90Config = Bwd2dConfigOf<head_dim, fa2_backward_2d_kernel.config_for(head_dim, {9, 0})>;
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
-// 2d_d64_split_kv_dq_last and 2d_d128_dp_first.
+// 2d_d64_dq_on_dv_dq_first and 2d_d128_dp_first.
 static_assert(std::is_same_v<
               Sm90Config<64>,
               fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
-                                   fa2_bwd::BwdTuning{true, false, 0, false, false, true, false,
-                                                      false, false, false, true, true}>>);
+                                   fa2_bwd::BwdTuning{true, false, 0, false, true, true, false,
+                                                      false, false, false, true, true, true}>>);
 static_assert(
     std::is_same_v<Sm90Config<128>,
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,

@@ -558,14 +558,19 @@ inline constexpr KernelDescription fa2_backward_2d_v5_kernel =
 // Revision 6: the same launches, tiles and traffic again; on the d 64 tile
 // half the warps accumulate dV over the whole K/V block and the other half
 // dK (BwdTuning::split_kv), each product before the warp's dQ.
-inline constexpr std::array<const KernelDescription*, 5> fa2_backward_2d_earlier{
+inline constexpr KernelDescription fa2_backward_2d_v6_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 6);
+// Revision 7: the same launches, tiles and traffic again; on the d 64 tile
+// dQ = dS K is computed by the dV half of the warps alone, before their dV,
+// while the dK half computes dK (BwdTuning::dq_on_dv_warps).
+inline constexpr std::array<const KernelDescription*, 6> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
-    &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel};
+    &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel, &fa2_backward_2d_v6_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 6;
+  kernel.revision = 7;
   return kernel;
 }();
 
