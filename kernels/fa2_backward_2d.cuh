@@ -17,10 +17,11 @@
 //     in registers, both stored to shared memory [Br, Bc] in the I/O dtype;
 //   dV += P^T dO and dK += dS^T Q over [Bc, d] (KvTiling: KvWarpsN along the
 //     keys; with BwdTuning::split_kv each over half the warps, dV on the
-//     first half, dK on the second), P^T and dS^T read back with
-//     ldmatrix.trans;
-//   dQ = dS K over [Br, d] (QTiling: QWarpsM along the rows), added to the fp32
-//     accumulator with atomics as before.
+//     first half, dK on the second, or the reverse with dq_on_dv_warps),
+//     P^T and dS^T read back with ldmatrix.trans;
+//   dQ = dS K over [Br, d] (QTiling: QWarpsM along the rows; with
+//     dq_on_dv_warps over the dV half alone), added to the fp32 accumulator
+//     with atomics as before.
 // Per warp and k16 step the A fragments of two m16 tiles serve every n8 tile
 // and the B fragments serve both m16 tiles, where the 16-key strip reloads B
 // for every 8 mma.
