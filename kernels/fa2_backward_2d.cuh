@@ -470,9 +470,14 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
       }
       const int first_key = c0 + s_key0;
-      const bool masked = q0 + s_row0 + Cfg::STiling::rows > q_len ||
-                          first_key + Cfg::STiling::cols > kv_len ||
-                          (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
+      // A warp's keys past kv_len are the same in every Q block of the
+      // stream: they get a mask of their own (keys_past_end, below), not the
+      // per-entry mask of a ragged Q block or the diagonal.
+      const bool keys_past_end = first_key + Cfg::STiling::cols > kv_len;
+      const bool rows_or_diagonal =
+          q0 + s_row0 + Cfg::STiling::rows > q_len ||
+          (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
+      const bool masked = rows_or_diagonal || keys_past_end;
 #pragma unroll
       for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
         // The copies of BwdTuning::async_stats leave the LSE unscaled.
@@ -496,7 +501,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
       }
       // One branch around the whole mask, as fa2_backward_main's (a branch
       // per entry is issued predicated off in every unmasked block).
-      if (!Cfg::tuning.mask_per_entry && masked) {
+      if (!Cfg::tuning.mask_per_entry && rows_or_diagonal) {
 #pragma unroll
         for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
 #pragma unroll
@@ -505,6 +510,26 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
             for (int e = 0; e < 4; ++e) {
               mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
                          q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal, shift);
+            }
+          }
+        }
+      } else if (!Cfg::tuning.mask_per_entry && keys_past_end) {
+        // The CTA of a ragged last K/V block runs this in every Q block:
+        // one compare a column instead of mask_entry's three an entry kept
+        // that CTA 1.4 times as long as the others, and so a launch of whole
+        // waves (B 1, H 16, N 4097, d 64 on an H100) 12 % longer than at
+        // N 4160 (docs/perf-notes.md, "fa2_bwd_2d revision 8").
+        const int keys_left = kv_len - (first_key + 2 * quad);
+#pragma unroll
+        for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+          for (int column = 0; column < 2; ++column) {
+            if (8 * nt + column >= keys_left) {
+#pragma unroll
+              for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+                s[mt][nt][column] = 0.f;
+                s[mt][nt][column + 2] = 0.f;
+              }
             }
           }
         }

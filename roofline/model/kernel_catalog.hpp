@@ -563,14 +563,21 @@ inline constexpr KernelDescription fa2_backward_2d_v6_kernel =
 // Revision 7: the same launches, tiles and traffic again; on the d 64 tile
 // dQ = dS K is computed by the dV half of the warps alone, before their dV,
 // while the dK half computes dK (BwdTuning::dq_on_dv_warps).
-inline constexpr std::array<const KernelDescription*, 6> fa2_backward_2d_earlier{
+inline constexpr KernelDescription fa2_backward_2d_v7_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 7);
+// Revision 8: the same launches, tiles and traffic again; a warp whose keys
+// run past the sequence (the ragged last K/V block's CTA, in every Q block)
+// zeroes P's columns past it with one compare a column, where revision 7 ran
+// the whole per-entry mask of a diagonal or ragged Q block.
+inline constexpr std::array<const KernelDescription*, 7> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
-    &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel, &fa2_backward_2d_v6_kernel};
+    &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel, &fa2_backward_2d_v6_kernel,
+    &fa2_backward_2d_v7_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 7;
+  kernel.revision = 8;
   return kernel;
 }();
 

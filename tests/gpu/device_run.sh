@@ -9,7 +9,7 @@
 # profile_misses, fa2bwd,
 # peers_backward, fa2bwd_variants, fa3, fa3_rows, peers_fa3, peers_fa3_other, profile_fa3,
 # fa3_gap, decode_offsets, served_paged, l2_loop, bwd_source,
-# fa2bwd_vs_flash, fa2bwd_clocks, peers_backward_ragged.
+# fa2bwd_vs_flash, fa2bwd_clocks, peers_backward_ragged, bwd_ab.
 # Logs go to $OUT (or
 # /tmp/cfr-out) so a lent machine sends them back.
 set -uo pipefail
@@ -888,6 +888,33 @@ step_peers_backward_ragged() {
   torch_judgement peers_backward_ragged "$dir" sweep-bwd-ragged torch-sdpa-backward-ragged \
     fa2_bwd_2d fa2_bwd_2d fa2_bwd_2d --backward -- --batch 2 --heads 16 \
     --seq-lens 4096,4100,4160,4224,4352 --head-dims 64 --dtype bf16 --max-seconds 0.3
+}
+
+# fa2_bwd_2d before and after a change, in one call: the build in
+# CFR_BASE_BUILD (another unpacked build directory) and this one in turn,
+# twice, on N 4096 and just past it (ragged last K/V blocks of 1-64 keys, and
+# 4224 whole), B 1 and 2, H 16, d 64 and 128, bf16, no mask, into
+# results/<gpu>/backward-ab/; `compare` of each round (base -> new).
+step_bwd_ab() {
+  local dir base=${CFR_BASE_BUILD:-}
+  [[ -x $base/app/cuflash-roofline ]] || { echo "bwd_ab: no CFR_BASE_BUILD/app/cuflash-roofline"; status=1; return; }
+  dir=$(gpu_results_dir backward-ab)
+  mkdir -p "$dir"
+  local round side app
+  for round in 1 2; do
+    for side in base new; do
+      app=$tool
+      [[ $side == base ]] && app=$base/app/cuflash-roofline
+      "$app" --version >"$dir/$side-version.txt"
+      "$app" sweep --kernels fa2_bwd_2d --batch 1,2 --heads 16 \
+        --seq-lens 4096,4097,4100,4112,4128,4160,4224 --head-dims 64,128 --dtype bf16 \
+        --max-seconds 0.2 --json "$dir/$side-$round.json" >"$dir/$side-$round.txt" \
+        2>"$dir/$side-$round.log" || status=1
+      "$tool" audit "$dir/$side-$round.json" 2>&1 | tail -n 1
+    done
+    "$tool" compare "$dir/base-$round.json" "$dir/new-$round.json" >"$dir/compare-$round.txt" 2>&1
+    grep -E 'fa2_bwd_2d|geomean' "$dir/compare-$round.txt" | cut -c1-150
+  done
 }
 
 # The backward kernels that take GQA against torch's (enable_gqa) on Llama-3
