@@ -366,6 +366,10 @@ struct WarpClock {
   }
 };
 
+// The mask's key limit of a row past q_len: below every key (and far enough
+// from INT_MIN that subtracting a key cannot wrap).
+inline constexpr int no_keys = -(1 << 30);
+
 // Square self-attention only (launch_fa2_backward_2d_config refuses GQA):
 // heads_per_kv_head, fa2_backward_main's parameter for it, is 1.
 template <typename T, typename Cfg>
@@ -470,14 +474,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         rows_times_keys<T, Cfg>(dp, do_tile, a_lane, s_row0, v_tile, b_lane, s_key0);
       }
       const int first_key = c0 + s_key0;
-      // A warp's keys past kv_len are the same in every Q block of the
-      // stream: they get a mask of their own (keys_past_end, below), not the
-      // per-entry mask of a ragged Q block or the diagonal.
-      const bool keys_past_end = first_key + Cfg::STiling::cols > kv_len;
-      const bool rows_or_diagonal =
-          q0 + s_row0 + Cfg::STiling::rows > q_len ||
-          (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
-      const bool masked = rows_or_diagonal || keys_past_end;
+      const bool masked = q0 + s_row0 + Cfg::STiling::rows > q_len ||
+                          first_key + Cfg::STiling::cols > kv_len ||
+                          (causal && first_key + Cfg::STiling::cols - 1 > q0 + s_row0 + shift);
 #pragma unroll
       for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
         // The copies of BwdTuning::async_stats leave the LSE unscaled.
@@ -500,35 +499,28 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
       // One branch around the whole mask, as fa2_backward_main's (a branch
-      // per entry is issued predicated off in every unmasked block).
-      if (!Cfg::tuning.mask_per_entry && rows_or_diagonal) {
+      // per entry is issued predicated off in every unmasked block). Each of
+      // the thread's four rows sees the keys below one limit (kv_len, the
+      // diagonal's, none past q_len), so an entry costs one compare with a
+      // constant and a select: the CTA of a ragged last K/V block runs this
+      // in every Q block, and mask_entry's three compares an entry kept it
+      // about 1.4 times as long as the others (docs/perf-notes.md,
+      // "fa2_bwd_2d revision 9").
+      if (!Cfg::tuning.mask_per_entry && masked) {
 #pragma unroll
         for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
 #pragma unroll
-          for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+          for (int half = 0; half < 2; ++half) {
+            const int row = q0 + s_row0 + 16 * mt + group + 8 * half;
+            const int limit = row >= q_len ? no_keys
+                              : causal     ? min(kv_len, row + shift + 1)
+                                           : kv_len;
+            const int keys_left = limit - (first_key + 2 * quad);
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
-                         q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal, shift);
-            }
-          }
-        }
-      } else if (!Cfg::tuning.mask_per_entry && keys_past_end) {
-        // The CTA of a ragged last K/V block runs this in every Q block:
-        // one compare a column instead of mask_entry's three an entry kept
-        // that CTA 1.4 times as long as the others, and so a launch of whole
-        // waves (B 1, H 16, N 4097, d 64 on an H100) 12 % longer than at
-        // N 4160 (docs/perf-notes.md, "fa2_bwd_2d revision 8").
-        const int keys_left = kv_len - (first_key + 2 * quad);
+            for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
 #pragma unroll
-        for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
-#pragma unroll
-          for (int column = 0; column < 2; ++column) {
-            if (8 * nt + column >= keys_left) {
-#pragma unroll
-              for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
-                s[mt][nt][column] = 0.f;
-                s[mt][nt][column + 2] = 0.f;
+              for (int column = 0; column < 2; ++column) {
+                if (8 * nt + column >= keys_left) s[mt][nt][2 * half + column] = 0.f;
               }
             }
           }

@@ -568,16 +568,21 @@ inline constexpr KernelDescription fa2_backward_2d_v7_kernel =
 // Revision 8: the same launches, tiles and traffic again; a warp whose keys
 // run past the sequence (the ragged last K/V block's CTA, in every Q block)
 // zeroes P's columns past it with one compare a column, where revision 7 ran
-// the whole per-entry mask of a diagonal or ragged Q block.
-inline constexpr std::array<const KernelDescription*, 7> fa2_backward_2d_earlier{
+// the whole per-entry mask of a diagonal or ragged Q block (ba35a04).
+inline constexpr KernelDescription fa2_backward_2d_v8_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 8);
+// Revision 9: the same launches, tiles and traffic again; revision 7's code
+// but for the mask, which gives each of a thread's rows one key limit (kv_len,
+// the diagonal's, none past q_len) and each entry one compare with it.
+inline constexpr std::array<const KernelDescription*, 8> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
     &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel, &fa2_backward_2d_v6_kernel,
-    &fa2_backward_2d_v7_kernel};
+    &fa2_backward_2d_v7_kernel, &fa2_backward_2d_v8_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 8;
+  kernel.revision = 9;
   return kernel;
 }();
 
