@@ -147,6 +147,13 @@ struct RowLayout {
 //     500-700 cycles of a d 64 block before warps 0-3 (which also load the
 //     next block's LSE and D), so they take the work warps 0-3 wait
 //     behind, and dQ reads 64 KB of shared memory a block instead of 96.
+//   row_limit_mask (fa2_bwd_2d only): the masked branch gives each of a
+//     thread's rows one key limit (kv_len, the diagonal's, none past q_len)
+//     and each entry one compare with it, not mask_entry's three: the CTA
+//     of a ragged last K/V block masks every Q block of its stream, and at
+//     d 64 that kept it about 1.4 times as long as the others. At d 128 the
+//     same branch took 3.5-5.0 % more time on whole blocks on an H100
+//     (docs/perf-notes.md, "fa2_bwd_2d revision 9").
 struct BwdTuning {
   bool vector_atomics = false;
   bool split_accumulate = false;
@@ -161,6 +168,7 @@ struct BwdTuning {
   bool resident_k = false;
   bool split_kv = false;
   bool dq_on_dv_warps = false;
+  bool row_limit_mask = false;
 };
 
 template <int HeadDim, int Br, int Bc, int Warps, int MinCtasPerSm, BwdTuning Tuning = BwdTuning{}>

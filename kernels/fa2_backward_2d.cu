@@ -50,8 +50,12 @@ constexpr int warps_along(int rows) {
 // (BwdTuning::dq_on_dv_warps; perf-notes, "revision 7": 0.953-0.983 of
 // revision 6's time on the six fp16 shapes, N 4K-16K and both masks, in each
 // of three timings on an H100; 249 registers on sm_80, sm_86 and sm_90a, no
-// spill).
-// The d = 64 tile of every architecture (Br 64), which revisions 5-7 tune.
+// spill). From revision 10, the d = 64 tile masks with one key limit a row
+// (BwdTuning::row_limit_mask; perf-notes, "fa2_bwd_2d revision 9": 0.88-0.91
+// of revision 7's time where the last K/V block is ragged, 0.98-1.00 on whole
+// blocks); the d = 128 tile keeps revision 7's mask, with which that branch
+// took 1.035-1.050 of revision 7's time on whole blocks.
+// The d = 64 tile of every architecture (Br 64), which revisions 5-10 tune.
 constexpr bool d64_tile(int head_dim, int br) {
   return head_dim == 64 && br == 64;
 }
@@ -65,7 +69,8 @@ constexpr fa2_bwd::BwdTuning tuning_for(int head_dim, int br) {
           .dp_first = head_dim == 128 && br == 64,
           .resident_k = d64_tile(head_dim, br),
           .split_kv = d64_tile(head_dim, br),
-          .dq_on_dv_warps = d64_tile(head_dim, br)};
+          .dq_on_dv_warps = d64_tile(head_dim, br),
+          .row_limit_mask = d64_tile(head_dim, br)};
 }
 
 // S and dP split along the query rows, dK and dV along the keys, dQ along
@@ -81,11 +86,12 @@ using Sm90Config = Bwd2dConfigOf<head_dim, fa2_backward_2d_kernel.config_for(hea
 
 // sm_90's configs are two variants of tests/gpu/fa2bwd_variants.cu:
 // 2d_d64_dq_on_dv_dq_first and 2d_d128_dp_first.
-static_assert(std::is_same_v<
-              Sm90Config<64>,
-              fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
-                                   fa2_bwd::BwdTuning{true, false, 0, false, true, true, false,
-                                                      false, false, false, true, true, true}>>);
+static_assert(
+    std::is_same_v<
+        Sm90Config<64>,
+        fa2_bwd::Bwd2dConfig<64, 64, 128, 8, 2, 4, 2,
+                             fa2_bwd::BwdTuning{true, false, 0, false, true, true, false, false,
+                                                false, false, true, true, true, true}>>);
 static_assert(
     std::is_same_v<Sm90Config<128>,
                    fa2_bwd::Bwd2dConfig<128, 64, 128, 8, 2, 4, 2,

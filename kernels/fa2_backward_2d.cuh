@@ -499,28 +499,38 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
         }
       }
       // One branch around the whole mask, as fa2_backward_main's (a branch
-      // per entry is issued predicated off in every unmasked block). Each of
-      // the thread's four rows sees the keys below one limit (kv_len, the
-      // diagonal's, none past q_len), so an entry costs one compare with a
-      // constant and a select: the CTA of a ragged last K/V block runs this
-      // in every Q block, and mask_entry's three compares an entry kept it
-      // about 1.4 times as long as the others (docs/perf-notes.md,
-      // "fa2_bwd_2d revision 9").
+      // per entry is issued predicated off in every unmasked block).
+      // BwdTuning::row_limit_mask: one key limit a row, one compare an entry.
       if (!Cfg::tuning.mask_per_entry && masked) {
+        if constexpr (Cfg::tuning.row_limit_mask) {
 #pragma unroll
-        for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
+          for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int row = q0 + s_row0 + 16 * mt + group + 8 * half;
-            const int limit = row >= q_len ? no_keys
-                              : causal     ? min(kv_len, row + shift + 1)
-                                           : kv_len;
-            const int keys_left = limit - (first_key + 2 * quad);
+            for (int half = 0; half < 2; ++half) {
+              const int row = q0 + s_row0 + 16 * mt + group + 8 * half;
+              const int limit = row >= q_len ? no_keys
+                                : causal     ? min(kv_len, row + shift + 1)
+                                             : kv_len;
+              const int keys_left = limit - (first_key + 2 * quad);
+#pragma unroll
+              for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
+#pragma unroll
+                for (int column = 0; column < 2; ++column) {
+                  if (8 * nt + column >= keys_left) s[mt][nt][2 * half + column] = 0.f;
+                }
+              }
+            }
+          }
+        } else {
+#pragma unroll
+          for (int mt = 0; mt < Cfg::STiling::m_tiles; ++mt) {
 #pragma unroll
             for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
 #pragma unroll
-              for (int column = 0; column < 2; ++column) {
-                if (8 * nt + column >= keys_left) s[mt][nt][2 * half + column] = 0.f;
+              for (int e = 0; e < 4; ++e) {
+                mask_entry(s[mt][nt][e], first_key + 8 * nt + 2 * quad + (e % 2),
+                           q0 + s_row0 + 16 * mt + group + 8 * (e / 2), q_len, kv_len, causal,
+                           shift);
               }
             }
           }

@@ -573,16 +573,23 @@ inline constexpr KernelDescription fa2_backward_2d_v8_kernel =
     revision_of(fa2_backward_2d_v3_kernel, 8);
 // Revision 9: the same launches, tiles and traffic again; revision 7's code
 // but for the mask, which gives each of a thread's rows one key limit (kv_len,
-// the diagonal's, none past q_len) and each entry one compare with it.
-inline constexpr std::array<const KernelDescription*, 8> fa2_backward_2d_earlier{
+// the diagonal's, none past q_len) and each entry one compare with it
+// (98e8dd6).
+inline constexpr KernelDescription fa2_backward_2d_v9_kernel =
+    revision_of(fa2_backward_2d_v3_kernel, 9);
+// Revision 10: the same launches, tiles and traffic again; revision 9's mask
+// on the d 64 tile only (BwdTuning::row_limit_mask), revision 7's elsewhere:
+// on sm_90a each main kernel's machine code is one of the two revisions'
+// (tests/gpu/same_kernel_code.py).
+inline constexpr std::array<const KernelDescription*, 9> fa2_backward_2d_earlier{
     &fa2_backward_2d_v1_kernel, &fa2_backward_2d_v2_kernel, &fa2_backward_2d_v3_kernel,
     &fa2_backward_2d_v4_kernel, &fa2_backward_2d_v5_kernel, &fa2_backward_2d_v6_kernel,
-    &fa2_backward_2d_v7_kernel, &fa2_backward_2d_v8_kernel};
+    &fa2_backward_2d_v7_kernel, &fa2_backward_2d_v8_kernel, &fa2_backward_2d_v9_kernel};
 inline constexpr KernelDescription fa2_backward_2d_kernel = [] {
   KernelDescription kernel =
       with_earlier_revisions(fa2_backward_2d_kernel_base, fa2_backward_2d_earlier);
   kernel.summary = fa2_backward_2d_fragment_summary;
-  kernel.revision = 9;
+  kernel.revision = 10;
   return kernel;
 }();
 
