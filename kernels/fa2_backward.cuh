@@ -365,6 +365,16 @@ __device__ __forceinline__ void mask_entry(float& p, int key, int row, int q_len
   if (row >= q_len || key >= kv_len || (causal && key > row + shift)) p = 0.f;
 }
 
+// mask_entry's rule as one limit a row: a row keeps exactly its keys below
+// it (kv_len; causal, also up to row + shift; a row past q_len none), so a
+// thread whose entries share rows compares each key once
+// (BwdTuning::row_limit_mask). no_keys is below every key and far enough
+// from INT_MIN that subtracting a key cannot wrap.
+inline constexpr int no_keys = -(1 << 30);
+__device__ __forceinline__ int key_limit(int row, int q_len, int kv_len, bool causal, int shift) {
+  return row >= q_len ? no_keys : causal ? min(kv_len, row + shift + 1) : kv_len;
+}
+
 // mask_entry over this thread's entries of P^T: keys key0 and key0 + 8,
 // rows row0 + 8 nt + (0, 1) of the block.
 template <typename Cfg>

@@ -366,10 +366,6 @@ struct WarpClock {
   }
 };
 
-// The mask's key limit of a row past q_len: below every key (and far enough
-// from INT_MIN that subtracting a key cannot wrap).
-inline constexpr int no_keys = -(1 << 30);
-
 // Square self-attention only (launch_fa2_backward_2d_config refuses GQA):
 // heads_per_kv_head, fa2_backward_main's parameter for it, is 1.
 template <typename T, typename Cfg>
@@ -508,10 +504,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_ctas_per_sm)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
               const int row = q0 + s_row0 + 16 * mt + group + 8 * half;
-              const int limit = row >= q_len ? no_keys
-                                : causal     ? min(kv_len, row + shift + 1)
-                                             : kv_len;
-              const int keys_left = limit - (first_key + 2 * quad);
+              const int keys_left =
+                  key_limit(row, q_len, kv_len, causal, shift) - (first_key + 2 * quad);
 #pragma unroll
               for (int nt = 0; nt < Cfg::STiling::n_tiles; ++nt) {
 #pragma unroll

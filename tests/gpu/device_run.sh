@@ -900,12 +900,13 @@ step_bwd_ab() {
   [[ -x $base/app/cuflash-roofline ]] || { echo "bwd_ab: no CFR_BASE_BUILD/app/cuflash-roofline"; status=1; return; }
   dir=$(gpu_results_dir backward-ab)
   mkdir -p "$dir"
+  "$base/app/cuflash-roofline" --version >"$dir/base-version.txt"
+  "$tool" --version >"$dir/new-version.txt"
   local round side app
   for round in 1 2; do
     for side in base new; do
       app=$tool
       [[ $side == base ]] && app=$base/app/cuflash-roofline
-      "$app" --version >"$dir/$side-version.txt"
       "$app" sweep --kernels fa2_bwd_2d --batch 1,2 --heads 16 \
         --seq-lens 4096,4097,4100,4112,4128,4160,4224 --head-dims 64,128 --dtype bf16 \
         --max-seconds 0.2 --json "$dir/$side-$round.json" >"$dir/$side-$round.txt" \

@@ -460,13 +460,11 @@ TEST_CASE("the backward's causal grid: heads fastest in groups that fill the GPU
     CHECK(earlier->configs.data() == fa2_backward_2d_kernel.configs.data());
     CHECK(earlier->traffic == fa2_backward_2d_kernel.traffic);
   }
-  CHECK(fa2_backward_2d_kernel.at_revision(3)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(4)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(5)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(6)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(7)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(8)->summary == fa2_backward_2d_kernel.summary);
-  CHECK(fa2_backward_2d_kernel.at_revision(9)->summary == fa2_backward_2d_kernel.summary);
+  // From revision 3 the dQ accumulator is in fragment order, as now.
+  for (int revision : {3, 4, 5, 6, 7, 8, 9}) {
+    INFO("fa2_bwd_2d revision " << revision);
+    CHECK(fa2_backward_2d_kernel.at_revision(revision)->summary == fa2_backward_2d_kernel.summary);
+  }
   CHECK(fa2_backward_2d_kernel.at_revision(10) == &fa2_backward_2d_kernel);
   // One order for both masks where the launch names no causal grid.
   CHECK(grid_order_for(fa3_wgmma_kernel.launches[0], true) == fa3_wgmma_kernel.launches[0].order);
